@@ -1,0 +1,40 @@
+"""Shared vocabulary of every assignor: what a member brings, what it gets.
+
+Pure data: no Kafka client, no CLI. An assignor is a plain function
+
+    assign(topics: dict[str, int], members: list[MemberSubscription],
+           *, topic_racks: TopicRacks | None = None) -> Assignment
+
+where ``topics`` maps each topic to its partition count.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+TopicPartition = tuple[str, int]
+# member id -> partitions, in the exact order Kafka's assignor produces them
+Assignment = dict[str, list[TopicPartition]]
+# topic -> partition -> racks of that partition's replicas (KIP-881)
+TopicRacks = dict[str, dict[int, frozenset[str]]]
+
+
+@dataclass(frozen=True)
+class MemberSubscription:
+    """One member as the assignor sees it (ConsumerPartitionAssignor.Subscription)."""
+
+    member_id: str
+    topics: tuple[str, ...]
+    group_instance_id: str | None = None
+    rack: str | None = None
+    # partitions the member owns now (cooperative: ownedPartitions; eager sticky: userData)
+    owned: tuple[TopicPartition, ...] = field(default_factory=tuple)
+    # generation the owned partitions belong to (-1 = unknown / DEFAULT_GENERATION)
+    generation: int = -1
+
+
+def by_topic(partitions: list[TopicPartition]) -> dict[str, list[int]]:
+    """Group a member's partitions per topic, topics and partitions sorted (display form)."""
+    out: dict[str, list[int]] = {}
+    for topic, partition in partitions:
+        out.setdefault(topic, []).append(partition)
+    return {t: sorted(ps) for t, ps in sorted(out.items())}

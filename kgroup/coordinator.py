@@ -1,0 +1,184 @@
+"""Explain a group's coordinator: the offsets partition it hashes to, that
+partition's leader, what FindCoordinator answered, and whether they agree.
+
+Pure: works on the model's dataclasses, never on a client.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, offsets_partition_for
+from kgroup.model import OFFSETS_TOPIC, Broker, ClusterMetadata, CoordinatorLookup
+
+AGREE, MISMATCH, UNVERIFIED, OFFLINE = "agree", "mismatch", "unverified", "offline"
+
+
+@dataclass(frozen=True)
+class PartitionCount:
+    """How many partitions ``__consumer_offsets`` has, and where that number came from."""
+
+    count: int
+    source: str  # metadata | option | default
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
+class CoordinatorReport:
+    group: str
+    offsets_partition: int
+    offsets_partitions: int
+    partition_leader: Broker | None
+    coordinator: Broker | None
+    verdict: str
+    reason: str | None
+
+    def to_json(self) -> dict:
+        return {
+            "group": self.group,
+            "offsets_partition": self.offsets_partition,
+            "offsets_partitions": self.offsets_partitions,
+            "partition_leader": self.partition_leader.to_json() if self.partition_leader else None,
+            "coordinator": self.coordinator.to_json() if self.coordinator else None,
+            "verdict": self.verdict,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class BrokerLoad:
+    broker: Broker
+    groups: int
+    offsets_partitions_led: int
+    hot: bool
+
+    def to_json(self) -> dict:
+        return {**self.broker.to_json(), "groups": self.groups,
+                "offsets_partitions_led": self.offsets_partitions_led, "hot": self.hot}
+
+
+def offsets_partition_count(metadata: ClusterMetadata | None, option: int | None) -> PartitionCount:
+    """Metadata first, then ``--offsets-partitions``, then Kafka's default with a warning."""
+    topic = metadata.topics.get(OFFSETS_TOPIC) if metadata else None
+    if topic is not None and topic.partition_count > 0:
+        warning = None
+        if option is not None and option != topic.partition_count:
+            warning = (f"--offsets-partitions {option} ignored: the cluster's {OFFSETS_TOPIC} "
+                       f"has {topic.partition_count} partitions")
+        return PartitionCount(topic.partition_count, "metadata", warning)
+    if option is not None:
+        return PartitionCount(option, "option")
+    return PartitionCount(
+        DEFAULT_OFFSETS_PARTITIONS, "default",
+        f"{OFFSETS_TOPIC} is not visible to this client; assuming offsets.topic.num.partitions="
+        f"{DEFAULT_OFFSETS_PARTITIONS} (Kafka's default), pass --offsets-partitions N if the cluster differs")
+
+
+def offline_report(group: str, offsets_partitions: int) -> CoordinatorReport:
+    partition = offsets_partition_for(group, offsets_partitions)
+    return CoordinatorReport(group, partition, offsets_partitions, None, None, OFFLINE,
+                             "computed without a cluster")
+
+
+def explain(group: str, count: PartitionCount, metadata: ClusterMetadata,
+            lookup: CoordinatorLookup) -> CoordinatorReport:
+    """Compare the hash-derived partition leader with the coordinator the cluster reports."""
+    partition = offsets_partition_for(group, count.count)
+    topic = metadata.topics.get(OFFSETS_TOPIC)
+    info = topic.partitions.get(partition) if topic else None
+    leader = metadata.broker(info.leader) if info and info.leader >= 0 else None
+    coordinator = lookup.coordinator
+
+    def report(verdict: str, reason: str | None) -> CoordinatorReport:
+        return CoordinatorReport(group, partition, count.count, leader, coordinator, verdict, reason)
+
+    if topic is None:
+        where = _missing_topic_reason(lookup)
+        return report(UNVERIFIED, where)
+    if info is None:
+        return report(UNVERIFIED, f"{OFFSETS_TOPIC} partition {partition} is missing from the metadata")
+    if coordinator is None:
+        return report(UNVERIFIED, _lookup_failure_reason(lookup, partition, info.leader))
+    if leader is None:
+        if info.leader >= 0:
+            return report(UNVERIFIED, f"{OFFSETS_TOPIC} partition {partition} is led by broker {info.leader}, "
+                                      "which is not among the brokers in the metadata")
+        return report(UNVERIFIED, f"{OFFSETS_TOPIC} partition {partition} has no live leader, yet the cluster "
+                                  f"named broker {coordinator.id} as coordinator (metadata may be stale)")
+    if leader.id == coordinator.id:
+        return report(AGREE, None)
+    return report(MISMATCH, f"the cluster reports broker {coordinator.id} as coordinator, but {OFFSETS_TOPIC} "
+                            f"partition {partition} is led by broker {leader.id} (leadership moving, stale "
+                            "metadata, or a broker that does not place groups by Kafka's hash)")
+
+
+def _missing_topic_reason(lookup: CoordinatorLookup) -> str:
+    base = (f"{OFFSETS_TOPIC} is not visible (not created yet, or no DESCRIBE ACL on it): "
+            "partition leader unknown")
+    if lookup.coordinator is None and lookup.error_code:
+        return f"{base}; coordinator lookup failed: {_lookup_failure_reason(lookup, None, None)}"
+    return base
+
+
+def _lookup_failure_reason(lookup: CoordinatorLookup, partition: int | None, leader: int | None) -> str:
+    code = lookup.error_code or "UNKNOWN"
+    if code == "COORDINATOR_NOT_AVAILABLE":
+        if partition is None:
+            cause = f"the offsets topic {OFFSETS_TOPIC} has probably not been created yet"
+        elif leader is not None and leader < 0:
+            cause = f"{OFFSETS_TOPIC} partition {partition} has no live leader"
+        else:
+            cause = f"the coordinator for {OFFSETS_TOPIC} partition {partition} is still loading or just moved"
+        return f"COORDINATOR_NOT_AVAILABLE: {cause}"
+    if code == "GROUP_AUTHORIZATION_FAILED":
+        return "GROUP_AUTHORIZATION_FAILED: this principal lacks DESCRIBE on the group"
+    detail = f": {lookup.error_message}" if lookup.error_message else ""
+    return f"coordinator lookup failed with {code}{detail}"
+
+
+def broker_loads(reports: list[CoordinatorReport], metadata: ClusterMetadata | None) -> list[BrokerLoad]:
+    """Groups coordinated per broker (reported coordinator, else the partition leader)."""
+    counts: Counter[int] = Counter()
+    known: dict[int, Broker] = dict(metadata.brokers) if metadata else {}
+    for r in reports:
+        owner = r.coordinator or r.partition_leader
+        if owner is not None:
+            counts[owner.id] += 1
+            known.setdefault(owner.id, owner)
+    led: Counter[int] = Counter()
+    topic = metadata.topics.get(OFFSETS_TOPIC) if metadata else None
+    if topic:
+        led.update(p.leader for p in topic.partitions.values() if p.leader >= 0)
+    total = sum(counts.values())
+    mean = total / len(known) if known else 0
+    return [BrokerLoad(known[i], counts[i], led[i], hot=total >= 3 and counts[i] > 1.5 * mean)
+            for i in sorted(known)]
+
+
+@dataclass(frozen=True)
+class CoordinatorSurvey:
+    reports: list[CoordinatorReport]
+    brokers: list[BrokerLoad]
+    warnings: list[str]
+
+    def to_json(self) -> dict:
+        return {"groups": [r.to_json() for r in self.reports], "brokers": [b.to_json() for b in self.brokers]}
+
+
+def survey(cluster, groups: list[str], all_groups: bool, offsets_partitions: int | None) -> CoordinatorSurvey:
+    """Explain the coordinator of each group using ``cluster`` (the adapter's Cluster,
+    or anything with the same ``metadata``/``list_groups``/``find_coordinators`` methods)."""
+    metadata = cluster.metadata()
+    if all_groups:
+        groups = list(dict.fromkeys([*groups, *(g.group_id for g in cluster.list_groups())]))
+    count = offsets_partition_count(metadata, offsets_partitions)
+    lookups = cluster.find_coordinators(groups, metadata.brokers)
+    reports = [explain(g, count, metadata, lookups[g]) for g in groups]
+    return CoordinatorSurvey(reports, broker_loads(reports, metadata), [count.warning] if count.warning else [])
+
+
+def offline_survey(groups: list[str], offsets_partitions: int | None) -> CoordinatorSurvey:
+    count = offsets_partition_count(None, offsets_partitions)
+    warnings = [] if offsets_partitions is not None else [
+        f"--offline without --offsets-partitions: assuming {DEFAULT_OFFSETS_PARTITIONS} (Kafka's default)"]
+    return CoordinatorSurvey([offline_report(g, count.count) for g in groups], [], warnings)

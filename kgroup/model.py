@@ -1,0 +1,86 @@
+"""The project's own picture of a cluster and its groups.
+
+The adapter fills these from confluent-kafka; snapshots load into them; every
+pure module works on them. Nothing here talks to a cluster.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+@dataclass(frozen=True)
+class Broker:
+    id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "host": self.host, "port": self.port}
+
+
+@dataclass(frozen=True)
+class PartitionInfo:
+    partition: int
+    leader: int  # -1 when the partition has no live leader
+    replicas: tuple[int, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    name: str
+    partitions: dict[int, PartitionInfo]
+    error: str | None = None
+
+    @property
+    def partition_count(self) -> int:
+        return len(self.partitions)
+
+
+@dataclass(frozen=True)
+class ClusterMetadata:
+    brokers: dict[int, Broker]
+    topics: dict[str, TopicInfo]
+    cluster_id: str | None = None
+
+    def broker(self, broker_id: int | None) -> Broker | None:
+        return None if broker_id is None else self.brokers.get(broker_id)
+
+
+@dataclass(frozen=True)
+class CoordinatorLookup:
+    """What the cluster answered to FindCoordinator for one group."""
+
+    group_id: str
+    coordinator: Broker | None
+    error_code: str | None = None  # Kafka error name, e.g. COORDINATOR_NOT_AVAILABLE
+    error_message: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupListing:
+    group_id: str
+    type: str | None = None  # classic | consumer
+    state: str | None = None
+    protocol_type: str | None = None
+    is_simple: bool | None = None
+
+
+@dataclass
+class Member:
+    member_id: str
+    client_id: str | None = None
+    host: str | None = None
+    group_instance_id: str | None = None
+    rack: str | None = None
+    subscription: list[str] | None = None
+    protocols: list[str] | None = None
+    assignment: dict[str, list[int]] = field(default_factory=dict)
+    target_assignment: dict[str, list[int]] | None = None

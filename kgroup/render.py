@@ -1,0 +1,74 @@
+"""Turn a command's result into table, JSON or CSV text.
+
+Data goes to stdout; messages go to stderr through ``warn``/``info``.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, TextIO
+
+MISSING = "-"
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[Any]]
+    title: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def cell(value: Any) -> Any:
+    if value is None or value == "":
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
+
+
+def emit(fmt: OutputFormat, document: dict, tables: list[Table], out: TextIO | None = None) -> None:
+    """Write ``document`` (JSON) or ``tables`` (table/CSV; CSV writes the first table only)."""
+    out = out or sys.stdout
+    if fmt == OutputFormat.json:
+        json.dump(document, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    elif fmt == OutputFormat.csv:
+        if tables:
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in tables[0].headers])
+            writer.writerows([["" if v is None else v for v in row] for row in tables[0].rows])
+    else:
+        from tabulate import tabulate
+
+        blocks = []
+        for t in tables:
+            text = tabulate([[cell(v) for v in row] for row in t.rows], headers=t.headers,
+                            tablefmt="simple", disable_numparse=True) if t.rows else "(none)"
+            parts = [t.title] if t.title else []
+            parts.append(text)
+            parts.extend(t.notes)
+            blocks.append("\n".join(parts))
+        out.write("\n\n".join(blocks) + "\n")
+    out.flush()
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"kgroup: warning: {message}\n")
+
+
+def info(message: str) -> None:
+    sys.stderr.write(f"kgroup: {message}\n")
+
+
+def error(message: str) -> None:
+    sys.stderr.write(f"kgroup: error: {message}\n")

