@@ -66,8 +66,8 @@ class Cluster:
         err = error if isinstance(error, KafkaError) else (
             error.args[0] if isinstance(error, KafkaException) and error.args else None)
         detail = self._detail(err)
-        if isinstance(err, KafkaError) and err.code() in _NOT_AUTHORIZED:
-            return ClusterError(self.settings.redact(f"not authorized: {what} failed ({detail})"))
+        if any(e.code() in _NOT_AUTHORIZED for e in [*self._errors, err] if isinstance(e, KafkaError)):
+            return ClusterError(self.settings.redact(f"not authorized or authentication failed: could not {what} ({detail})"))
         return ClusterError(self.settings.redact(
             f"cannot reach the cluster at {self.bootstrap} within {self.settings.timeout:g} s "
             f"while trying to {what} ({detail})"))

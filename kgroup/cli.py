@@ -122,13 +122,21 @@ def _broker(b) -> Optional[str]:
 
 
 def main() -> None:
+    """Entry point: every expected failure becomes one line on stderr and its exit code."""
     try:
-        app()
+        code = app(standalone_mode=False, prog_name="kgroup")
+    except typer.TyperException as e:  # bad usage: unknown option, bad value, missing argument
+        ctx = getattr(e, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        if e.format_message():  # empty when help was shown for a bare command
+            error(f"{e.format_message()}{hint}")
+        code = 2
     except KgroupError as e:
         error(e.message)
-        sys.exit(e.exit_code)
-    except KeyboardInterrupt:
+        code = e.exit_code
+    except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("kgroup: interrupted\n")
-        sys.exit(130)
+        code = 130
     except BrokenPipeError:
-        sys.exit(0)
+        code = 0
+    sys.exit(code if isinstance(code, int) else 0)

@@ -173,7 +173,8 @@ def _translate_jaas(value: str, mechanism: str, source: str) -> dict[str, str]:
     if module == _SCRAM_MODULE and mech not in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
         raise UsageError(f"{source}: sasl.jaas.config uses ScramLoginModule but sasl.mechanism is {mechanism}; "
                          "set sasl.mechanism=SCRAM-SHA-256 or SCRAM-SHA-512")
-    opts = {k: next(v for v in (dq, sq, bare) if v is not None) for k, dq, sq, bare in _JAAS_OPT.findall(m.group("opts"))}
+    opts = {o.group(1): next(v for v in o.groups()[1:] if v is not None)
+            for o in _JAAS_OPT.finditer(m.group("opts"))}
     missing = [k for k in ("username", "password") if k not in opts]
     if missing:
         raise UsageError(f"{source}: sasl.jaas.config has no {' and '.join(missing)}")

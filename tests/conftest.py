@@ -1,0 +1,74 @@
+"""Shared fixtures: real broker processes and running kgroup as a user would."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def run_kgroup(*args: str, env: dict | None = None, timeout: float = 60, input: str | None = None) -> Result:
+    """Run kgroup in a subprocess, exactly as a user would (python -m kgroup)."""
+    full_env = {k: v for k, v in os.environ.items() if k != "KGROUP_BOOTSTRAP_SERVERS"}
+    full_env.update({"PYTHONUNBUFFERED": "1", **(env or {})})
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "kgroup", *args], capture_output=True, text=True,
+                          env=full_env, timeout=timeout, input=input, cwd=ROOT)
+    return Result(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+
+
+@pytest.fixture(scope="session")
+def tansu():
+    """A real Tansu broker process on a free loopback port, stopped by PID."""
+    from brokers import start_tansu, stop_process
+
+    proc, bootstrap = start_tansu()
+    try:
+        yield bootstrap
+    finally:
+        stop_process(proc)
+
+
+@pytest.fixture(scope="session")
+def mock_cluster():
+    """librdkafka's mock cluster: 3 brokers, with a 4-partition __consumer_offsets topic
+    so that partition leaders exist to compare with the mock's FindCoordinator answers."""
+    from brokers import MockCluster
+
+    cluster = MockCluster(brokers=3, offsets_topic=True)
+    try:
+        yield cluster
+    finally:
+        cluster.close()

@@ -1,0 +1,39 @@
+"""Committed shell completions match the CLI, and the bash one really completes."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_committed_completions_match_cli():
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_completions.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def _bash_complete(*words: str) -> list[str]:
+    script = (f"source {ROOT / 'completions' / 'kgroup.bash'}\n"
+              f"COMP_WORDS=(kgroup {' '.join(words)}); COMP_CWORD={len(words)}\n"
+              "_kgroup; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
+
+
+def test_bash_completes_commands_options_and_choices():
+    assert "find-coordinator" in _bash_complete("fi")
+    assert _bash_complete("find-coordinator", "--fail") == ["--fail-on-mismatch"]
+    assert _bash_complete("find-coordinator", "-o", "j") == ["json"]
+
+
+def test_every_command_is_in_every_script():
+    import typer.main
+
+    from kgroup.cli import app
+
+    commands = typer.main.get_command(app).commands
+    for name in ("kgroup.bash", "_kgroup", "kgroup.fish"):
+        text = (ROOT / "completions" / name).read_text()
+        for command in commands:
+            assert command in text, (name, command)

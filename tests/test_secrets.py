@@ -1,0 +1,56 @@
+"""No secret from the settings ever reaches stdout or stderr, even with full client debug."""
+from __future__ import annotations
+
+import pytest
+from conftest import free_port, run_kgroup
+
+PASSWORD = "S3cret-Passw0rd-7f1c"
+JAAS_PASSWORD = "Jaas-Only-Pw-9a2e"
+KEY_PASSWORD = "Key-Pw-5d6b"
+
+
+def _config(tmp_path, bootstrap: str):
+    path = tmp_path / "client.properties"
+    path.write_text(
+        f"bootstrap.servers={bootstrap}\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        f'username="oncall" password="{JAAS_PASSWORD}";\n')
+    return str(path)
+
+
+def _assert_clean(r):
+    for secret in (PASSWORD, JAAS_PASSWORD, KEY_PASSWORD):
+        assert secret not in r.stdout
+        assert secret not in r.stderr
+
+
+@pytest.mark.broker
+@pytest.mark.parametrize("extra", [[], ["-v", "-X", "debug=all"], ["-X", "debug=conf,security,broker"]])
+def test_no_secret_against_live_broker_with_debug(tmp_path, tansu, extra):
+    # Tansu speaks no SASL here, so authentication fails: the error path must stay clean too.
+    r = run_kgroup("find-coordinator", "--command-config", _config(tmp_path, tansu), "--timeout", "3",
+                   "-X", f"ssl.key.password={KEY_PASSWORD}", *extra, "G1")
+    assert r.returncode == 3
+    assert r.stderr.strip()  # it did say something
+    _assert_clean(r)
+
+
+def test_no_secret_when_unreachable(tmp_path):
+    r = run_kgroup("find-coordinator", "--command-config", _config(tmp_path, f"127.0.0.1:{free_port()}"),
+                   "-X", f"sasl.password={PASSWORD}", "-v", "-X", "debug=all", "--timeout", "2", "G1")
+    assert r.returncode == 3
+    _assert_clean(r)
+
+
+def test_no_secret_in_bad_usage(tmp_path):
+    for args in (["-X", f"sasl.password{PASSWORD}"], ["-X", f"no.such.property={PASSWORD}"],
+                 ["-X", f"sasl.password={PASSWORD}", "-X", "bogus=1"]):
+        r = run_kgroup("find-coordinator", "-b", "127.0.0.1:9", *args, "G1")
+        assert r.returncode == 2
+        _assert_clean(r)
+    bad = tmp_path / "bad.properties"
+    bad.write_text(f"sasl.jaas.config=com.example.Custom required password=\"{PASSWORD}\";\n"
+                   "sasl.mechanism=PLAIN\n")
+    r = run_kgroup("find-coordinator", "--command-config", str(bad), "G1")
+    assert r.returncode == 2 and "Custom" in r.stderr
+    _assert_clean(r)
