@@ -1,0 +1,17 @@
+# The two entry points of the README. Both install everything first.
+.PHONY: setup demo test completions bench
+
+setup:
+	@scripts/setup.sh
+
+demo: setup
+	@.venv/bin/python scripts/demo.py
+
+test: setup
+	@.venv/bin/python -m pytest -q
+
+completions:
+	@.venv/bin/python scripts/gen_completions.py
+
+bench: setup
+	@.venv/bin/python bench/run.py

@@ -1,0 +1,77 @@
+"""kgroup's demo: a local Kafka-compatible broker, the seed scenario with live
+consumers, and kgroup run against it as a user would run it.
+
+Starts Tansu (a demo/test dependency, never a runtime one of kgroup) on a free
+loopback port, creates Order (7 partitions) and Stock (5), starts consumers C1,
+C2, C3 in group G1 (range assignor), commits known offsets, runs kgroup, and
+stops everything. Where Tansu cannot answer like Kafka, it says so and shows
+the same command on the shipped snapshot file instead.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from brokers import start_tansu, stop_process  # noqa: E402
+from seed import LiveGroup, create_topics, produce  # noqa: E402
+
+SNAPSHOT = "examples/seed-g1.json"
+
+
+def say(text: str) -> None:
+    print(f"\n# {text}", flush=True)
+
+
+def kgroup(*args: str) -> int:
+    print(f"$ kgroup {' '.join(shlex.quote(a) for a in args)}", flush=True)
+    env = {k: v for k, v in os.environ.items()}
+    return subprocess.run([sys.executable, "-m", "kgroup", *args], cwd=ROOT, env=env).returncode
+
+
+def main() -> int:
+    say("starting Tansu on 127.0.0.1 (memory storage)")
+    proc, bootstrap = start_tansu()
+    group = None
+    try:
+        say(f"broker at {bootstrap}; creating Order (7 partitions) and Stock (5), producing records")
+        create_topics(bootstrap)
+        produce(bootstrap)
+        say("starting consumers C1, C2, C3 in group G1 (range assignor); waiting for the join")
+        group = LiveGroup(bootstrap, "G1").start()
+        group.commit_seed_offsets()
+        os.environ["KGROUP_BOOTSTRAP_SERVERS"] = bootstrap
+        rebalances = group.rebalances
+
+        say("where is G1 coordinated? (Tansu has no __consumer_offsets topic, so the verdict is unverified)")
+        kgroup("find-coordinator", "G1", "GROUPS", "polygenelubricants")
+        say("the same computation offline, for a 50-partition offsets topic")
+        kgroup("find-coordinator", "--offline", "--offsets-partitions", "50", "G1", "GROUPS", "polygenelubricants")
+
+        for extra in _more_commands():
+            say(extra[0])
+            kgroup(*extra[1:])
+
+        if group.rebalances != rebalances:
+            print("\nkgroup caused a rebalance: this is a bug", file=sys.stderr)
+            return 1
+        say(f"no rebalance happened while kgroup ran (rebalances seen by the consumers: {rebalances})")
+        return 0
+    finally:
+        if group is not None:
+            group.stop()
+        stop_process(proc)
+
+
+def _more_commands() -> list[tuple[str, ...]]:
+    """Commands added as kgroup grows (describe, offsets, whatif...)."""
+    return []
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
