@@ -9,7 +9,17 @@ _kgroup() {
     done
     case "$cmd" in
     "")
-        COMPREPLY=($(compgen -W "--version -h --help find-coordinator" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator list offsets snapshot" -- "$cur")) ;;
+    describe)
+        case "$prev" in
+            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--all-groups --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     find-coordinator)
         case "$prev" in
             --offsets-partitions) COMPREPLY=(); return ;;
@@ -20,6 +30,38 @@ _kgroup() {
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    list)
+        case "$prev" in
+            --state) COMPREPLY=(); return ;;
+            --type) COMPREPLY=(); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--state --type --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    offsets)
+        case "$prev" in
+            --topic|-t) COMPREPLY=(); return ;;
+            --lag-above) COMPREPLY=(); return ;;
+            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--all-groups --topic -t --lag-above --time-lag --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    snapshot)
+        case "$prev" in
+            --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--out --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     esac
 }
 complete -F _kgroup kgroup

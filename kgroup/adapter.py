@@ -17,7 +17,8 @@ from confluent_kafka import Consumer, KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from kgroup.errors import ClusterError, UsageError
-from kgroup.model import Broker, ClusterMetadata, CoordinatorLookup, GroupListing, PartitionInfo, TopicInfo
+from kgroup.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing, Member,
+                          PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.settings import ConnectionSettings
 
 _UNREACHABLE = {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT,
@@ -117,7 +118,7 @@ class Cluster:
             out.append(GroupListing(
                 group_id=g.group_id,
                 type=_enum_name(getattr(g, "type", None)),
-                state=_enum_name(g.state),
+                state=_state_name(g.state),
                 is_simple=g.is_simple_consumer_group,
             ))
         return sorted(out, key=lambda g: g.group_id)
@@ -199,6 +200,169 @@ class Cluster:
         return found
 
 
+    # -- group contents ------------------------------------------------------
+
+    def brokers_with_racks(self) -> list[Broker]:
+        """DescribeCluster: brokers with their racks (KIP-881 rack-aware assignment)."""
+        try:
+            desc = self._admin.describe_cluster(request_timeout=self.settings.timeout).result()
+        except KafkaException as e:
+            raise self._fail("describe the cluster", e) from None
+        return sorted((Broker(n.id, n.host, n.port, n.rack or None) for n in desc.nodes), key=lambda b: b.id)
+
+    def describe_groups(self, groups: list[str]) -> dict[str, GroupDescription]:
+        """DescribeGroups / ConsumerGroupDescribe for each group (batched by the client)."""
+        out: dict[str, GroupDescription] = {}
+        if not groups:
+            return out
+        futures = self._admin.describe_consumer_groups(groups, request_timeout=self.settings.timeout)
+        for group, future in futures.items():
+            try:
+                d = future.result()
+            except KafkaException as e:
+                raise self._group_error(group, "describe", e) from None
+            members = [Member(
+                member_id=m.member_id, client_id=m.client_id or None, host=m.host or None,
+                group_instance_id=m.group_instance_id or None,
+                assignment=_by_topic(m.assignment.topic_partitions if m.assignment else []),
+                target_assignment=(_by_topic(m.target_assignment.topic_partitions)
+                                   if getattr(m, "target_assignment", None) else None),
+            ) for m in d.members]
+            node = d.coordinator
+            out[group] = GroupDescription(
+                group_id=d.group_id, type=_enum_name(getattr(d, "type", None)), state=_state_name(d.state),
+                protocol=d.partition_assignor or None, members=members,
+                coordinator=Broker(node.id, node.host, node.port, getattr(node, "rack", None) or None) if node else None,
+                protocol_type="consumer" if not d.is_simple_consumer_group else None,
+            )
+        return out
+
+    def _group_error(self, group: str, what: str, e: KafkaException) -> Exception:
+        err: KafkaError = e.args[0]
+        code = err.code()
+        if code == KafkaError.GROUP_AUTHORIZATION_FAILED:
+            return ClusterError(f"not authorized to {what} group {group} (this principal needs DESCRIBE on it)")
+        if code == KafkaError.COORDINATOR_NOT_AVAILABLE:
+            return ClusterError(f"cannot {what} group {group}: COORDINATOR_NOT_AVAILABLE (offsets topic not created "
+                                "yet, or its partition for this group has no live leader; see kgroup find-coordinator)")
+        if code == KafkaError._UNSUPPORTED_FEATURE:
+            return ClusterError(f"cannot {what} group {group}: the cluster supports neither ConsumerGroupDescribe "
+                                "nor DescribeGroups")
+        if code == KafkaError.GROUP_ID_NOT_FOUND:
+            return UsageError(f"unknown group {group}")
+        return self._fail(f"{what} group {group}", e)
+
+    def committed_offsets(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, dict[tuple[str, int], PartitionOffsets]]:
+        """OffsetFetch per group: the listed partitions, or every committed one when None.
+
+        Requests run concurrently (one per group, bounded by the client's queue).
+        """
+        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+
+        futures = {}
+        for group, partitions in groups.items():
+            request = ConsumerGroupTopicPartitions(
+                group, None if partitions is None else [TopicPartition(t, p) for t, p in partitions])
+            futures[group] = self._admin.list_consumer_group_offsets(
+                [request], request_timeout=self.settings.timeout, require_stable=False)[group]
+        out: dict[str, dict[tuple[str, int], PartitionOffsets]] = {}
+        for group, future in futures.items():
+            try:
+                result = future.result()
+            except KafkaException as e:
+                raise self._group_error(group, "fetch the committed offsets of", e) from None
+            found = {}
+            for tp in result.topic_partitions or []:
+                if tp.error is not None and tp.error.code() != KafkaError.UNKNOWN_TOPIC_OR_PART:
+                    raise self._group_error(group, "fetch the committed offsets of", KafkaException(tp.error))
+                committed = tp.offset if tp.offset >= 0 else None
+                leader_epoch = getattr(tp, "leader_epoch", None)
+                found[(tp.topic, tp.partition)] = PartitionOffsets(
+                    committed=committed, metadata=tp.metadata if committed is not None else None,
+                    leader_epoch=leader_epoch if leader_epoch is not None and leader_epoch >= 0 else None)
+            out[group] = found
+        return out
+
+    def log_offsets(self, partitions: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
+        """ListOffsets earliest and latest for every partition, one request per leader broker.
+
+        Returns ({(topic, partition): (log_start, log_end)}, problems); a partition
+        whose offsets could not be read is reported in problems, never guessed.
+        """
+        from confluent_kafka import TopicPartition
+        from confluent_kafka.admin import OffsetSpec
+
+        result: dict[tuple[str, int], list[int | None]] = {tp: [None, None] for tp in partitions}
+        problems: list[str] = []
+        if not partitions:
+            return {}, problems
+        for index, spec in ((0, OffsetSpec.earliest()), (1, OffsetSpec.latest())):
+            futures = self._admin.list_offsets({TopicPartition(t, p): spec for t, p in partitions},
+                                               request_timeout=self.settings.timeout)
+            for tp, future in futures.items():
+                try:
+                    info = future.result()
+                except KafkaException as e:
+                    err = e.args[0]
+                    if err.code() in _UNREACHABLE | _NOT_AUTHORIZED and not problems and index == 0 and \
+                            all(v == [None, None] for v in result.values()):
+                        raise self._fail("list offsets", e) from None
+                    problems.append(f"{tp.topic}-{tp.partition}: {err.str()}")
+                    continue
+                result[(tp.topic, tp.partition)][index] = info.offset
+        return {tp: (v[0], v[1]) for tp, v in result.items()}, problems
+
+    def first_record_timestamps(self, positions: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
+        """Timestamp (ms) of the record at each position, read by a consumer that is
+        assigned partitions directly: it never joins a group and never commits."""
+        from confluent_kafka import TopicPartition
+
+        out: dict[tuple[str, int], int] = {}
+        if not positions:
+            return out
+        import uuid
+
+        # librdkafka insists on a group.id; a throwaway one is never joined (assign(), not
+        # subscribe()) and nothing is committed to it.
+        consumer = Consumer(self._config(**_READ_ONLY, **{"group.id": f"kgroup-readonly-{uuid.uuid4()}",
+                                                          "enable.partition.eof": "true"}))
+        try:
+            consumer.assign([TopicPartition(t, p, o) for (t, p), o in positions.items()])
+            pending = set(positions)
+            deadline = time.monotonic() + self.settings.timeout
+            while pending and time.monotonic() < deadline:
+                for msg in consumer.consume(num_messages=500, timeout=0.2):
+                    key = (msg.topic(), msg.partition())
+                    if key not in pending:
+                        continue
+                    if msg.error() is None:
+                        out[key] = msg.timestamp()[1]
+                    pending.discard(key)
+                    consumer.incremental_unassign([TopicPartition(*key)])
+        finally:
+            consumer.close()
+        return out
+
+
+def _by_topic(partitions) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for tp in partitions:
+        out.setdefault(tp.topic, []).append(tp.partition)
+    return {t: sorted(ps) for t, ps in sorted(out.items())}
+
+
+_STATES = {"STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "PREPARING_REBALANCE": "PreparingRebalance",
+           "COMPLETING_REBALANCE": "CompletingRebalance", "ASSIGNING": "Assigning", "RECONCILING": "Reconciling",
+           "UNKNOWN": "Unknown"}
+
+
+def _state_name(state) -> str | None:
+    if state is None:
+        return None
+    name = getattr(state, "name", str(state))
+    return _STATES.get(name, name)
+
+
 def _coordinator_address(stats: str | None) -> str | None:
     if not stats:
         return None
@@ -213,7 +377,7 @@ def _enum_name(value: object) -> str | None:
     if value is None:
         return None
     name = getattr(value, "name", str(value))
-    return name.lower() if name.isupper() and name in ("CLASSIC", "CONSUMER", "UNKNOWN") else name
+    return name.lower() if name in ("CLASSIC", "CONSUMER", "UNKNOWN") else name
 
 
 def connect(settings: ConnectionSettings) -> Cluster:

@@ -84,3 +84,58 @@ class Member:
     protocols: list[str] | None = None
     assignment: dict[str, list[int]] = field(default_factory=dict)
     target_assignment: dict[str, list[int]] | None = None
+
+
+@dataclass(frozen=True)
+class PartitionOffsets:
+    """Offsets of one partition as the group and the log see them."""
+
+    committed: int | None = None
+    log_start: int | None = None
+    log_end: int | None = None
+    metadata: str | None = None
+    leader_epoch: int | None = None
+
+
+@dataclass
+class GroupDescription:
+    """A group as DescribeGroups / ConsumerGroupDescribe (or a snapshot) tells it."""
+
+    group_id: str
+    type: str | None = None  # classic | consumer
+    state: str | None = None
+    protocol_type: str | None = None
+    protocol: str | None = None  # the assignor in use
+    generation: int | None = None
+    coordinator: Broker | None = None
+    members: list[Member] = field(default_factory=list)
+
+    @property
+    def topics(self) -> list[str]:
+        """Every topic the members subscribe to or are assigned, sorted."""
+        names: set[str] = set()
+        for m in self.members:
+            names.update(m.subscription or ())
+            names.update(m.assignment)
+            names.update(m.target_assignment or ())
+        return sorted(names)
+
+
+@dataclass
+class TopicLayout:
+    """What the assignors need of a topic: partition count and, for KIP-881, replica racks."""
+
+    partitions: int
+    replica_racks: dict[int, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class GroupState:
+    """Everything kgroup knows about one group: the contents of a snapshot."""
+
+    group: GroupDescription
+    topics: dict[str, TopicLayout]
+    brokers: list[Broker] = field(default_factory=list)
+    offsets_partitions: int | None = None
+    offsets: dict[str, dict[int, PartitionOffsets]] = field(default_factory=dict)
+    captured_at: str | None = None

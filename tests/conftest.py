@@ -72,3 +72,19 @@ def mock_cluster():
         yield cluster
     finally:
         cluster.close()
+
+
+@pytest.fixture(scope="session")
+def seed_group(tansu):
+    """The seed scenario live on Tansu: Order (7) and Stock (5), group G1 with C1, C2, C3
+    (range), committed offsets from seed.committed(); yields the LiveGroup."""
+    import seed
+
+    seed.create_topics(tansu)
+    seed.produce(tansu)
+    group = seed.LiveGroup(tansu, "G1").start()
+    group.commit_seed_offsets()
+    try:
+        yield group
+    finally:
+        group.stop()

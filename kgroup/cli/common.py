@@ -1,0 +1,96 @@
+"""What every command shares: the Typer app, connection and output options,
+and the way a command gets a cluster or a snapshot."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from typing_extensions import Annotated
+
+from kgroup import __version__
+from kgroup.errors import UsageError
+from kgroup.render import OutputFormat
+
+CONNECTION = "Connection"
+
+app = typer.Typer(
+    name="kgroup",
+    help="Read-only diagnostics for Apache Kafka consumer groups: coordinators, members, offsets, "
+         "and what-if rebalances.\n\nExit codes: 0 ok; 1 a problem you asked to flag; 2 bad usage or "
+         "input; 3 cluster unreachable, timed out or not authorized.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+Bootstrap = Annotated[Optional[str], typer.Option(
+    "--bootstrap-server", "-b", metavar="HOST:PORT[,...]", rich_help_panel=CONNECTION,
+    help="Kafka bootstrap servers. Default: $KGROUP_BOOTSTRAP_SERVERS, or bootstrap.servers in --command-config.")]
+XProps = Annotated[Optional[List[str]], typer.Option(
+    "-X", metavar="KEY=VALUE", rich_help_panel=CONNECTION,
+    help="librdkafka client property, repeatable (as kcat takes them). Overrides --command-config.")]
+CommandConfig = Annotated[Optional[Path], typer.Option(
+    "--command-config", metavar="FILE", rich_help_panel=CONNECTION,
+    help="Java client .properties file, as kafka-consumer-groups.sh takes it (translated to librdkafka).")]
+Timeout = Annotated[float, typer.Option(
+    "--timeout", metavar="SECONDS", rich_help_panel=CONNECTION, help="Give up on the cluster after this long.")]
+Output = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format; data goes to stdout.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show client logs on stderr (secrets redacted).")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kgroup {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[Optional[bool], typer.Option(
+        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = None) -> None:
+    pass
+
+
+def _settings(bootstrap: Optional[str], x: Optional[List[str]], command_config: Optional[Path],
+              timeout: float, verbose: bool):
+    from kgroup.settings import ConnectionSettings
+
+    return ConnectionSettings.build(bootstrap, x or [], command_config, timeout, verbose)
+
+
+def _cluster(settings):
+    from kgroup.adapter import connect
+
+    return connect(settings)
+
+
+
+def group_states(snapshot: Optional[Path], groups: list[str], settings_args: tuple, *, topics=None,
+                 offsets: bool = True, racks: bool = False):
+    """GroupState per group, from a snapshot file or captured live; returns (states, problems)."""
+    if snapshot is not None:
+        from kgroup import snapshot as snapshot_format
+
+        state = snapshot_format.load(snapshot)
+        wanted = groups or [state.group.group_id]
+        missing = [g for g in wanted if g != state.group.group_id]
+        if missing:
+            raise UsageError(f"snapshot {snapshot} holds group {state.group.group_id}, not {', '.join(missing)}")
+        return {state.group.group_id: state}, []
+    from kgroup.capture import capture
+    from kgroup.progress import progress_bar
+
+    cluster = _cluster(_settings(*settings_args))
+    with progress_bar() as progress:
+        result = capture(cluster, groups, topics=topics, offsets=offsets, racks=racks, progress=progress)
+    return result.states, result.problems
+
+
+Snapshot = Annotated[Optional[Path], typer.Option(
+    "--snapshot", metavar="FILE", help="Read the group from a kgroup snapshot file instead of a cluster.")]
+
+
+def broker_label(b) -> Optional[str]:
+    return None if b is None else f"{b.host}:{b.port} ({b.id})"

@@ -1,0 +1,62 @@
+"""kgroup find-coordinator."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from typing_extensions import Annotated
+
+from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, _cluster,
+                               _settings, app, broker_label)
+from kgroup.errors import EXIT_FLAGGED, UsageError
+from kgroup.render import OutputFormat, Table, emit, warn
+
+
+@app.command("find-coordinator")
+def find_coordinator(
+    groups: Annotated[Optional[List[str]], typer.Argument(metavar="GROUP...", show_default=False,
+                                                          help="Group ids (use -- before ids that start with -).")] = None,
+    all_groups: Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists, "
+                                             "with a per-broker summary.")] = False,
+    offline: Annotated[bool, typer.Option("--offline", help="Compute the offsets partition only; "
+                                          "no cluster needed.")] = False,
+    offsets_partitions: Annotated[Optional[int], typer.Option(
+        "--offsets-partitions", metavar="N", min=1,
+        help="Partitions of __consumer_offsets when the cluster does not show it (default 50).")] = None,
+    fail_on_mismatch: Annotated[bool, typer.Option("--fail-on-mismatch", help="Exit 1 on any mismatch.")] = False,
+    output: Output = OutputFormat.table,
+    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
+    timeout: Timeout = 10.0, verbose: Verbose = False,
+) -> None:
+    """Which __consumer_offsets partition each group hashes to, who leads it, who the cluster
+    says coordinates the group, and whether the two agree."""
+    from kgroup import coordinator
+
+    groups = list(groups or [])
+    if offline:
+        if all_groups:
+            raise UsageError("--offline cannot list groups; name them")
+        if not groups:
+            raise UsageError("name at least one GROUP")
+        result = coordinator.offline_survey(groups, offsets_partitions)
+    else:
+        if not groups and not all_groups:
+            raise UsageError("name at least one GROUP, or pass --all-groups")
+        settings = _settings(bootstrap, x, command_config, timeout, verbose)
+        result = coordinator.survey(_cluster(settings), groups, all_groups, offsets_partitions)
+    for w in result.warnings:
+        warn(w)
+    tables = [Table(
+        ["GROUP", "PARTITION", "LEADER", "COORDINATOR", "VERDICT", "REASON"],
+        [[r.group, f"{r.offsets_partition}/{r.offsets_partitions}", broker_label(r.partition_leader),
+          broker_label(r.coordinator), r.verdict, r.reason] for r in result.reports])]
+    if all_groups or len(result.brokers) > 1:
+        tables.append(Table(["BROKER", "GROUPS", "OFFSETS-PARTITIONS-LED", "HOT"],
+                            [[broker_label(b.broker), b.groups, b.offsets_partitions_led, "HOT" if b.hot else ""]
+                             for b in result.brokers], title="Groups coordinated per broker"))
+    emit(output, result.to_json(), tables)
+    if fail_on_mismatch and any(r.verdict == coordinator.MISMATCH for r in result.reports):
+        raise typer.Exit(EXIT_FLAGGED)
+
+

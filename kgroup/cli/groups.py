@@ -1,0 +1,193 @@
+"""kgroup list, describe, offsets, snapshot: what a group is and how far behind it is."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from typing_extensions import Annotated
+
+from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, _cluster,
+                               _settings, app, broker_label, group_states)
+from kgroup.errors import EXIT_CLUSTER, EXIT_FLAGGED, UsageError
+from kgroup.render import OutputFormat, Table, emit, warn
+
+Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP...", show_default=False,
+                                                       help="Group ids (use -- before ids that start with -).")]
+AllGroups = Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists.")]
+
+
+def _group_ids(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: tuple) -> list[str]:
+    groups = list(dict.fromkeys(groups or []))
+    if all_groups:
+        if snapshot is not None:
+            raise UsageError("--all-groups needs a cluster, not --snapshot")
+        listed = _cluster(_settings(*conn)).list_groups()
+        groups = list(dict.fromkeys([*groups, *(g.group_id for g in listed)]))
+        if not groups:
+            warn("the cluster lists no groups")
+    elif not groups and snapshot is None:
+        raise UsageError("name at least one GROUP" + ("" if snapshot else ", or pass --all-groups"))
+    return groups
+
+
+def _report_problems(problems: list[str]) -> None:
+    """Partial results are never presented as complete: say what is missing, exit 3."""
+    if problems:
+        for p in problems[:10]:
+            warn(p)
+        if len(problems) > 10:
+            warn(f"... and {len(problems) - 10} more")
+        warn("INCOMPLETE: some values could not be read from the cluster (shown as -)")
+        raise typer.Exit(EXIT_CLUSTER)
+
+
+@app.command("list")
+def list_groups(
+    state: Annotated[Optional[List[str]], typer.Option("--state", metavar="STATE",
+                                                       help="Only groups in this state (repeatable).")] = None,
+    type_: Annotated[Optional[str], typer.Option("--type", metavar="classic|consumer",
+                                                 help="Only classic or consumer (KIP-848) groups.")] = None,
+    output: Output = OutputFormat.table,
+    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
+    timeout: Timeout = 10.0, verbose: Verbose = False,
+) -> None:
+    """Every group: type, state, protocol type, assignor, member count, coordinator."""
+    from kgroup.groups import filter_listing
+
+    if type_ is not None and type_ not in ("classic", "consumer"):
+        raise UsageError("--type must be classic or consumer")
+    cluster = _cluster(_settings(bootstrap, x, command_config, timeout, verbose))
+    listed = cluster.list_groups()
+    described = cluster.describe_groups([g.group_id for g in listed]) if listed else {}
+    rows = filter_listing(listed, described, state or [], type_)
+    emit(output, {"groups": rows}, [Table(
+        ["GROUP", "TYPE", "STATE", "PROTOCOL-TYPE", "ASSIGNOR", "MEMBERS", "COORDINATOR"],
+        [[r["group"], r["type"], r["state"], r["protocol_type"], r["assignor"], r["members"], r["coordinator"]]
+         for r in rows])])
+
+
+@app.command("describe")
+def describe(
+    groups: Groups = None, all_groups: AllGroups = False, snapshot: Snapshot = None,
+    output: Output = OutputFormat.table,
+    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
+    timeout: Timeout = 10.0, verbose: Verbose = False,
+) -> None:
+    """Group type, state, assignor, coordinator and members with their assignments
+    (and, for KIP-848 groups, target assignments and who is still reconciling)."""
+    from kgroup.groups import describe_document, describe_notes
+
+    conn = (bootstrap, x, command_config, timeout, verbose)
+    ids = _group_ids(groups, all_groups, snapshot, conn)
+    states, problems = group_states(snapshot, ids, conn, offsets=False)
+    doc = describe_document(states.values())
+    tables = []
+    for g in doc["groups"]:
+        kip848 = g["type"] == "consumer"
+        headers = ["MEMBER-ID", "GROUP-INSTANCE-ID", "CLIENT-ID", "HOST", "#PARTITIONS", "ASSIGNMENT"]
+        if kip848:
+            headers += ["TARGET-ASSIGNMENT", "RECONCILING"]
+        rows = [[m["member_id"], m["group_instance_id"], m["client_id"], m["host"], m["partitions"],
+                 m["assignment_compact"]] + ([m["target_assignment_compact"], m["reconciling"]] if kip848 else [])
+                for m in g["members"]]
+        title = (f"GROUP {g['group']}  type={g['type'] or '-'}  state={g['state'] or '-'}  "
+                 f"assignor={g['assignor'] or '-'}  coordinator={g['coordinator_label'] or '-'}  "
+                 f"members={g['member_count']}")
+        tables.append(Table(headers, rows, title=title, notes=describe_notes(g)))
+    for g in doc["groups"]:
+        g.pop("coordinator_label")
+        for m in g["members"]:
+            m.pop("assignment_compact"), m.pop("target_assignment_compact")
+    if output == OutputFormat.csv:
+        tables = [Table(["GROUP"] + tables[0].headers if tables else [], [[g["group"], *row] for g, t in
+                        zip(doc["groups"], tables) for row in t.rows])] if tables else []
+    emit(output, doc, tables)
+    _report_problems(problems)
+
+
+@app.command("offsets")
+def offsets(
+    groups: Groups = None, all_groups: AllGroups = False,
+    topic: Annotated[Optional[List[str]], typer.Option("--topic", "-t", metavar="TOPIC",
+                                                       help="Only this topic (repeatable).")] = None,
+    lag_above: Annotated[Optional[int], typer.Option("--lag-above", metavar="N", min=0,
+                                                     help="Exit 1 when any partition's lag exceeds N.")] = None,
+    time_lag: Annotated[bool, typer.Option("--time-lag", help="Add the age of the first unconsumed record "
+                                           "(read without joining any group).")] = False,
+    snapshot: Snapshot = None,
+    output: Output = OutputFormat.table,
+    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
+    timeout: Timeout = 10.0, verbose: Verbose = False,
+) -> None:
+    """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
+    lag totals per topic and per group."""
+    from kgroup.groups import offsets_document
+
+    conn = (bootstrap, x, command_config, timeout, verbose)
+    ids = _group_ids(groups, all_groups, snapshot, conn)
+    states, problems = group_states(snapshot, ids, conn, topics=topic)
+    timestamps = None
+    if time_lag:
+        if snapshot is not None:
+            raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
+        positions = {(t, p): o.committed for s in states.values() for t, parts in s.offsets.items()
+                     for p, o in parts.items()
+                     if o.committed is not None and o.log_end is not None and o.committed < o.log_end}
+        timestamps = _cluster(_settings(*conn)).first_record_timestamps(positions)
+    doc = offsets_document(states.values(), topic, timestamps, int(time.time() * 1000))
+    headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
+               "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
+    rows = []
+    notes = []
+    for g in doc["groups"]:
+        for p in g["partitions"]:
+            rows.append([g["group"], p["topic"], p["partition"], p["committed"], p["log_start"], p["log_end"],
+                         p["lag"], p["member_id"], p["client_id"], p["host"], p["metadata"]]
+                        + ([_duration(p["time_lag_ms"])] if time_lag else []))
+        per_topic = ", ".join(f"{t}={n}" for t, n in g["topic_lag"].items())
+        notes.append(f"group {g['group']} ({g['state'] or '-'}): total lag {g['total_lag']}"
+                     + (f"  [{per_topic}]" if per_topic else ""))
+    for g in doc["groups"]:
+        g.pop("topic_lag")
+    emit(output, doc, [Table(headers, rows, notes=notes)])
+    _report_problems(problems)
+    if lag_above is not None and any(p["lag"] is not None and p["lag"] > lag_above
+                                     for g in doc["groups"] for p in g["partitions"]):
+        raise typer.Exit(EXIT_FLAGGED)
+
+
+def _duration(ms: Optional[int]) -> Optional[str]:
+    if ms is None:
+        return None
+    seconds = ms / 1000
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f}{unit}"
+    return f"{seconds:.1f}s"
+
+
+@app.command("snapshot")
+def snapshot(
+    group: Annotated[str, typer.Argument(metavar="GROUP", help="The group to capture.")],
+    out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", help="Write here (default stdout).")] = None,
+    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
+    timeout: Timeout = 10.0, verbose: Verbose = False,
+) -> None:
+    """Capture everything kgroup knows about a group (snapshot format v1) for offline use
+    with --snapshot."""
+    from kgroup import snapshot as snapshot_format
+
+    states, problems = group_states(None, [group], (bootstrap, x, command_config, timeout, verbose), racks=True)
+    text = json.dumps(snapshot_format.dump(states[group]), indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
+    _report_problems(problems)

@@ -1,0 +1,85 @@
+"""Documents for list, describe and offsets, built from GroupState (pure).
+
+The JSON documents are the contract (README); tables render from them.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from kgroup.assignment import compact, normalized, partition_count
+from kgroup.lag import offset_rows, totals
+from kgroup.model import GroupDescription, GroupListing, GroupState
+
+
+def _label(b) -> str | None:
+    return None if b is None else f"{b.host}:{b.port} ({b.id})"
+
+
+def filter_listing(listed: list[GroupListing], described: dict[str, GroupDescription], states: list[str],
+                   type_: str | None) -> list[dict]:
+    wanted_states = {s.lower().replace("_", "") for s in states}
+    rows = []
+    for g in listed:
+        d = described.get(g.group_id)
+        state = (d.state if d else None) or g.state
+        gtype = g.type or (d.type if d else None)
+        if wanted_states and (state or "").lower().replace("_", "") not in wanted_states:
+            continue
+        if type_ and gtype != type_:
+            continue
+        rows.append({"group": g.group_id, "type": gtype, "state": state,
+                     "protocol_type": (d.protocol_type if d else None) or g.protocol_type,
+                     "assignor": d.protocol if d else None, "members": len(d.members) if d else None,
+                     "coordinator": d.coordinator.id if d and d.coordinator else None})
+    return rows
+
+
+def describe_document(states: Iterable[GroupState]) -> dict:
+    groups = []
+    for s in states:
+        g = s.group
+        members = []
+        for m in sorted(g.members, key=lambda m: (m.group_instance_id is None, m.group_instance_id or "",
+                                                  m.member_id)):
+            target = normalized(m.target_assignment) if m.target_assignment is not None else None
+            members.append({
+                "member_id": m.member_id, "group_instance_id": m.group_instance_id, "client_id": m.client_id,
+                "host": m.host, "partitions": partition_count(m.assignment),
+                "assignment": normalized(m.assignment), "target_assignment": target,
+                "reconciling": target is not None and target != normalized(m.assignment),
+                "assignment_compact": compact(m.assignment),
+                "target_assignment_compact": compact(target) if target is not None else None,
+            })
+        groups.append({"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.protocol,
+                       "coordinator": g.coordinator.to_json() if g.coordinator else None,
+                       "coordinator_label": _label(g.coordinator), "member_count": len(members),
+                       "members": members})
+    return {"groups": groups}
+
+
+def describe_notes(g: dict) -> list[str]:
+    """Plain statements about a group's condition, under its table."""
+    state = g["state"]
+    notes = []
+    if state == "Empty":
+        notes.append(f"Group {g['group']} is empty: no active members (offsets may still be committed).")
+    elif state in ("PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"):
+        notes.append(f"Group {g['group']} is rebalancing ({state}): assignments are in flux.")
+    elif state == "Stable" and not g["members"]:
+        notes.append(f"Group {g['group']} is Stable but the broker returned no member details "
+                     "(some Kafka-compatible brokers do not implement ConsumerGroupDescribe fully).")
+    reconciling = [m["member_id"] for m in g["members"] if m["reconciling"]]
+    if reconciling:
+        notes.append(f"{len(reconciling)} member(s) still reconciling towards their target assignment.")
+    return notes
+
+
+def offsets_document(states: Iterable[GroupState], topics: list[str] | None, record_timestamps: dict | None,
+                     now_ms: int) -> dict:
+    groups = []
+    for s in states:
+        rows = offset_rows(s, topics, record_timestamps, now_ms)
+        per_topic, total = totals(rows)
+        groups.append({"group": s.group.group_id, "state": s.group.state,
+                       "partitions": [r.to_json() for r in rows], "total_lag": total, "topic_lag": per_topic})
+    return {"groups": groups}

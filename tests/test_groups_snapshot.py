@@ -1,0 +1,149 @@
+"""Golden tests on snapshot files whose content is written out here: exact describe and
+offsets tables for the seed scenario, KIP-848 reconciliation, group conditions, and
+snapshot validation."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_kgroup
+
+SEED = {
+    "kgroup_snapshot": 1,
+    "cluster": {"brokers": [{"id": 1, "host": "b1", "port": 9092}], "offsets_partitions": 50,
+                "topics": {"Order": {"partitions": 7}, "Stock": {"partitions": 5}}},
+    "group": {
+        "group_id": "G1", "type": "classic", "state": "Stable", "protocol": "range", "coordinator": 1,
+        "members": [
+            {"member_id": "C1-aaa", "client_id": "C1", "host": "/10.0.0.1",
+             "assignment": {"Order": [0, 1, 2], "Stock": [0, 1]}},
+            {"member_id": "C2-bbb", "client_id": "C2", "host": "/10.0.0.2",
+             "assignment": {"Order": [3, 4], "Stock": [2, 3]}},
+            {"member_id": "C3-ccc", "client_id": "C3", "host": "/10.0.0.3",
+             "assignment": {"Order": [5, 6], "Stock": [4]}},
+        ],
+        "offsets": {
+            "Order": {"0": {"committed": 120, "log_start": 0, "log_end": 130, "metadata": "m"},
+                      "6": {"committed": 5, "log_start": 5, "log_end": 5}},
+            "Stock": {"4": {"committed": 7, "log_start": 0, "log_end": 10}},
+            "Gone": {"0": {"committed": 3, "log_start": 0, "log_end": 4}},
+        },
+    },
+}
+
+DESCRIBE_TABLE = """\
+GROUP G1  type=classic  state=Stable  assignor=range  coordinator=b1:9092 (1)  members=3
+MEMBER-ID    GROUP-INSTANCE-ID    CLIENT-ID    HOST       #PARTITIONS    ASSIGNMENT
+-----------  -------------------  -----------  ---------  -------------  -------------------
+C1-aaa       -                    C1           /10.0.0.1  5              Order:0-2 Stock:0-1
+C2-bbb       -                    C2           /10.0.0.2  4              Order:3-4 Stock:2-3
+C3-ccc       -                    C3           /10.0.0.3  3              Order:5-6 Stock:4
+"""
+
+OFFSETS_TABLE = """\
+GROUP    TOPIC    PARTITION    COMMITTED    LOG-START    LOG-END    LAG    MEMBER-ID    CLIENT-ID    HOST       METADATA
+-------  -------  -----------  -----------  -----------  ---------  -----  -----------  -----------  ---------  ----------
+G1       Gone     0            3            0            4          1      -            -            -          -
+G1       Order    0            120          0            130        10     C1-aaa       C1           /10.0.0.1  m
+G1       Order    1            -            -            -          -      C1-aaa       C1           /10.0.0.1  -
+G1       Order    2            -            -            -          -      C1-aaa       C1           /10.0.0.1  -
+G1       Order    3            -            -            -          -      C2-bbb       C2           /10.0.0.2  -
+G1       Order    4            -            -            -          -      C2-bbb       C2           /10.0.0.2  -
+G1       Order    5            -            -            -          -      C3-ccc       C3           /10.0.0.3  -
+G1       Order    6            5            5            5          0      C3-ccc       C3           /10.0.0.3  -
+G1       Stock    0            -            -            -          -      C1-aaa       C1           /10.0.0.1  -
+G1       Stock    1            -            -            -          -      C1-aaa       C1           /10.0.0.1  -
+G1       Stock    2            -            -            -          -      C2-bbb       C2           /10.0.0.2  -
+G1       Stock    3            -            -            -          -      C2-bbb       C2           /10.0.0.2  -
+G1       Stock    4            7            0            10         3      C3-ccc       C3           /10.0.0.3  -
+group G1 (Stable): total lag 14  [Gone=1, Order=10, Stock=3]
+"""
+
+
+def _write(tmp_path, doc, name="snap.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_describe_table_golden(tmp_path):
+    r = run_kgroup("describe", "--snapshot", _write(tmp_path, SEED))
+    assert (r.returncode, r.stdout, r.stderr) == (0, DESCRIBE_TABLE, "")
+
+
+def test_offsets_table_golden(tmp_path):
+    # never-committed partitions show '-'; the committed partition nobody owns (Gone-0) is listed
+    r = run_kgroup("offsets", "--snapshot", _write(tmp_path, SEED))
+    assert (r.returncode, r.stdout, r.stderr) == (0, OFFSETS_TABLE, "")
+
+
+def test_offsets_csv_and_lag_above(tmp_path):
+    path = _write(tmp_path, SEED)
+    r = run_kgroup("offsets", "--snapshot", path, "-o", "csv", "--lag-above", "9")
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert lines[0] == "group,topic,partition,committed,log_start,log_end,lag,member_id,client_id,host,metadata"
+    assert lines[2] == "G1,Order,0,120,0,130,10,C1-aaa,C1,/10.0.0.1,m"
+    assert run_kgroup("offsets", "--snapshot", path, "--lag-above", "10").returncode == 0
+
+
+def test_kip848_target_assignment_and_reconciling(tmp_path):
+    doc = {"kgroup_snapshot": 1, "cluster": {"topics": {"T": {"partitions": 4}}},
+           "group": {"group_id": "K", "type": "consumer", "state": "Reconciling", "protocol": "uniform",
+                     "members": [
+                         {"member_id": "m1", "assignment": {"T": [0, 1, 2]}, "target_assignment": {"T": [0, 1]}},
+                         {"member_id": "m2", "assignment": {"T": [3]}, "target_assignment": {"T": [3, 2]}},
+                         {"member_id": "m3", "assignment": {}, "target_assignment": {}}]}}
+    r = run_kgroup("describe", "--snapshot", _write(tmp_path, doc), "-o", "json")
+    (g,) = json.loads(r.stdout)["groups"]
+    assert [(m["member_id"], m["reconciling"], m["target_assignment"]) for m in g["members"]] == [
+        ("m1", True, {"T": [0, 1]}), ("m2", True, {"T": [2, 3]}), ("m3", False, {})]
+    table = run_kgroup("describe", "--snapshot", _write(tmp_path, doc)).stdout
+    assert "TARGET-ASSIGNMENT" in table and "RECONCILING" in table
+    assert "rebalancing (Reconciling)" in table and "2 member(s) still reconciling" in table
+
+
+def test_static_members_listed_first(tmp_path):
+    doc = json.loads(json.dumps(SEED))
+    doc["group"]["members"][2]["group_instance_id"] = "static-z"
+    r = run_kgroup("describe", "--snapshot", _write(tmp_path, doc), "-o", "json")
+    assert [m["member_id"] for m in json.loads(r.stdout)["groups"][0]["members"]] == ["C3-ccc", "C1-aaa", "C2-bbb"]
+
+
+def test_empty_group_is_stated(tmp_path):
+    doc = {"kgroup_snapshot": 1, "cluster": {"topics": {}}, "group": {"group_id": "E", "state": "Empty",
+                                                                      "members": []}}
+    r = run_kgroup("describe", "--snapshot", _write(tmp_path, doc))
+    assert r.returncode == 0 and "Group E is empty: no active members" in r.stdout
+
+
+@pytest.mark.parametrize("mutate,needle", [
+    (lambda d: d.pop("kgroup_snapshot"), "kgroup_snapshot is missing"),
+    (lambda d: d["cluster"]["topics"]["Order"].pop("partitions"), "cluster.topics.Order.partitions is missing"),
+    (lambda d: d["group"].pop("group_id"), "group.group_id is missing"),
+    (lambda d: d["group"]["members"][1].pop("member_id"), "group.members[1].member_id is missing"),
+    (lambda d: d["group"]["members"][0].pop("assignment"), "group.members[0].assignment is missing"),
+    (lambda d: d["cluster"]["topics"]["Order"].update(partitions="7"),
+     "cluster.topics.Order.partitions must be an integer, not a string"),
+    (lambda d: d["group"]["members"][0].update(assignment={"Order": "0-2"}),
+     "group.members[0].assignment.Order must be a list of partition numbers"),
+    (lambda d: d.update(kgroup_snapshot=2), "kgroup_snapshot is 2"),
+])
+def test_invalid_snapshot_exits_2_naming_the_key(tmp_path, mutate, needle):
+    doc = json.loads(json.dumps(SEED))
+    mutate(doc)
+    r = run_kgroup("describe", "--snapshot", _write(tmp_path, doc))
+    assert r.returncode == 2
+    assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_keys_are_ignored_and_file_errors(tmp_path):
+    doc = json.loads(json.dumps(SEED))
+    doc["future_field"] = {"x": 1}
+    doc["group"]["members"][0]["extra"] = True
+    assert run_kgroup("describe", "--snapshot", _write(tmp_path, doc)).returncode == 0
+    r = run_kgroup("describe", "--snapshot", str(tmp_path / "missing.json"))
+    assert r.returncode == 2 and "cannot read snapshot" in r.stderr
+    (tmp_path / "bad.json").write_text("{not json")
+    r = run_kgroup("describe", "--snapshot", str(tmp_path / "bad.json"))
+    assert r.returncode == 2 and "not valid JSON" in r.stderr
