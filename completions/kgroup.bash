@@ -23,13 +23,14 @@ _kgroup() {
     find-coordinator)
         case "$prev" in
             --offsets-partitions) COMPREPLY=(); return ;;
+            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     list)
         case "$prev" in
             --state) COMPREPLY=(); return ;;

@@ -15,6 +15,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l all-grou
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l offline -d 'Compute the offsets partition only; no cluster needed'
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l offsets-partitions -r -d 'Partitions of __consumer_offsets when the cluster does not show it (default 50)'
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l fail-on-mismatch -d 'Exit 1 on any mismatch'
+complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l snapshot -r -F -d 'Read the group from a kgroup snapshot file instead of a cluster'
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l bootstrap-server -s b -r -d 'Kafka bootstrap servers'
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -s X -r -d 'librdkafka client property, repeatable (as kcat takes them)'

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from kgroup.errors import ClusterError, UsageError
+from kgroup.hashing import offsets_partition_for
 from kgroup.model import OFFSETS_TOPIC, GroupDescription, GroupState, PartitionOffsets, TopicLayout
 
 Progress = Callable[[str, int, int], None]
@@ -112,8 +113,12 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
             c = committed[g].get((t, p)) or PartitionOffsets()
             start, end = log.get((t, p), (None, None))
             by_topic.setdefault(t, {})[p] = PartitionOffsets(c.committed, start, end, c.metadata, c.leader_epoch)
+        leader = None
+        if offsets_topic and offsets_topic.partition_count:
+            info = offsets_topic.partitions.get(offsets_partition_for(g, offsets_topic.partition_count))
+            leader = info.leader if info and info.leader >= 0 else None
         states[g] = GroupState(desc, layout, brokers, offsets_topic.partition_count if offsets_topic else None,
-                               by_topic if offsets else {}, now)
+                               by_topic if offsets else {}, now, leader)
     return Capture(states, problems)
 
 

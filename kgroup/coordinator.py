@@ -182,3 +182,31 @@ def offline_survey(groups: list[str], offsets_partitions: int | None) -> Coordin
     warnings = [] if offsets_partitions is not None else [
         f"--offline without --offsets-partitions: assuming {DEFAULT_OFFSETS_PARTITIONS} (Kafka's default)"]
     return CoordinatorSurvey([offline_report(g, count.count) for g in groups], [], warnings)
+
+
+def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
+    """The coordinator as a snapshot recorded it (kgroup.model.GroupState)."""
+    brokers = {b.id: b for b in state.brokers}
+    metadata = ClusterMetadata(brokers, {})
+    if state.offsets_partitions:
+        count = PartitionCount(state.offsets_partitions, "snapshot")
+    else:
+        count = offsets_partition_count(None, offsets_partitions)
+    group = state.group.group_id
+    partition = offsets_partition_for(group, count.count)
+    coordinator = state.group.coordinator
+    leader = brokers.get(state.offsets_partition_leader) if state.offsets_partition_leader is not None else None
+    if coordinator is None or leader is None:
+        missing = "coordinator" if coordinator is None else "offsets partition leader"
+        report = CoordinatorReport(group, partition, count.count, leader, coordinator, UNVERIFIED,
+                                   f"the snapshot does not record the {missing}")
+    else:
+        report = explain(group, count, ClusterMetadata(brokers, {OFFSETS_TOPIC: _single_partition_topic(
+            partition, leader.id)}), CoordinatorLookup(group, coordinator))
+    return CoordinatorSurvey([report], broker_loads([report], None), [count.warning] if count.warning else [])
+
+
+def _single_partition_topic(partition: int, leader: int):
+    from kgroup.model import PartitionInfo, TopicInfo
+
+    return TopicInfo(OFFSETS_TOPIC, {partition: PartitionInfo(partition, leader)})

@@ -139,3 +139,5 @@ class GroupState:
     offsets_partitions: int | None = None
     offsets: dict[str, dict[int, PartitionOffsets]] = field(default_factory=dict)
     captured_at: str | None = None
+    # leader of the group's __consumer_offsets partition when captured (kgroup's own addition)
+    offsets_partition_leader: int | None = None

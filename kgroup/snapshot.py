@@ -4,10 +4,13 @@
      "cluster": {"brokers": [...], "offsets_partitions": 50,
                  "topics": {"Order": {"partitions": 7, "replica_racks": {"0": ["az1"]}}}},
      "group": {"group_id": "G1", "type": "classic", "state": "Stable", "protocol": "range",
-               "generation": 3, "coordinator": 1,
+               "generation": 3, "coordinator": 1, "offsets_partition_leader": 1,
                "members": [{"member_id": ..., "assignment": {"Order": [0, 1]}, ...}],
                "offsets": {"Order": {"0": {"committed": 120, "log_start": 0, "log_end": 130,
                                            "metadata": ""}}}}}
+
+``offsets_partition_leader`` (the leader of the group's __consumer_offsets partition at
+capture time) is kgroup's own optional addition to the format.
 
 Required: kgroup_snapshot, cluster.topics.*.partitions, group.group_id, and per member
 member_id and assignment. Unknown keys are ignored. A missing required key or a wrong
@@ -155,7 +158,8 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
                 log_end=r.get(o, "log_end", where, int), metadata=r.get(o, "metadata", where, str),
                 leader_epoch=r.get(o, "leader_epoch", where, int))
     return GroupState(description, topics, brokers, r.get(cluster, "offsets_partitions", "cluster", int),
-                      offsets, r.get(doc, "captured_at", "", str))
+                      offsets, r.get(doc, "captured_at", "", str),
+                      r.get(group, "offsets_partition_leader", gw, int))
 
 
 def dump(state: GroupState) -> dict:
@@ -176,6 +180,7 @@ def dump(state: GroupState) -> dict:
             "group_id": g.group_id, "type": g.type, "state": g.state, "protocol_type": g.protocol_type,
             "protocol": g.protocol, "generation": g.generation,
             "coordinator": g.coordinator.id if g.coordinator else None,
+            "offsets_partition_leader": state.offsets_partition_leader,
             "members": [{"member_id": m.member_id, "group_instance_id": m.group_instance_id,
                          "client_id": m.client_id, "host": m.host, "rack": m.rack,
                          "subscription": m.subscription, "protocols": m.protocols,

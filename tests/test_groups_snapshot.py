@@ -147,3 +147,17 @@ def test_unknown_keys_are_ignored_and_file_errors(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     r = run_kgroup("describe", "--snapshot", str(tmp_path / "bad.json"))
     assert r.returncode == 2 and "not valid JSON" in r.stderr
+
+
+def test_find_coordinator_from_snapshot(tmp_path):
+    doc = json.loads(json.dumps(SEED))
+    doc["cluster"]["brokers"].append({"id": 2, "host": "b2", "port": 9092})
+    doc["group"]["offsets_partition_leader"] = 2
+    r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, doc), "-o", "json")
+    (g,) = json.loads(r.stdout)["groups"]
+    # "G1".hashCode() = 2250 -> partition 0 of 50; coordinator 1 but leader 2 was recorded
+    assert (g["offsets_partition"], g["verdict"], g["coordinator"]["id"], g["partition_leader"]["id"]) == \
+        (0, "mismatch", 1, 2)
+    r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, SEED), "-o", "json")
+    (g,) = json.loads(r.stdout)["groups"]
+    assert g["verdict"] == "unverified" and "offsets partition leader" in g["reason"]

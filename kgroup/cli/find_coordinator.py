@@ -25,6 +25,7 @@ def find_coordinator(
         "--offsets-partitions", metavar="N", min=1,
         help="Partitions of __consumer_offsets when the cluster does not show it (default 50).")] = None,
     fail_on_mismatch: Annotated[bool, typer.Option("--fail-on-mismatch", help="Exit 1 on any mismatch.")] = False,
+    snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
     bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
     timeout: Timeout = 10.0, verbose: Verbose = False,
@@ -34,7 +35,14 @@ def find_coordinator(
     from kgroup import coordinator
 
     groups = list(groups or [])
-    if offline:
+    if snapshot is not None:
+        from kgroup.cli.common import group_states
+
+        if offline or all_groups:
+            raise UsageError("--snapshot cannot be combined with --offline or --all-groups")
+        (state,) = group_states(snapshot, groups, ())[0].values()
+        result = coordinator.snapshot_survey(state, offsets_partitions)
+    elif offline:
         if all_groups:
             raise UsageError("--offline cannot list groups; name them")
         if not groups:
