@@ -296,9 +296,12 @@ class Cluster:
         problems: list[str] = []
         if not partitions:
             return {}, problems
-        for index, spec in ((0, OffsetSpec.earliest()), (1, OffsetSpec.latest())):
-            futures = self._admin.list_offsets({TopicPartition(t, p): spec for t, p in partitions},
-                                               request_timeout=self.settings.timeout)
+        requests = {TopicPartition(t, p): None for t, p in partitions}
+        # earliest and latest go out together; the client sends one request per leader broker
+        pending = [(index, self._admin.list_offsets({tp: spec for tp in requests},
+                                                    request_timeout=self.settings.timeout))
+                   for index, spec in ((0, OffsetSpec.earliest()), (1, OffsetSpec.latest()))]
+        for index, futures in pending:
             for tp, future in futures.items():
                 try:
                     info = future.result()

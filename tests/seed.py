@@ -53,7 +53,7 @@ class LiveGroup:
     bootstrap: str
     group_id: str
     clients: tuple[str, ...] = CLIENTS
-    topics: tuple[str, ...] = tuple(TOPICS)
+    topics: dict[str, int] = field(default_factory=lambda: dict(TOPICS))
     strategy: str = "range"
     consumers: dict = field(default_factory=dict)
     assignments: dict = field(default_factory=dict)
@@ -77,7 +77,7 @@ class LiveGroup:
         while time.monotonic() < deadline:
             with self._lock:
                 total = sum(len(a) for a in self.assignments.values())
-                if len(self.assignments) == len(self.clients) and total == sum(TOPICS[t] for t in self.topics):
+                if len(self.assignments) == len(self.clients) and total == sum(self.topics.values()):
                     return self
             time.sleep(0.1)
         raise RuntimeError(f"group {self.group_id} did not stabilise: {self.assignments}")
