@@ -14,4 +14,5 @@ completions:
 	@.venv/bin/python scripts/gen_completions.py
 
 bench: setup
-	@.venv/bin/python bench/run.py
+	@.venv/bin/python bench/offsets_bench.py
+	@.venv/bin/python bench/whatif_bench.py

@@ -9,7 +9,7 @@ _kgroup() {
     done
     case "$cmd" in
     "")
-        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator list offsets snapshot" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator list offsets snapshot vote whatif" -- "$cur")) ;;
     describe)
         case "$prev" in
             --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -63,6 +63,30 @@ _kgroup() {
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--out --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    vote)
+        case "$prev" in
+            --member|-m) COMPREPLY=(); return ;;
+            --switch) COMPREPLY=(); return ;;
+            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--member -m --switch --snapshot --output -o -h --help" -- "$cur")) ;;
+    whatif)
+        case "$prev" in
+            --remove) COMPREPLY=(); return ;;
+            --add) COMPREPLY=(); return ;;
+            --partitions) COMPREPLY=(); return ;;
+            --strategy|-s) COMPREPLY=(); return ;;
+            --subscription) COMPREPLY=(); return ;;
+            --protocols) COMPREPLY=(); return ;;
+            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--remove --add --partitions --strategy -s --subscription --protocols --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     esac
 }
 complete -F _kgroup kgroup

@@ -51,8 +51,29 @@ complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l command-config -
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l timeout -r -d 'Give up on the cluster after this long'
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l verbose -s v -d 'Show client logs on stderr (secrets redacted)'
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -s h -l help -d 'Show help'
+complete -c kgroup -n '__fish_seen_subcommand_from vote' -l member -s m -r -d 'A member and its protocols in preference order (repeatable)'
+complete -c kgroup -n '__fish_seen_subcommand_from vote' -l switch -r -d 'Plan a rolling switch of every member from one assignor to another, restart by restart'
+complete -c kgroup -n '__fish_seen_subcommand_from vote' -l snapshot -r -F -d 'Read the group from a kgroup snapshot file instead of a cluster'
+complete -c kgroup -n '__fish_seen_subcommand_from vote' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
+complete -c kgroup -n '__fish_seen_subcommand_from vote' -s h -l help -d 'Show help'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l remove -r -d 'Remove a member: member id, client id, group instance id or host (repeatable)'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l add -r -d 'Add a member with this member id, subscribed to the topics (default: the groups topics) (repeatable)'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l partitions -r -d 'Grow a topic to N partitions (repeatable)'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l strategy -s s -r -d 'Assignor to run; all runs every one and compares them'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l subscription -r -d 'Override a members subscription (repeatable)'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l protocols -r -d 'Protocols the added members support, in order; runs the protocol vote of the group after the change'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l snapshot -r -F -d 'Read the group from a kgroup snapshot file instead of a cluster'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l bootstrap-server -s b -r -d 'Kafka bootstrap servers'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -s X -r -d 'librdkafka client property, repeatable (as kcat takes them)'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l command-config -r -F -d 'Java client '
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l timeout -r -d 'Give up on the cluster after this long'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -l verbose -s v -d 'Show client logs on stderr (secrets redacted)'
+complete -c kgroup -n '__fish_seen_subcommand_from whatif' -s h -l help -d 'Show help'
 complete -c kgroup -n '__fish_use_subcommand' -a describe
 complete -c kgroup -n '__fish_use_subcommand' -a find-coordinator
 complete -c kgroup -n '__fish_use_subcommand' -a list
 complete -c kgroup -n '__fish_use_subcommand' -a offsets
 complete -c kgroup -n '__fish_use_subcommand' -a snapshot
+complete -c kgroup -n '__fish_use_subcommand' -a vote
+complete -c kgroup -n '__fish_use_subcommand' -a whatif

@@ -69,8 +69,18 @@ def main() -> int:
 
 
 def _more_commands() -> list[tuple[str, ...]]:
-    """Commands added as kgroup grows (describe, offsets, whatif...)."""
-    return []
+    return [
+        ("the committed offsets, log-end offsets and lag of all 12 partitions, read live",
+         "offsets", "G1"),
+        ("the group's members as the broker describes them (Tansu answers ConsumerGroupDescribe with no "
+         "members, unlike Kafka: kgroup says so rather than invent them)", "describe", "G1"),
+        (f"the same command on the shipped snapshot of the seed scenario ({SNAPSHOT})",
+         "describe", "--snapshot", SNAPSHOT),
+        ("what happens to G1 if C3 leaves, under every assignor (Kafka's algorithms, from the snapshot "
+         "because Tansu gives no member details)", "whatif", "--snapshot", SNAPSHOT, "--remove", "C3"),
+        ("planning a rolling switch from range to cooperative-sticky, restart by restart",
+         "vote", "--snapshot", SNAPSHOT, "--switch", "range:cooperative-sticky"),
+    ]
 
 
 if __name__ == "__main__":

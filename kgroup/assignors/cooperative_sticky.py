@@ -1,0 +1,106 @@
+"""Cooperative sticky assignment: a Python port of Kafka's
+``org.apache.kafka.clients.consumer.CooperativeStickyAssignor``.
+
+Same algorithm as the eager sticky assignor (:mod:`._sticky_core`), but members keep
+their partitions while rebalancing and report them in the subscription
+(``ownedPartitions`` and ``generationId``, ConsumerProtocol v2+).  A partition that has
+to change owner is first revoked: the assignor leaves it out of the new owner's
+assignment (``adjustAssignment``), the old owner gives it up, and the follow-up
+rebalance hands it to its new owner.  :func:`assign_rounds` returns both steps.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
+from ._order import member_rack, partitions_per_topic, protocol_owned, protocol_topics, subscription_order
+from ._sticky_core import (
+    DEFAULT_GENERATION,
+    MemberData,
+    StickySubscription,
+    _remove_first,
+    as_assignment,
+    assign_partitions,
+)
+
+__all__ = ["assign", "assign_rounds"]
+
+
+def _subscription(member: MemberSubscription) -> StickySubscription:
+    owned = protocol_owned(member)
+    generation = member.generation if member.generation >= 0 else None
+    # With a generation in the subscription the assignor takes it from there; without
+    # one it reads the userData, where CooperativeStickyAssignor wrote generation -1.
+    data = MemberData(owned, generation if generation is not None else DEFAULT_GENERATION)
+    return StickySubscription(
+        member_id=member.member_id,
+        topics=protocol_topics(member),
+        owned_partitions=owned,
+        generation_id=generation,
+        rack=member_rack(member),
+        member_data=data,
+    )
+
+
+def _partitions_transferring_ownership(
+    subscriptions: dict[str, StickySubscription], assignment: dict[str, list[TopicPartition]]
+) -> dict[TopicPartition, str]:
+    """``computePartitionsTransferringOwnership``: new partitions that some member still owns."""
+    added: dict[TopicPartition, str] = {}
+    revoked: set[TopicPartition] = set()
+    for consumer in subscriptions:
+        assigned = assignment.get(consumer, [])
+        owned = subscriptions[consumer].owned_partitions
+        owned_set = set(owned)
+        for tp in assigned:
+            if tp not in owned_set:
+                added[tp] = consumer
+        assigned_set = set(assigned)
+        revoked.update(tp for tp in owned if tp not in assigned_set)
+    return {tp: consumer for tp, consumer in added.items() if tp in revoked}
+
+
+def _assign_once(
+    topics: dict[str, int], members: list[MemberSubscription], topic_racks: TopicRacks | None
+) -> Assignment:
+    ordered = subscription_order(members)
+    subscriptions = {m.member_id: _subscription(m) for m in ordered}
+    result = assign_partitions(partitions_per_topic(topics, ordered), subscriptions, topic_racks)
+    assignment = result.assignment
+    transferring = result.partitions_transferring_ownership
+    if transferring is None:
+        transferring = _partitions_transferring_ownership(subscriptions, assignment)
+    for tp, consumer in transferring.items():
+        _remove_first(assignment[consumer], tp)  # revoke first, assign next rebalance
+    return as_assignment([m.member_id for m in members], assignment)
+
+
+def assign(
+    topics: dict[str, int],
+    members: list[MemberSubscription],
+    *,
+    topic_racks: TopicRacks | None = None,
+) -> Assignment:
+    """Assign like ``CooperativeStickyAssignor.assign(Cluster, GroupSubscription)`` (one rebalance)."""
+    if not members:
+        return {}
+    return _assign_once(topics, members, topic_racks)
+
+
+def assign_rounds(
+    topics: dict[str, int],
+    members: list[MemberSubscription],
+    *,
+    topic_racks: TopicRacks | None = None,
+) -> tuple[Assignment, Assignment]:
+    """The first rebalance and the follow-up one that completes the moves.
+
+    In the follow-up every member owns exactly its first-round assignment, in the
+    generation of the first rebalance (one more than the highest generation reported).
+    """
+    if not members:
+        return {}, {}
+    first = _assign_once(topics, members, topic_racks)
+    generation = max(DEFAULT_GENERATION, *(m.generation for m in members)) + 1
+    follow_up = [replace(m, owned=tuple(first[m.member_id]), generation=generation) for m in members]
+    return first, _assign_once(topics, follow_up, topic_racks)

@@ -1,0 +1,227 @@
+"""Dry-run every assignment strategy after a hypothetical change to a group.
+
+Pure: takes a GroupState (live capture or snapshot), applies the change (members
+removed or added, subscriptions overridden, topics grown), runs each assignor
+module and compares the result with the current assignment.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks, by_topic
+from kgroup.errors import UsageError
+from kgroup.model import GroupState, Member
+
+# strategy name -> (module under kgroup.assignors, side)
+STRATEGIES = {
+    "range": ("range", "client"),
+    "roundrobin": ("roundrobin", "client"),
+    "sticky": ("sticky", "client"),
+    "cooperative-sticky": ("cooperative_sticky", "client"),
+    "uniform": ("uniform", "server"),
+    "server-range": ("server_range", "server"),
+}
+
+
+@dataclass
+class AddedMember:
+    name: str
+    topics: list[str] | None = None  # None: the group's topics
+    protocols: list[str] | None = None
+    rack: str | None = None
+
+
+@dataclass
+class Change:
+    remove: list[str] = field(default_factory=list)
+    add: list[AddedMember] = field(default_factory=list)
+    partitions: dict[str, int] = field(default_factory=dict)
+    subscriptions: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class Move:
+    topic: str
+    partition: int
+    source: str | None  # member that owns it now (None: nobody)
+    target: str | None  # member that gets it (None: unassigned)
+
+    def to_json(self) -> dict:
+        return {"topic": self.topic, "partition": self.partition, "from": self.source, "to": self.target}
+
+
+@dataclass
+class StrategyResult:
+    strategy: str
+    assignment: dict[str, dict[str, list[int]]]
+    moves: list[Move]
+    unassigned: dict[str, list[int]]
+    first_round: dict[str, dict[str, list[int]]] | None = None
+    lag: dict[str, int] | None = None
+
+    @property
+    def moved_partitions(self) -> int:
+        """Partitions taken from their current owner and given to another member."""
+        return sum(1 for m in self.moves if m.source is not None and m.target is not None)
+
+    @property
+    def changed_members(self) -> list[str]:
+        names = {m.source for m in self.moves} | {m.target for m in self.moves}
+        return sorted(n for n in names if n is not None and n in self.assignment)
+
+    @property
+    def min_partitions(self) -> int:
+        return min((_count(a) for a in self.assignment.values()), default=0)
+
+    @property
+    def max_partitions(self) -> int:
+        return max((_count(a) for a in self.assignment.values()), default=0)
+
+    def to_json(self) -> dict:
+        doc = {"strategy": self.strategy, "assignment": self.assignment}
+        if self.first_round is not None:
+            doc["first_round"] = self.first_round
+        doc.update({"moved_partitions": self.moved_partitions, "moves": [m.to_json() for m in self.moves],
+                    "changed_members": self.changed_members, "unassigned": self.unassigned,
+                    "min_partitions": self.min_partitions, "max_partitions": self.max_partitions})
+        if self.lag is not None:
+            doc["lag"] = self.lag
+        return doc
+
+
+@dataclass
+class WhatIf:
+    group: str
+    inferred_subscriptions: bool
+    current: dict[str, dict[str, list[int]]]
+    removed: list[str]
+    added: list[str]
+    topics: dict[str, int]
+    results: list[StrategyResult]
+    notes: list[str]
+
+    def to_json(self) -> dict:
+        return {"group": self.group, "inferred_subscriptions": self.inferred_subscriptions,
+                "current": self.current, "removed": self.removed, "added": self.added, "topics": self.topics,
+                "strategies": [r.to_json() for r in self.results]}
+
+
+def _count(a: dict[str, list[int]]) -> int:
+    return sum(len(ps) for ps in a.values())
+
+
+def resolve_member(members: list[Member], ref: str) -> Member:
+    """Find the one member that ``ref`` names: member id, client id, group instance id or host."""
+    exact = [m for m in members if m.member_id == ref]
+    if len(exact) == 1:
+        return exact[0]
+    hits = [m for m in members if ref in (m.client_id, m.group_instance_id, m.host)
+            or (m.host and m.host.lstrip("/") == ref)]
+    if len(hits) == 1:
+        return hits[0]
+    listing = "; ".join(f"{m.member_id} (client {m.client_id or '-'}, instance {m.group_instance_id or '-'}, "
+                        f"host {m.host or '-'})" for m in (hits or members))
+    if not hits:
+        raise UsageError(f"no member matches '{ref}'; members: {listing or 'none'}")
+    raise UsageError(f"'{ref}' matches {len(hits)} members, name one by member id: {listing}")
+
+
+def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], list[MemberSubscription],
+                                                              list[Member], bool, list[str]]:
+    """The assignor input after the change: (topics, members, removed, inferred, notes)."""
+    notes: list[str] = []
+    topics = {t: layout.partitions for t, layout in state.topics.items()}
+    for t, n in change.partitions.items():
+        if t not in topics:
+            raise UsageError(f"--partitions {t}={n}: the group has no topic {t}; known: {', '.join(sorted(topics))}")
+        if n < topics[t]:
+            raise UsageError(f"--partitions {t}={n}: Kafka can only add partitions ({t} has {topics[t]})")
+        topics[t] = n
+    removed = [resolve_member(state.group.members, ref) for ref in change.remove]
+    removed_ids = {m.member_id for m in removed}
+    if len(removed_ids) < len(removed):
+        twice = next(m.member_id for i, m in enumerate(removed) if m in removed[:i])
+        raise UsageError(f"--remove names member {twice} more than once")
+    remaining = [m for m in state.group.members if m.member_id not in removed_ids]
+    group_topics = sorted(t for t in state.group.topics if t in topics) or sorted(topics)
+    inferred = False
+    overrides = {resolve_member(state.group.members, ref).member_id: ts for ref, ts in change.subscriptions.items()}
+    generation = state.group.generation if state.group.generation is not None else -1
+    members = []
+    for m in remaining:
+        if m.member_id in overrides:
+            subscription = overrides[m.member_id]
+        elif m.subscription is not None:
+            subscription = m.subscription
+        else:
+            subscription, inferred = group_topics, True
+        owned = tuple((t, p) for t, ps in sorted(m.assignment.items()) for p in sorted(ps))
+        members.append(MemberSubscription(m.member_id, tuple(subscription), m.group_instance_id, m.rack,
+                                          owned, generation))
+    existing = {m.member_id for m in state.group.members}
+    for a in change.add:
+        if a.name in existing or any(x.member_id == a.name for x in members):
+            raise UsageError(f"--add {a.name}: a member with that id already exists")
+        members.append(MemberSubscription(a.name, tuple(a.topics or group_topics), None, a.rack, (), -1))
+    for m in members:
+        unknown = [t for t in m.topics if t not in topics]
+        if unknown:
+            notes.append(f"{m.member_id} subscribes to {', '.join(unknown)}, not in the metadata: Kafka's "
+                         "assignors skip such topics")
+    if inferred:
+        notes.append("subscriptions inferred as the group's topics (" + ", ".join(group_topics) +
+                     "): the cluster does not report them; override with --subscription MEMBER=TOPIC,...")
+    return topics, members, removed, inferred, notes
+
+
+def _topic_racks(state: GroupState, members: list[MemberSubscription]) -> TopicRacks | None:
+    if not any(m.rack for m in members):
+        return None
+    racks = {t: {p: frozenset(rs) for p, rs in layout.replica_racks.items()} for t, layout in state.topics.items()
+             if layout.replica_racks}
+    return racks or None
+
+
+def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscription],
+            racks: TopicRacks | None) -> tuple[Assignment, Assignment | None]:
+    module = importlib.import_module(f"kgroup.assignors.{STRATEGIES[strategy][0]}")
+    known = {t: n for t, n in topics.items()}
+    if strategy == "cooperative-sticky":
+        first, converged = module.assign_rounds(known, members, topic_racks=racks)
+        return converged, first
+    return module.assign(known, members, topic_racks=racks), None
+
+
+def _owners(assignment: dict[str, dict[str, list[int]]]) -> dict[tuple[str, int], str]:
+    return {(t, p): member for member, a in assignment.items() for t, ps in a.items() for p in ps}
+
+
+def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
+    topics, members, removed, inferred, notes = apply_change(state, change)
+    racks = _topic_racks(state, members)
+    current = {m.member_id: {t: sorted(ps) for t, ps in sorted(m.assignment.items()) if ps}
+               for m in state.group.members}
+    before = _owners(current)
+    subscribed = sorted({t for m in members for t in m.topics if t in topics})
+    lag_of = {(t, p): o.log_end - o.committed for t, parts in state.offsets.items() for p, o in parts.items()
+              if o.committed is not None and o.log_end is not None}
+    results = []
+    for strategy in strategies:
+        raw, first_raw = _assign(strategy, topics, members, racks)
+        assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
+        after = _owners(assignment)
+        moves = [Move(t, p, before.get((t, p)), after.get((t, p)))
+                 for t in subscribed for p in range(topics[t]) if before.get((t, p)) != after.get((t, p))]
+        unassigned = {t: ps for t in subscribed
+                      if (ps := [p for p in range(topics[t]) if (t, p) not in after])}
+        first_round = None
+        if first_raw is not None:
+            first_round = {m.member_id: by_topic(first_raw.get(m.member_id, [])) for m in members}
+        lag = None
+        if lag_of:
+            lag = {member: sum(lag_of.get((t, p), 0) for t, ps in a.items() for p in ps)
+                   for member, a in assignment.items()}
+        results.append(StrategyResult(strategy, assignment, moves, unassigned, first_round, lag))
+    return WhatIf(state.group.group_id, inferred, current, [m.member_id for m in removed],
+                  [a.name for a in change.add], topics, results, notes)

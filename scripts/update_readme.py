@@ -1,0 +1,49 @@
+"""Keep the README's example outputs true: every block introduced by a line
+
+    <!-- output: kgroup ARGS -->
+
+is followed by a ```console block holding ``$ kgroup ARGS`` and what that command prints
+(stdout) when run from the repository root. Only offline commands (snapshots, --offline)
+are used, so the outputs are reproducible.
+
+    python scripts/update_readme.py           # rewrite the blocks
+    python scripts/update_readme.py --check   # exit 1 if any block is stale
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MARKER = re.compile(r"(<!-- output: kgroup (?P<args>.*?) -->\n)```console\n.*?```\n", re.S)
+
+
+def run(args: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "kgroup", *shlex.split(args)], capture_output=True, text=True,
+                          cwd=ROOT, env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"})
+    return proc.stdout
+
+
+def render(text: str) -> str:
+    return MARKER.sub(lambda m: f"{m.group(1)}```console\n$ kgroup {m.group('args')}\n{run(m.group('args'))}```\n",
+                      text)
+
+
+def main() -> int:
+    path = ROOT / "README.md"
+    text = path.read_text()
+    new = render(text)
+    if "--check" in sys.argv:
+        if new != text:
+            print("README examples are stale: run python scripts/update_readme.py", file=sys.stderr)
+            return 1
+        return 0
+    path.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,430 @@
+"""Differential test: kgroup's assignors against Apache Kafka's own (kafka-clients jar).
+
+Thousands of random scenarios (fixed seed; KGROUP_DIFF_SEED picks another, and
+KGROUP_DIFF_SCENARIOS the number per strategy) are run through the real Java
+RangeAssignor, RoundRobinAssignor, StickyAssignor and CooperativeStickyAssignor in ONE
+JVM (tests/java/AssignorDriver.java) while Python computes its own answers; every
+member's ordered partition list must be identical (both rounds for cooperative-sticky).
+Scenarios come in chains: assign, mutate the group (members leave and join, topics
+grow, are recreated smaller or deleted, subscriptions change, generations go stale),
+assign again with the previous result as the members' owned partitions / userData.
+A failure prints the first mismatching scenarios as JSON, ready to replay.
+
+Without Java or the jar the tests are skipped, unless CI is set: then they fail.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import string
+import time
+from dataclasses import dataclass, field
+
+import pytest
+
+import javadriver
+from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
+from kgroup.assignors._order import hash_iteration_order
+from kgroup.assignors.base import MemberSubscription
+
+SEED = int(os.environ.get("KGROUP_DIFF_SEED", "20240917"))
+PER_STRATEGY = int(os.environ.get("KGROUP_DIFF_SCENARIOS", "2000"))
+HASH_ORDER_CASES = 300
+STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky")
+SHOW_MISMATCHES = 3
+
+
+# ---------------------------------------------------------------------------
+# random names
+# ---------------------------------------------------------------------------
+
+# characters whose Java (UTF-16) order differs from Python's (code point) order, CJK,
+# and the Java hash-colliding pair "Aa"/"BB"
+_ODD_CHARS = ["😀", "🚀", "𝄞", "\ufb01", "\uff21", "\ue000", "\u00e9", "消", "费", "者", "a", "A", "z", "Z", "-", "_", "0", "9"]
+
+
+def _colliding(rng: random.Random, blocks: int) -> str:
+    return "".join(rng.choice(("Aa", "BB")) for _ in range(blocks))
+
+
+def _name(rng: random.Random, style: str, index: int) -> str:
+    if style == "plain":
+        return f"consumer-{index}"
+    if style == "uuid":
+        return f"consumer-{index}-" + "".join(rng.choice("0123456789abcdef") for _ in range(12))
+    if style == "short":
+        return rng.choice(string.ascii_letters) + str(index)
+    if style == "unicode":
+        return "".join(rng.choice(_ODD_CHARS) for _ in range(rng.randint(1, 6))) + str(index)
+    if style == "case":
+        base = "".join(rng.choice("abcxyz") for _ in range(3))
+        return "".join(c.upper() if rng.random() < 0.5 else c for c in base) + str(index % 3)
+    if style == "long":
+        return "m" * rng.randint(100, 300) + str(index)
+    if style == "collide":
+        return _colliding(rng, 6) + ("" if rng.random() < 0.8 else str(index % 4))
+    raise AssertionError(style)
+
+
+def _unique_names(rng: random.Random, count: int, styles: list[str], taken: set[str]) -> list[str]:
+    names: list[str] = []
+    attempts = 0
+    while len(names) < count:
+        attempts += 1
+        style = rng.choice(styles) if attempts < 50 * count else "uuid"
+        candidate = _name(rng, style, rng.randint(0, 10 * count + 10))
+        if candidate not in taken:
+            taken.add(candidate)
+            names.append(candidate)
+    return names
+
+
+# ---------------------------------------------------------------------------
+# scenarios
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Scenario:
+    strategy: str
+    topics: dict[str, int]
+    members: list[dict]
+    racks: dict[str, dict[int, list[str]]] | None = None
+    chain: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "strategy": self.strategy,
+            "topics": self.topics,
+            "racks": {t: {str(p): r for p, r in ps.items()} for t, ps in (self.racks or {}).items()} or None,
+            "members": self.members,
+        }
+
+    def subscriptions(self) -> list[MemberSubscription]:
+        return [
+            MemberSubscription(
+                member_id=m["id"],
+                topics=tuple(m["topics"]),
+                group_instance_id=m.get("instance"),
+                rack=m.get("rack"),
+                owned=tuple((t, p) for t, p in m["owned"]),
+                generation=m.get("generation", -1),
+            )
+            for m in self.members
+        ]
+
+    def topic_racks(self):
+        if self.racks is None:
+            return None
+        return {t: {p: frozenset(r) for p, r in ps.items()} for t, ps in self.racks.items()}
+
+
+class Generator:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def size_class(self) -> tuple[int, int, int]:
+        r = self.rng.random()
+        if r < 0.65:
+            return self.rng.randint(1, 10), self.rng.randint(1, 5), 16
+        if r < 0.95:
+            return self.rng.randint(3, 60), self.rng.randint(1, 12), 64
+        return self.rng.randint(40, 200), self.rng.randint(1, 6), 256
+
+    def new_group(self, strategy: str) -> Scenario:
+        rng = self.rng
+        n_members, n_topics, max_partitions = self.size_class()
+        topic_styles = rng.choice([["plain"], ["short", "case"], ["unicode", "short"], ["collide", "short"]])
+        topic_names = [t.replace("consumer", "topic") for t in _unique_names(rng, n_topics, topic_styles, set())]
+        topics = {t: rng.randint(1, max_partitions) for t in topic_names}
+        member_styles = rng.choice([["plain"], ["uuid"], ["short"], ["unicode", "case"], ["long", "short"],
+                                    ["collide"], ["collide", "unicode"], ["case"]])
+        static = rng.random() < 0.3
+        racks = self.rack_layout(topics) if rng.random() < 0.35 else None
+        scenario = Scenario(strategy, topics, [], racks)
+        taken: set[str] = set()
+        homogeneous = rng.random() < 0.5
+        for member_id in _unique_names(rng, n_members, member_styles, taken):
+            scenario.members.append(self.new_member(scenario, member_id, static, homogeneous, taken))
+        if rng.random() < 0.15:
+            self.random_ownership(scenario)
+        return scenario
+
+    def rack_layout(self, topics: dict[str, int]) -> dict[str, dict[int, list[str]]]:
+        rng = self.rng
+        pool = rng.choice([["a", "b"], ["a", "b", "c"], ["r1", "r2", "r3", "r4"], ["rack-😀", "rack-\uff21"]])
+        layout: dict[str, dict[int, list[str]]] = {}
+        for topic, count in topics.items():
+            mode = rng.random()
+            per_partition: dict[int, list[str]] = {}
+            for p in range(count):
+                if mode < 0.15:
+                    racks = list(pool)  # replicas on every rack
+                elif mode < 0.6:
+                    racks = rng.sample(pool, rng.randint(1, min(3, len(pool))))
+                elif mode < 0.9:
+                    racks = [pool[p % len(pool)]]  # aligned layout: partition p on rack p
+                else:
+                    racks = [] if rng.random() < 0.5 else [rng.choice(pool)]
+                per_partition[p] = racks
+            if rng.random() < 0.9:
+                layout[topic] = per_partition
+        self.rack_pool = pool
+        return layout
+
+    def new_member(self, scenario: Scenario, member_id: str, static: bool, homogeneous: bool, taken: set[str]) -> dict:
+        rng = self.rng
+        topic_names = list(scenario.topics)
+        if homogeneous and scenario.members:
+            topics = list(scenario.members[0]["topics"])
+        elif homogeneous:
+            topics = list(topic_names)
+        else:
+            topics = rng.sample(topic_names, rng.randint(1, len(topic_names)))
+            if rng.random() < 0.05:
+                topics.append(f"missing-{rng.randint(0, 3)}")
+            if rng.random() < 0.02:
+                topics = []
+        member = {"id": member_id, "topics": topics, "owned": [], "generation": -1}
+        if static and rng.random() < 0.7:
+            member["instance"] = _unique_names(rng, 1, ["plain", "unicode", "case", "collide"], taken)[0]
+        if scenario.racks is not None and rng.random() < 0.85:
+            member["rack"] = rng.choice(getattr(self, "rack_pool", ["a"]) + ["x"])
+        return member
+
+    def random_ownership(self, scenario: Scenario) -> None:
+        """Arbitrary claims: overlaps between generations, stale and invalid partitions."""
+        rng = self.rng
+        all_partitions = [(t, p) for t, n in scenario.topics.items() for p in range(n)]
+        for member in scenario.members:
+            if rng.random() < 0.3:
+                continue
+            k = rng.randint(0, min(len(all_partitions), 8))
+            owned = rng.sample(all_partitions, k)
+            if rng.random() < 0.1:
+                t = rng.choice(list(scenario.topics))
+                owned.append((t, scenario.topics[t] + rng.randint(0, 3)))  # topic recreated smaller
+            member["owned"] = [list(tp) for tp in owned]
+            member["generation"] = rng.choice([-1, 1, 2, 3, 3, 3])
+
+    def next_generation(self, previous: Scenario, result: dict[str, list[tuple[str, int]]]) -> Scenario:
+        """The group after a change, owning what it was assigned."""
+        rng = self.rng
+        generation = max([m.get("generation", -1) for m in previous.members] + [-1]) + 1
+        topics = dict(previous.topics)
+        members = []
+        for m in previous.members:
+            m2 = dict(m)
+            m2["topics"] = list(m["topics"])
+            m2["owned"] = [list(tp) for tp in result.get(m["id"], [])]
+            m2["generation"] = generation
+            if rng.random() < 0.05:
+                m2["generation"] = max(-1, generation - rng.randint(1, 2))  # stale member
+            members.append(m2)
+        scenario = Scenario(previous.strategy, topics, members, previous.racks and
+                            {t: dict(ps) for t, ps in previous.racks.items()})
+        changes = rng.randint(1, 3)
+        taken = {m["id"] for m in members} | {m.get("instance") for m in members if m.get("instance")}
+        homogeneous = all(sorted(m["topics"]) == sorted(members[0]["topics"]) for m in members) and rng.random() < 0.8
+        for _ in range(changes):
+            kind = rng.random()
+            if kind < 0.3 and len(scenario.members) > 1:
+                for _ in range(rng.randint(1, max(1, len(scenario.members) // 3))):
+                    if len(scenario.members) > 1:
+                        scenario.members.pop(rng.randrange(len(scenario.members)))
+            elif kind < 0.55:
+                static = any(m.get("instance") for m in scenario.members)
+                styles = ["plain", "uuid", "unicode", "case", "collide"]
+                for member_id in _unique_names(rng, rng.randint(1, 5), styles, taken):
+                    scenario.members.append(self.new_member(scenario, member_id, static, homogeneous, taken))
+            elif kind < 0.75:
+                t = rng.choice(list(scenario.topics))
+                scenario.topics[t] += rng.randint(1, 8)
+                if scenario.racks is not None and t in scenario.racks:
+                    pool = getattr(self, "rack_pool", ["a"])
+                    for p in range(scenario.topics[t]):
+                        scenario.racks[t].setdefault(p, [rng.choice(pool)])
+            elif kind < 0.82:
+                t = rng.choice(list(scenario.topics))
+                scenario.topics[t] = rng.randint(0, max(0, scenario.topics[t] - 1))  # recreated smaller / deleted
+            elif kind < 0.92 and not homogeneous:
+                m = rng.choice(scenario.members)
+                m["topics"] = rng.sample(list(scenario.topics), rng.randint(1, len(scenario.topics)))
+            else:
+                rng.shuffle(scenario.members)  # the coordinator lists members in another order
+        scenario.topics = {t: n for t, n in scenario.topics.items()}
+        return scenario
+
+
+# ---------------------------------------------------------------------------
+# running both sides
+# ---------------------------------------------------------------------------
+
+PYTHON = {
+    "range": range_assignor.assign,
+    "roundrobin": roundrobin.assign,
+    "sticky": sticky.assign,
+}
+
+
+def _python_rounds(scenario: Scenario) -> tuple[dict[int, dict], str | None]:
+    members = scenario.subscriptions()
+    racks = scenario.topic_racks()
+    try:
+        if scenario.strategy == "cooperative-sticky":
+            first, second = cooperative_sticky.assign_rounds(scenario.topics, members, topic_racks=racks)
+            return {1: first, 2: second}, None
+        return {1: PYTHON[scenario.strategy](scenario.topics, members, topic_racks=racks)}, None
+    except Exception as exc:  # compared with Java's exception
+        error = f"{type(exc).__name__}: {exc}"
+    if scenario.strategy == "cooperative-sticky":  # did the first round succeed?
+        try:
+            return {1: cooperative_sticky.assign(scenario.topics, members, topic_racks=racks)}, error
+        except Exception:
+            pass
+    return {}, error
+
+
+@dataclass
+class Outcome:
+    scenarios: dict[str, int] = field(default_factory=dict)
+    mismatches: dict[str, list[str]] = field(default_factory=dict)
+    java_errors: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    python_seconds: dict[str, float] = field(default_factory=dict)
+    hash_order_mismatches: list[str] = field(default_factory=list)
+
+
+def _describe(scenario: Scenario, java: javadriver.JavaResult, python: dict[int, dict], error: str | None) -> str:
+    lines = [f"scenario (seed {SEED}, chain {scenario.chain}):", json.dumps(scenario.to_json(), ensure_ascii=False)]
+    if java.error or error:
+        lines.append(f"java error: {java.error} (round {java.error_round}); python error: {error}")
+    for round_no, java_round in sorted(java.rounds.items()):
+        python_round = python.get(round_no, {})
+        for member in sorted(set(java_round) | set(python_round)):
+            if java_round.get(member) != python_round.get(member):
+                lines.append(f"  round {round_no} member {member!r}:\n    java   {java_round.get(member)}\n"
+                             f"    python {python_round.get(member)}")
+    return "\n".join(lines)
+
+
+def _compare(java: javadriver.JavaResult, python: dict[int, dict], error: str | None) -> bool:
+    if java.error is not None:
+        # Java failed in some round: Python must fail in that same rebalance
+        return error is not None and all(python.get(r) == java.rounds.get(r) for r in java.rounds)
+    if error is not None:
+        return False
+    return python == java.rounds
+
+
+@pytest.fixture(scope="session")
+def java_driver():
+    try:
+        return javadriver.build_driver()
+    except javadriver.JavaUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but Kafka's Java assignors cannot run: {exc}")
+        pytest.skip(f"Kafka's Java assignors unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def differential(java_driver) -> Outcome:
+    jar, classes = java_driver
+    rng = random.Random(SEED)
+    generator = Generator(rng)
+    outcome = Outcome()
+    started = time.perf_counter()
+    run = javadriver.DriverRun(jar, classes)
+    scenarios: dict[str, Scenario] = {}
+    python_results: dict[str, tuple[dict[int, dict], str | None]] = {}
+    topic_names: dict[str, list[str]] = {}
+    member_ids: dict[str, list[str]] = {}
+
+    hash_cases: dict[str, tuple[list[str], bool]] = {}
+    for i in range(HASH_ORDER_CASES):
+        style = rng.choice(["collide", "plain", "unicode", "case", "short"])
+        count = rng.choice([3, 12, 13, 25, 49, 60, 97, 200, 400])
+        keys = _unique_names(rng, count, [style, "collide"] if style != "collide" else ["collide"], set())
+        if rng.random() < 0.3:
+            keys += keys[: count // 3]  # re-puts keep the first position
+        case_id = f"h{i}"
+        compute_if_absent = rng.random() < 0.4
+        hash_cases[case_id] = (keys, compute_if_absent)
+        run.send(javadriver.encode_hash_order(case_id, keys, compute_if_absent))
+
+    number = 0
+    for strategy in STRATEGIES:
+        outcome.scenarios[strategy] = 0
+        outcome.python_seconds[strategy] = 0.0
+        made = 0
+        chain_no = 0
+        while made < PER_STRATEGY:
+            chain_no += 1
+            scenario = generator.new_group(strategy)
+            for step in range(rng.randint(1, 4)):
+                if made >= PER_STRATEGY:
+                    break
+                scenario.chain = f"{strategy}#{chain_no}.{step}"
+                scenario_id = f"s{number}"
+                number += 1
+                made += 1
+                scenarios[scenario_id] = scenario
+                topic_names[scenario_id] = javadriver.scenario_topic_names(scenario.to_json())
+                member_ids[scenario_id] = [m["id"] for m in scenario.members]
+                run.send(javadriver.encode_scenario(scenario_id, strategy, scenario.to_json()))
+                t0 = time.perf_counter()
+                python_results[scenario_id] = result = _python_rounds(scenario)
+                outcome.python_seconds[strategy] += time.perf_counter() - t0
+                rounds, _ = result
+                if not rounds:
+                    break
+                scenario = generator.next_generation(scenario, rounds[max(rounds)])
+        outcome.scenarios[strategy] = made
+
+    java_results = run.finish(topic_names, member_ids)
+    outcome.seconds = time.perf_counter() - started
+
+    for case_id, (keys, compute_if_absent) in hash_cases.items():
+        java_order = [keys[i] for i in java_results[case_id].hash_order or []]
+        if java_order != hash_iteration_order(keys, compute_if_absent=compute_if_absent):
+            outcome.hash_order_mismatches.append(
+                f"computeIfAbsent={compute_if_absent} " + json.dumps(keys, ensure_ascii=False))
+
+    failed: list[str] = []
+    for scenario_id, scenario in scenarios.items():
+        java = java_results.get(scenario_id)
+        python, error = python_results[scenario_id]
+        if java is None:
+            outcome.mismatches.setdefault(scenario.strategy, []).append(f"{scenario_id}: no Java output")
+            continue
+        if java.error:
+            outcome.java_errors[scenario.strategy] = outcome.java_errors.get(scenario.strategy, 0) + 1
+        if not _compare(java, python, error):
+            outcome.mismatches.setdefault(scenario.strategy, []).append(_describe(scenario, java, python, error))
+            failed.append(json.dumps(scenario.to_json(), ensure_ascii=False))
+    dump = javadriver.BUILD_DIR / "differential-mismatches.jsonl"
+    if failed:
+        dump.write_text("\n".join(failed) + "\n", encoding="utf-8")
+    elif dump.exists():
+        dump.unlink()
+    return outcome
+
+
+def test_hash_iteration_order_matches_java(differential: Outcome) -> None:
+    assert not differential.hash_order_mismatches, differential.hash_order_mismatches[:SHOW_MISMATCHES]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_assignor_matches_kafka(differential: Outcome, strategy: str) -> None:
+    mismatches = differential.mismatches.get(strategy, [])
+    print(
+        f"\n{strategy}: {differential.scenarios[strategy]} scenarios (seed {SEED}), "
+        f"{differential.java_errors.get(strategy, 0)} where Java throws, "
+        f"python {differential.python_seconds[strategy]:.1f}s, whole run {differential.seconds:.1f}s"
+    )
+    assert differential.scenarios[strategy] >= PER_STRATEGY
+    if mismatches:
+        shown = "\n\n".join(mismatches[:SHOW_MISMATCHES])
+        pytest.fail(f"{len(mismatches)} of {differential.scenarios[strategy]} {strategy} scenarios differ "
+                    f"from Kafka; first ones:\n{shown}")

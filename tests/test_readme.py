@@ -1,0 +1,22 @@
+"""The README's example outputs are what kgroup prints today, and its commands are real."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_readme_examples_are_current():
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "update_readme.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    first_block = re.search(r"```sh\n(.*?)```", readme, re.S).group(1)
+    commands = [line.split("#")[0].strip() for line in first_block.splitlines() if line.strip()]
+    assert commands == ["make demo", "make test"]
+    assert "make test" in (ROOT / ".ci" / "run").read_text()

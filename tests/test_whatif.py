@@ -1,0 +1,136 @@
+"""whatif and vote as a user runs them, on snapshot files written out here.
+
+Exact expectations are derived by hand from Kafka's documented algorithms (range: members
+sorted by member id, each gets partitions/members, the first partitions%members one more;
+roundrobin: sorted members dealt sorted partitions in turn). Byte-identity with Kafka's own
+Java assignors is proven by tests/test_assignors_differential.py.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import ROOT, run_kgroup
+
+SEED = str(ROOT / "examples" / "seed-g1.json")
+C1, C2, C3 = ("C1-4f0b5a2e-7d1c-4c55-9a0e-2b7f1d3c8a01", "C2-9b3e6c1d-2a4f-4e8b-b7c0-5d1e3f9a2b02",
+              "C3-1d7a2f8e-6c3b-4a9d-8e5f-0c2b4d6e8f03")
+
+
+def _whatif(*args):
+    r = run_kgroup("whatif", "--snapshot", SEED, "-o", "json", *args)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    return doc, {s["strategy"]: s for s in doc["strategies"]}
+
+
+def test_remove_c3_range_and_roundrobin_exact():
+    doc, s = _whatif("--remove", "C3")
+    assert doc["group"] == "G1" and doc["inferred_subscriptions"] is False
+    assert doc["current"][C3] == {"Order": [5, 6], "Stock": [4]}
+    assert s["range"]["assignment"] == {C1: {"Order": [0, 1, 2, 3], "Stock": [0, 1, 2]},
+                                        C2: {"Order": [4, 5, 6], "Stock": [3, 4]}}
+    # Order-3 and Stock-2 go from C2 to C1; C3's three partitions go to C2
+    assert s["range"]["moved_partitions"] == 5
+    assert (s["range"]["min_partitions"], s["range"]["max_partitions"]) == (5, 7)
+    assert s["roundrobin"]["assignment"] == {C1: {"Order": [0, 2, 4, 6], "Stock": [1, 3]},
+                                             C2: {"Order": [1, 3, 5], "Stock": [0, 2, 4]}}
+    assert set(s) == {"range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"}
+    assert all(x["unassigned"] == {} for x in s.values())
+
+
+@pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky", "uniform"])
+def test_remove_c3_sticky_strategies_keep_what_they_own(strategy):
+    _, s = _whatif("--remove", "C3", "--strategy", strategy)
+    a = s[strategy]["assignment"]
+    # every partition C1 and C2 own now stays; C3's three partitions are shared out 6/6
+    assert set(a[C1]["Order"]) >= {0, 1, 2} and set(a[C1]["Stock"]) >= {0, 1}
+    assert set(a[C2]["Order"]) >= {3, 4} and set(a[C2]["Stock"]) >= {2, 3}
+    assert (s[strategy]["min_partitions"], s[strategy]["max_partitions"]) == (6, 6)
+    assert s[strategy]["moved_partitions"] == 3
+
+
+def test_cooperative_first_round_withholds_moving_partitions():
+    # adding C4 takes partitions from current owners: the first round revokes them unassigned
+    _, s = _whatif("--add", "C4", "--strategy", "cooperative-sticky")
+    coop = s["cooperative-sticky"]
+    final_owner = {(t, p): m for m, a in coop["assignment"].items() for t, ps in a.items() for p in ps}
+    first_owner = {(t, p): m for m, a in coop["first_round"].items() for t, ps in a.items() for p in ps}
+    moved = {tp for tp, m in final_owner.items() if m == "C4"}
+    assert len(moved) == 3 and coop["first_round"]["C4"] == {}
+    assert all(tp not in first_owner for tp in moved)
+    assert all(first_owner[tp] == final_owner[tp] for tp in first_owner)
+
+
+def test_add_member_with_topics_and_partition_growth():
+    doc, s = _whatif("--add", "C4=Order", "--partitions", "Order=12", "--strategy", "range")
+    assert doc["topics"] == {"Order": 12, "Stock": 5}
+    # Order: 12 partitions over C1, C2, C3, C4 (member ids sort C1-.. < C2-.. < C3-.. < C4)
+    assert {m: a.get("Order") for m, a in s["range"]["assignment"].items()} == {
+        C1: [0, 1, 2], C2: [3, 4, 5], C3: [6, 7, 8], "C4": [9, 10, 11]}
+    assert s["range"]["assignment"]["C4"] == {"Order": [9, 10, 11]}
+
+
+def test_member_that_gets_nothing_appears_with_empty_assignment():
+    _, s = _whatif("--add", "C4", "--add", "C5", "--add", "C6", "--add", "C7", "--add", "C8", "--strategy", "range")
+    # Stock has 5 partitions and 8 members: range gives 3 members no Stock; Order 7 -> one gets none
+    assert all(m in s["range"]["assignment"] for m in ("C4", "C5", "C6", "C7", "C8"))
+    assert s["range"]["assignment"]["C8"] == {}
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--remove", "C9"], "no member matches 'C9'"),
+    (["--remove", "C3", "--remove", "C3"], "more than once"),
+    (["--partitions", "Order=3"], "can only add partitions"),
+    (["--partitions", "Nope=3"], "no topic Nope"),
+    (["--strategy", "magic"], "--strategy must be one of"),
+    (["--add", C1], "already exists"),
+])
+def test_bad_whatif_input_exits_2(args, needle):
+    r = run_kgroup("whatif", "--snapshot", SEED, *args)
+    assert r.returncode == 2 and needle in r.stderr, r.stderr
+
+
+def test_ambiguous_member_lists_candidates(tmp_path):
+    doc = json.loads(open(SEED).read())
+    for m in doc["group"]["members"]:
+        m["host"] = "/10.0.0.9"
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    r = run_kgroup("whatif", "--snapshot", str(path), "--remove", "10.0.0.9")
+    assert r.returncode == 2
+    assert "matches 3 members" in r.stderr and C1 in r.stderr and C3 in r.stderr
+
+
+def test_inferred_subscriptions_are_said(tmp_path):
+    doc = json.loads(open(SEED).read())
+    for m in doc["group"]["members"]:
+        del m["subscription"]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    r = run_kgroup("whatif", "--snapshot", str(path), "--remove", "C3", "-o", "json", "--strategy", "range")
+    assert json.loads(r.stdout)["inferred_subscriptions"] is True
+    assert "subscriptions inferred" in r.stderr
+
+
+def test_table_view_ends_with_comparison():
+    r = run_kgroup("whatif", "--snapshot", SEED, "--remove", "C3")
+    assert r.returncode == 0
+    assert r.stdout.startswith("What if G1: remove " + C3)
+    comparison = r.stdout[r.stdout.index("Comparison"):].splitlines()
+    assert comparison[1].split() == ["STRATEGY", "MOVED", "CHANGED-MEMBERS", "MIN", "MAX", "UNASSIGNED"]
+    assert comparison[3].split() == ["range", "5", "2", "5", "7", "0"]
+    assert comparison[4].split() == ["roundrobin", "7", "2", "6", "6", "0"]
+
+
+def test_vote_and_rolling_switch():
+    r = run_kgroup("vote", "-m", "a=range,cooperative-sticky", "-m", "b=cooperative-sticky,range", "-o", "json")
+    doc = json.loads(r.stdout)
+    assert doc["candidates"] and set(doc["candidates"]) == {"range", "cooperative-sticky"}
+    assert doc["ballots"] == {"a": "range", "b": "cooperative-sticky"}
+    r = run_kgroup("vote", "-m", "a=range", "-m", "b=cooperative-sticky")
+    assert r.returncode == 1 and "INCONSISTENT_GROUP_PROTOCOL" in r.stdout
+    r = run_kgroup("vote", "--snapshot", SEED, "--switch", "range:cooperative-sticky", "-o", "json")
+    steps = json.loads(r.stdout)["steps"]
+    assert all(s["accepted"] for s in steps)
+    assert steps[-1]["selected"] == "cooperative-sticky" and steps[-1]["protocols"] == ["cooperative-sticky"]
