@@ -26,6 +26,8 @@ _UNREACHABLE = {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError.
 _NOT_AUTHORIZED = {KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED,
                    KafkaError.CLUSTER_AUTHORIZATION_FAILED, KafkaError.TOPIC_AUTHORIZATION_FAILED,
                    KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError._SSL}
+# OffsetFetch requests in flight at once when many groups are read (--all-groups)
+_GROUP_WINDOW = 64
 # Properties kgroup forces so that the clients it makes stay read-only.
 _READ_ONLY = {"enable.auto.commit": "false", "enable.auto.offset.store": "false",
               "allow.auto.create.topics": "false"}
@@ -255,8 +257,15 @@ class Cluster:
     def committed_offsets(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, dict[tuple[str, int], PartitionOffsets]]:
         """OffsetFetch per group: the listed partitions, or every committed one when None.
 
-        Requests run concurrently (one per group, bounded by the client's queue).
+        One request per group (the protocol's unit), at most _GROUP_WINDOW in flight.
         """
+        out: dict[str, dict[tuple[str, int], PartitionOffsets]] = {}
+        items = list(groups.items())
+        for start in range(0, len(items), _GROUP_WINDOW):
+            out.update(self._committed_window(dict(items[start:start + _GROUP_WINDOW])))
+        return out
+
+    def _committed_window(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, dict[tuple[str, int], PartitionOffsets]]:
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
         futures = {}

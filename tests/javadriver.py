@@ -130,7 +130,7 @@ class JavaResult:
     hash_order: list[int] | None = None
 
 
-def encode_scenario(scenario_id: str, strategy: str, scenario: dict) -> str:
+def encode_scenario(scenario_id: str, strategy: str, scenario: dict, timeout_ms: int = 60_000) -> str:
     """scenario: {"topics": {name: count}, "racks": {name: {p: [racks]}} | None, "members": [...]}.
 
     A member is {"id", "instance", "rack", "generation", "topics": [...], "owned": [[t, p], ...]}.
@@ -142,7 +142,7 @@ def encode_scenario(scenario_id: str, strategy: str, scenario: dict) -> str:
             if t not in scenario["topics"] and t not in topic_names:
                 topic_names.append(t)
     index = {t: i for i, t in enumerate(topic_names)}
-    lines = [f"BEGIN {scenario_id} {strategy}"]
+    lines = [f"BEGIN {scenario_id} {strategy} {timeout_ms}"]
     for t in topic_names:
         lines.append(f"T {enc(t)} {scenario['topics'].get(t, 0)}")
     for t, per_partition in (scenario.get("racks") or {}).items():

@@ -26,6 +26,7 @@ import pytest
 import javadriver
 from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
 from kgroup.assignors._order import hash_iteration_order
+from kgroup.assignors._sticky_core import AssignmentDoesNotTerminate, StickyAssignmentError
 from kgroup.assignors.base import MemberSubscription
 
 SEED = int(os.environ.get("KGROUP_DIFF_SEED", "20240917"))
@@ -268,40 +269,54 @@ PYTHON = {
 }
 
 
-def _python_rounds(scenario: Scenario) -> tuple[dict[int, dict], str | None]:
+TIMEOUT = "AssignorDriver$Timeout"
+
+
+@dataclass
+class PythonOutcome:
+    rounds: dict[int, dict]
+    error: str | None = None
+    java_exception: str | None = None  # which Java exception the Python error stands for
+
+
+def _python_rounds(scenario: Scenario) -> PythonOutcome:
     members = scenario.subscriptions()
     racks = scenario.topic_racks()
     try:
         if scenario.strategy == "cooperative-sticky":
             first, second = cooperative_sticky.assign_rounds(scenario.topics, members, topic_racks=racks)
-            return {1: first, 2: second}, None
-        return {1: PYTHON[scenario.strategy](scenario.topics, members, topic_racks=racks)}, None
-    except Exception as exc:  # compared with Java's exception
-        error = f"{type(exc).__name__}: {exc}"
+            return PythonOutcome({1: first, 2: second})
+        return PythonOutcome({1: PYTHON[scenario.strategy](scenario.topics, members, topic_racks=racks)})
+    except AssignmentDoesNotTerminate as exc:
+        outcome = PythonOutcome({}, str(exc), TIMEOUT)
+    except StickyAssignmentError as exc:
+        outcome = PythonOutcome({}, str(exc), exc.java_exception)
+    except Exception as exc:  # a plain Python failure never matches Java
+        outcome = PythonOutcome({}, f"{type(exc).__name__}: {exc}")
     if scenario.strategy == "cooperative-sticky":  # did the first round succeed?
         try:
-            return {1: cooperative_sticky.assign(scenario.topics, members, topic_racks=racks)}, error
+            outcome.rounds = {1: cooperative_sticky.assign(scenario.topics, members, topic_racks=racks)}
         except Exception:
             pass
-    return {}, error
+    return outcome
 
 
 @dataclass
 class Outcome:
     scenarios: dict[str, int] = field(default_factory=dict)
     mismatches: dict[str, list[str]] = field(default_factory=dict)
-    java_errors: dict[str, int] = field(default_factory=dict)
+    java_errors: dict[str, dict[str, int]] = field(default_factory=dict)
     seconds: float = 0.0
     python_seconds: dict[str, float] = field(default_factory=dict)
     hash_order_mismatches: list[str] = field(default_factory=list)
 
 
-def _describe(scenario: Scenario, java: javadriver.JavaResult, python: dict[int, dict], error: str | None) -> str:
+def _describe(scenario: Scenario, java: javadriver.JavaResult, python: PythonOutcome) -> str:
     lines = [f"scenario (seed {SEED}, chain {scenario.chain}):", json.dumps(scenario.to_json(), ensure_ascii=False)]
-    if java.error or error:
-        lines.append(f"java error: {java.error} (round {java.error_round}); python error: {error}")
+    if java.error or python.error:
+        lines.append(f"java error: {java.error} (round {java.error_round}); python error: {python.error}")
     for round_no, java_round in sorted(java.rounds.items()):
-        python_round = python.get(round_no, {})
+        python_round = python.rounds.get(round_no, {})
         for member in sorted(set(java_round) | set(python_round)):
             if java_round.get(member) != python_round.get(member):
                 lines.append(f"  round {round_no} member {member!r}:\n    java   {java_round.get(member)}\n"
@@ -309,13 +324,13 @@ def _describe(scenario: Scenario, java: javadriver.JavaResult, python: dict[int,
     return "\n".join(lines)
 
 
-def _compare(java: javadriver.JavaResult, python: dict[int, dict], error: str | None) -> bool:
-    if java.error is not None:
-        # Java failed in some round: Python must fail in that same rebalance
-        return error is not None and all(python.get(r) == java.rounds.get(r) for r in java.rounds)
-    if error is not None:
-        return False
-    return python == java.rounds
+def _matches(java: javadriver.JavaResult, python: PythonOutcome) -> bool:
+    if java.error is None:
+        return python.error is None and python.rounds == java.rounds
+    # Java failed (or never returned) in some round: Python must agree on the rounds
+    # before it and fail the same way in that one
+    java_exception = java.error.split(" ", 1)[0]
+    return python.java_exception == java_exception and python.rounds == java.rounds
 
 
 @pytest.fixture(scope="session")
@@ -337,7 +352,7 @@ def differential(java_driver) -> Outcome:
     started = time.perf_counter()
     run = javadriver.DriverRun(jar, classes)
     scenarios: dict[str, Scenario] = {}
-    python_results: dict[str, tuple[dict[int, dict], str | None]] = {}
+    python_results: dict[str, PythonOutcome] = {}
     topic_names: dict[str, list[str]] = {}
     member_ids: dict[str, list[str]] = {}
 
@@ -372,14 +387,15 @@ def differential(java_driver) -> Outcome:
                 scenarios[scenario_id] = scenario
                 topic_names[scenario_id] = javadriver.scenario_topic_names(scenario.to_json())
                 member_ids[scenario_id] = [m["id"] for m in scenario.members]
-                run.send(javadriver.encode_scenario(scenario_id, strategy, scenario.to_json()))
                 t0 = time.perf_counter()
                 python_results[scenario_id] = result = _python_rounds(scenario)
                 outcome.python_seconds[strategy] += time.perf_counter() - t0
-                rounds, _ = result
-                if not rounds:
+                # Java gets little time where Python predicts it loops forever, plenty elsewhere
+                timeout_ms = 3_000 if result.java_exception == TIMEOUT else 120_000
+                run.send(javadriver.encode_scenario(scenario_id, strategy, scenario.to_json(), timeout_ms))
+                if result.error is not None:
                     break
-                scenario = generator.next_generation(scenario, rounds[max(rounds)])
+                scenario = generator.next_generation(scenario, result.rounds[max(result.rounds)])
         outcome.scenarios[strategy] = made
 
     java_results = run.finish(topic_names, member_ids)
@@ -394,14 +410,16 @@ def differential(java_driver) -> Outcome:
     failed: list[str] = []
     for scenario_id, scenario in scenarios.items():
         java = java_results.get(scenario_id)
-        python, error = python_results[scenario_id]
+        python = python_results[scenario_id]
         if java is None:
             outcome.mismatches.setdefault(scenario.strategy, []).append(f"{scenario_id}: no Java output")
             continue
         if java.error:
-            outcome.java_errors[scenario.strategy] = outcome.java_errors.get(scenario.strategy, 0) + 1
-        if not _compare(java, python, error):
-            outcome.mismatches.setdefault(scenario.strategy, []).append(_describe(scenario, java, python, error))
+            kind = java.error.split(" ", 1)[0]
+            errors = outcome.java_errors.setdefault(scenario.strategy, {})
+            errors[kind] = errors.get(kind, 0) + 1
+        if not _matches(java, python):
+            outcome.mismatches.setdefault(scenario.strategy, []).append(_describe(scenario, java, python))
             failed.append(json.dumps(scenario.to_json(), ensure_ascii=False))
     dump = javadriver.BUILD_DIR / "differential-mismatches.jsonl"
     if failed:
@@ -420,7 +438,7 @@ def test_assignor_matches_kafka(differential: Outcome, strategy: str) -> None:
     mismatches = differential.mismatches.get(strategy, [])
     print(
         f"\n{strategy}: {differential.scenarios[strategy]} scenarios (seed {SEED}), "
-        f"{differential.java_errors.get(strategy, 0)} where Java throws, "
+        f"Java failures (Python fails alike): {differential.java_errors.get(strategy, {})}, "
         f"python {differential.python_seconds[strategy]:.1f}s, whole run {differential.seconds:.1f}s"
     )
     assert differential.scenarios[strategy] >= PER_STRATEGY

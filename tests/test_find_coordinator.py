@@ -152,15 +152,20 @@ def test_mock_cluster_without_offsets_topic_is_unverified():
         cluster.close()
 
 
-def test_help_and_offline_do_not_import_confluent_kafka():
+def test_help_and_offline_commands_do_not_import_confluent_kafka():
     import subprocess
     import sys
 
     code = ("import sys\nfrom kgroup.cli import app\n"
             "for argv in (['--help'], ['find-coordinator', '--help'], "
-            "['find-coordinator', '--offline', '--offsets-partitions', '3', 'G1']):\n"
+            "['find-coordinator', '--offline', '--offsets-partitions', '3', 'G1'], "
+            "['describe', '--snapshot', 'examples/seed-g1.json'], ['offsets', '--snapshot', 'examples/seed-g1.json'], "
+            "['whatif', '--snapshot', 'examples/seed-g1.json', '--remove', 'C3'], "
+            "['find-coordinator', '--snapshot', 'examples/seed-g1.json'], ['vote', '-m', 'a=range']):\n"
             "    sys.argv = ['kgroup', *argv]\n"
             "    try:\n        app()\n    except SystemExit:\n        pass\n"
             "print('LOADED' if 'confluent_kafka' in sys.modules else 'CLEAN', file=sys.stderr)\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    from conftest import ROOT
+
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.stderr.strip().endswith("CLEAN"), r.stderr

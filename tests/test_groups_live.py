@@ -102,6 +102,7 @@ def test_no_command_causes_a_rebalance_or_changes_offsets(seed_group, tansu, tmp
         ["find-coordinator", "G1"], ["find-coordinator", "--all-groups"], ["list"], ["describe", "G1"],
         ["describe", "--all-groups"], ["offsets", "G1"], ["offsets", "G1", "--time-lag"],
         ["offsets", "--all-groups"], ["snapshot", "G1", "--out", str(tmp_path / "s.json")],
+        ["whatif", "G1", "--add", "C4"],
     ]
     for args in commands:
         r = run_kgroup(*args, "-b", tansu)

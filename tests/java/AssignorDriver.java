@@ -38,8 +38,8 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Every string is written as "_" followed by its UTF-16 code units in hex (4 digits
  * each), "-" stands for null. Input, one scenario at a time:
  * <pre>
- * BEGIN id strategy        strategy: range | roundrobin | sticky | cooperative-sticky
- *                          | hashorder | hashorder-computeIfAbsent
+ * BEGIN id strategy [ms]   strategy: range | roundrobin | sticky | cooperative-sticky
+ *                          | hashorder | hashorder-computeIfAbsent; ms: time limit per assignment
  * T name partitionCount    topic number i is the i-th T line (count 0: not in the metadata)
  * K topic partition rack*  racks of the replicas of one partition (optional)
  * M memberId groupInstanceId rack generation topics owned
@@ -48,7 +48,8 @@ import org.apache.kafka.common.TopicPartition;
  * END
  * </pre>
  * Output: "RESULT id round", then one line per member in input order "memberNumber t:p,t:p"
- * (or "memberNumber -"), or "ERROR id round ExceptionClass message"; "DONE id" ends a scenario.
+ * (or "memberNumber -"), or "ERROR id round ExceptionClass message" (AssignorDriver$Timeout when
+ * the assignor did not return in time); "DONE id" ends a scenario.
  * The cooperative-sticky strategy runs two rounds: the second one feeds every member's
  * first-round assignment back as owned partitions with generation max(generation)+1.
  * For hashorder the result lists key numbers in HashMap iteration order (keys added with
@@ -79,6 +80,7 @@ public final class AssignorDriver {
         Map<TopicPartition, List<String>> replicaRacks = new HashMap<>();
         List<Member> members = new ArrayList<>();
         List<String> hashKeys = new ArrayList<>();
+        long timeoutMillis = 60_000;
     }
 
     private AssignorDriver() {
@@ -98,6 +100,8 @@ public final class AssignorDriver {
                     scenario = new Scenario();
                     scenario.id = f[1];
                     scenario.strategy = f[2];
+                    if (f.length > 3)
+                        scenario.timeoutMillis = Long.parseLong(f[3]);
                     break;
                 case "T":
                     scenario.topicNames.add(decode(f[1]));
@@ -169,7 +173,7 @@ public final class AssignorDriver {
         for (int round = 1; round <= rounds; round++) {
             Map<String, List<TopicPartition>> result;
             try {
-                result = assignOnce(scenario.strategy, cluster, members);
+                result = assignWithTimeout(scenario.strategy, cluster, members, scenario.timeoutMillis);
             } catch (Throwable e) {
                 String message = String.valueOf(e.getMessage()).replace('\n', ' ').replace('\r', ' ');
                 out.println("ERROR " + scenario.id + " " + round + " " + e.getClass().getName() + " " + message);
@@ -246,6 +250,46 @@ public final class AssignorDriver {
         nodes.add(noRack);
         nodes.addAll(rackNodes.values());
         return new Cluster("kgroup-test", nodes, partitions, Collections.emptySet(), Collections.emptySet());
+    }
+
+    /** Thrown when Kafka's assignor did not return within the scenario's time limit. */
+    private static final class Timeout extends RuntimeException {
+        Timeout(long millis) {
+            super("no result after " + millis + " ms");
+        }
+    }
+
+    /**
+     * Runs one assignment in a worker thread: some inputs make Kafka's sticky assignors loop
+     * forever, and the driver must survive them (the hung thread is stopped).
+     */
+    @SuppressWarnings({"deprecation", "removal"})
+    private static Map<String, List<TopicPartition>> assignWithTimeout(String strategy, Cluster cluster,
+                                                                      List<Member> members, long timeoutMillis) throws Throwable {
+        Object[] outcome = new Object[2];
+        Thread worker = new Thread(() -> {
+            try {
+                outcome[0] = assignOnce(strategy, cluster, members);
+            } catch (Throwable e) {
+                outcome[1] = e;
+            }
+        }, "assignor");
+        worker.setDaemon(true);
+        worker.start();
+        worker.join(timeoutMillis);
+        if (worker.isAlive()) {
+            try {
+                worker.stop();
+            } catch (UnsupportedOperationException e) {
+                // newer JDKs cannot stop threads: leave the daemon thread spinning
+            }
+            throw new Timeout(timeoutMillis);
+        }
+        if (outcome[1] != null)
+            throw (Throwable) outcome[1];
+        @SuppressWarnings("unchecked")
+        Map<String, List<TopicPartition>> result = (Map<String, List<TopicPartition>>) outcome[0];
+        return result;
     }
 
     private static Map<String, List<TopicPartition>> assignOnce(String strategy, Cluster cluster, List<Member> members) {
