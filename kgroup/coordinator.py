@@ -187,7 +187,6 @@ def offline_survey(groups: list[str], offsets_partitions: int | None) -> Coordin
 def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
     """The coordinator as a snapshot recorded it (kgroup.model.GroupState)."""
     brokers = {b.id: b for b in state.brokers}
-    metadata = ClusterMetadata(brokers, {})
     if state.offsets_partitions:
         count = PartitionCount(state.offsets_partitions, "snapshot")
     else:

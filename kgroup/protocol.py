@@ -49,7 +49,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kgroup.assignors.uniform import java_hash_bucket, java_hash_order, java_string_hash
+from kgroup.assignors.uniform import java_hash_bucket, java_hash_order
+from kgroup.hashing import java_string_hash
 
 INCONSISTENT_GROUP_PROTOCOL = "INCONSISTENT_GROUP_PROTOCOL"
 

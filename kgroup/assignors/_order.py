@@ -25,18 +25,15 @@ from __future__ import annotations
 import re
 from typing import Callable, Hashable, Iterable, Sequence
 
+from kgroup.hashing import java_string_hash, to_int32 as _to_int32
+
 from .base import MemberSubscription
+
 
 _NON_BMP = re.compile("[\U00010000-\U0010FFFF]")
 _MASK32 = 0xFFFFFFFF
 
 _key_cache: dict[str, str] = {}
-_hash_cache: dict[str, int] = {}
-
-
-def _to_int32(value: int) -> int:
-    value &= _MASK32
-    return value - 0x100000000 if value & 0x80000000 else value
 
 
 def _surrogate_pair(match: re.Match[str]) -> str:
@@ -55,24 +52,6 @@ def java_key(text: str) -> str:
         key = text if text.isascii() else _NON_BMP.sub(_surrogate_pair, text)
         _key_cache[text] = key
     return key
-
-
-def java_string_hash(text: str) -> int:
-    """``java.lang.String.hashCode()`` (signed 32-bit) of ``text``."""
-    value = _hash_cache.get(text)
-    if value is not None:
-        return value
-    h = 0
-    if text.isascii():
-        units: Iterable[int] = text.encode("ascii")
-    else:
-        raw = text.encode("utf-16-be", "surrogatepass")
-        units = (raw[i] << 8 | raw[i + 1] for i in range(0, len(raw), 2))
-    for unit in units:
-        h = (31 * h + unit) & _MASK32
-    value = _to_int32(h)
-    _hash_cache[text] = value
-    return value
 
 
 def topic_partition_hash(topic: str, partition: int) -> int:

@@ -611,7 +611,7 @@ class _GeneralAssignmentBuilder:
         self.max_sizes = {c: self._max_assignment_size(c) for c in self.consumer_topics}
         # per topic: member -> number of that topic's partitions it holds (for isBalanced)
         self.topic_holders: dict[str, dict[str, int]] | None = None
-        self.has_duplicates = False
+        self.literal_balance_check = False
 
     # -- building -----------------------------------------------------------
 
@@ -792,10 +792,13 @@ class _GeneralAssignmentBuilder:
     def _start_balance_tracking(self) -> None:
         seen: set[TopicPartition] = set()
         holders: dict[str, dict[str, int]] = {}
+        counts = self.partitions_per_topic
         for consumer, partitions in self.current.items():
             for tp in partitions:
-                if tp in seen:
-                    self.has_duplicates = True
+                if tp in seen or not 0 <= tp[1] < counts.get(tp[0], 0):
+                    # a partition held twice, or one that does not exist (owned before its
+                    # topic was recreated with fewer partitions): use Java's literal check
+                    self.literal_balance_check = True
                 seen.add(tp)
                 topic_holders = holders.setdefault(tp[0], {})
                 topic_holders[consumer] = topic_holders.get(consumer, 0) + 1
@@ -807,7 +810,7 @@ class _GeneralAssignmentBuilder:
         largest = len(self.current[keys[-1][2]])
         if smallest >= largest - 1:
             return True
-        if self.has_duplicates:
+        if self.literal_balance_check:
             return self._is_balanced_literal()
         # A member with fewer partitions than it could have is "unbalanced" if one of its
         # topics has a partition held by a member with at least two more partitions.
@@ -830,7 +833,8 @@ class _GeneralAssignmentBuilder:
         return True
 
     def _is_balanced_literal(self) -> bool:
-        """Java's isBalanced step by step, for the rare assignments holding a partition twice."""
+        """Java's isBalanced step by step, for assignments holding a partition twice or one
+        that does not exist (the per-topic holder counts would count those)."""
         current = self.current
         owner: dict[TopicPartition, str] = {}
         for consumer in self.current_order:  # HashMap iteration order: the last holder wins

@@ -87,6 +87,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Literal
 
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicPartition, TopicRacks
+from kgroup.hashing import java_string_hash, to_int32 as _to_int32
 
 NAME = "uniform"
 KAFKA_REFERENCE = (
@@ -111,20 +112,6 @@ class PartitionAssignorError(Exception):
 # ---------------------------------------------------------------------------------------
 # Java collection emulation (String/Uuid/Integer hash codes, HashMap iteration order)
 # ---------------------------------------------------------------------------------------
-
-def _to_int32(value: int) -> int:
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value & 0x80000000 else value
-
-
-def java_string_hash(text: str) -> int:
-    """``String.hashCode()``: 31-polynomial over UTF-16 code units, signed 32-bit."""
-    data = text.encode("utf-16-be", "surrogatepass")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return _to_int32(h)
-
 
 def java_string_compare_key(text: str) -> bytes:
     """Sort key giving ``String.compareTo`` order (UTF-16 code units, not code points)."""

@@ -2,7 +2,6 @@
 and the way a command gets a cluster or a snapshot."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import List, Optional
 

@@ -1,7 +1,6 @@
 """kgroup find-coordinator."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import List, Optional
 
 import typer

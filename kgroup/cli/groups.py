@@ -11,7 +11,7 @@ import typer
 from typing_extensions import Annotated
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, _cluster,
-                               _settings, app, broker_label, group_states)
+                               _settings, app, group_states)
 from kgroup.errors import EXIT_CLUSTER, EXIT_FLAGGED, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 

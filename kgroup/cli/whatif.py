@@ -1,7 +1,6 @@
 """kgroup whatif and kgroup vote: dry-run rebalances and protocol selection."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import List, Optional
 
 import typer
