@@ -169,3 +169,12 @@ def test_help_and_offline_commands_do_not_import_confluent_kafka():
 
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.stderr.strip().endswith("CLEAN"), r.stderr
+
+
+@pytest.mark.broker
+def test_describe_on_a_cluster_without_describe_apis_exits_3(mock_cluster):
+    # the mock cluster implements neither ConsumerGroupDescribe nor DescribeGroups
+    r = run_kgroup("describe", "-b", mock_cluster.bootstrap, "G1")
+    assert r.returncode == 3
+    assert r.stderr.strip() == ("kgroup: error: cannot describe group G1: the cluster supports neither "
+                                "ConsumerGroupDescribe nor DescribeGroups")
