@@ -8,6 +8,7 @@ nothing else is downloaded.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -90,7 +91,10 @@ def build_driver() -> tuple[Path, Path]:
     jar = find_jar()
     classes = BUILD_DIR / "classes"
     stamp = classes / ".stamp"
-    fingerprint = f"{DRIVER_SOURCE.stat().st_mtime_ns} {DRIVER_SOURCE.stat().st_size} {jar} {jar.stat().st_size}"
+    digest = hashlib.sha256()
+    for part in (DRIVER_SOURCE.read_bytes(), _LOGGER_STUB.encode(), _LOGGER_FACTORY_STUB.encode()):
+        digest.update(part)
+    fingerprint = f"{digest.hexdigest()} {jar} {jar.stat().st_size}"
     if stamp.is_file() and stamp.read_text() == fingerprint:
         return jar, classes
     stub_dir = BUILD_DIR / "stubsrc" / "org" / "slf4j"
@@ -136,11 +140,7 @@ def encode_scenario(scenario_id: str, strategy: str, scenario: dict, timeout_ms:
     A member is {"id", "instance", "rack", "generation", "topics": [...], "owned": [[t, p], ...]}.
     Topics a member names but the cluster lacks are sent with partition count 0.
     """
-    topic_names = list(scenario["topics"])
-    for member in scenario["members"]:
-        for t in list(member["topics"]) + [tp[0] for tp in member["owned"]]:
-            if t not in scenario["topics"] and t not in topic_names:
-                topic_names.append(t)
+    topic_names = scenario_topic_names(scenario)
     index = {t: i for i, t in enumerate(topic_names)}
     lines = [f"BEGIN {scenario_id} {strategy} {timeout_ms}"]
     for t in topic_names:
@@ -185,6 +185,11 @@ class DriverRun:
         ]
         for thread in self._threads:
             thread.start()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
     def send(self, text: str) -> None:
         assert self.proc.stdin is not None
@@ -243,6 +248,7 @@ def parse_output(text: str, topic_names: dict[str, list[str]], member_ids: dict[
 
 
 def scenario_topic_names(scenario: dict) -> list[str]:
+    """The scenario's topics in the numbering the driver uses: cluster topics, then unknown ones."""
     names = list(scenario["topics"])
     for member in scenario["members"]:
         for t in list(member["topics"]) + [tp[0] for tp in member["owned"]]:

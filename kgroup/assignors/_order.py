@@ -19,15 +19,21 @@ Java-specific notions of order that Python does not share:
   keys on) and returns the keys in the order an iterator would visit them.
   :class:`JavaHashSetFirst` models an insert/remove ``HashSet`` whose first
   element is asked for repeatedly.
+
+It also holds what every assignor needs to see the group as Kafka's group leader
+does: members in the order of its subscription ``HashMap`` (:func:`subscription_order`),
+topics and owned partitions as ConsumerProtocol delivers them (sorted), the
+``partitionsPerTopic`` map of ``AbstractPartitionAssignor`` and its rack helpers.
 """
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Callable, Hashable, Iterable, Sequence
 
 from kgroup.hashing import java_string_hash, to_int32 as _to_int32
 
-from .base import MemberSubscription
+from .base import MemberSubscription, TopicPartition, TopicRacks
 
 
 _NON_BMP = re.compile("[\U00010000-\U0010FFFF]")
@@ -427,9 +433,13 @@ class JavaHashSetFirst:
     reordering), so the first element is the one with the lowest bucket index,
     earliest inserted among equals.  The table grows past 3/4 load, and a
     bucket reaching 9 entries while the table is smaller than 64 doubles it.
-    Tree bins (9+ entries in one bucket of a table of 64+) are not modelled:
-    for one topic's partitions (hashes 31 apart) that needs a topic with more
-    than ``8 * capacity`` partitions, and is reported by :attr:`tree_bin_seen`.
+    Tree bins (9+ entries in one bucket of a table of 64+) are not modelled.  The
+    set only ever holds partitions of one topic, whose hashes are ``31 * partition``
+    apart: for partition numbers below 256 at most 8 of them can share a bucket of a
+    64+ table, so this only matters for topics with more than 256 partitions, and
+    then only if 9 partitions moved between the same two members share a bucket.
+    That case sets :attr:`tree_bin_seen` and emits a warning (the first element
+    Java picks may then differ).
     """
 
     __slots__ = ("items", "capacity", "counter", "tree_bin_seen")
@@ -457,8 +467,14 @@ class JavaHashSetFirst:
         if chain > _TREEIFY_THRESHOLD:
             if self.capacity < _MIN_TREEIFY_CAPACITY:
                 self.capacity *= 2
-            else:
+            elif not self.tree_bin_seen:
                 self.tree_bin_seen = True
+                warnings.warn(
+                    "a HashSet of moved partitions became a tree bin in Java; "
+                    "the sticky assignment may differ from Kafka's",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
         if len(self.items) > int(self.capacity * 0.75):
             self.capacity *= 2
 
@@ -505,7 +521,7 @@ def protocol_topics(member: MemberSubscription) -> list[str]:
 
 def protocol_owned(member: MemberSubscription) -> list[tuple[str, int]]:
     """Owned partitions as ConsumerProtocol delivers them: sorted by topic (Java order), partition."""
-    return sorted(member.owned, key=lambda tp: (java_key(tp[0]), tp[1]))
+    return sorted(((t, p) for t, p in member.owned), key=lambda tp: (java_key(tp[0]), tp[1]))
 
 
 def member_rack(member: MemberSubscription) -> str | None:
@@ -525,3 +541,27 @@ def partitions_per_topic(
     existing = [t for t in subscribed if topics.get(t, 0) > 0]  # type: ignore[call-overload]
     return {t: topics[t] for t in hash_iteration_order(existing)}  # type: ignore[index]
 
+
+def replica_racks(topic_racks: TopicRacks | None, topic: str, partition: int) -> frozenset[str]:
+    """Racks of a partition's replicas (``Node::rack`` of ``PartitionInfo.replicas()``, nulls dropped)."""
+    if not topic_racks:
+        return frozenset()
+    racks = topic_racks.get(topic, {}).get(partition)
+    if not racks:
+        return frozenset()
+    return frozenset(r for r in racks if r is not None)
+
+
+def use_rack_aware_assignment(
+    consumer_racks: set[str] | frozenset[str],
+    partition_racks: set[str] | frozenset[str],
+    racks_per_partition: dict[TopicPartition, frozenset[str]],
+) -> bool:
+    """``AbstractPartitionAssignor.useRackAwareAssignment``.
+
+    Rack-aware only if some member rack holds replicas and not every partition has
+    replicas on every rack.
+    """
+    if not consumer_racks or consumer_racks.isdisjoint(partition_racks):
+        return False
+    return not all(racks == partition_racks for racks in racks_per_partition.values())

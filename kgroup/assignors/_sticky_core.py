@@ -14,6 +14,21 @@ lists where ``remove`` drops the first occurrence, and the failures Java hits on
 inconsistent input (raised here as :class:`StickyAssignmentError`).  Data structures
 differ where Java's are quadratic (sorted lists instead of a ``TreeSet`` scanned from
 the start, per-topic owner counts for ``isBalanced``), but every decision is the same.
+
+Known limits of the emulation (none seen in the differential test):
+
+* Java keeps ``maxGeneration`` in the assignor instance, so a leader that assigned an
+  earlier rebalance remembers that generation; this port behaves like a fresh
+  assignor instance (as if the leader had just started).
+* When an assignment holds a partition twice (possible only with owned partitions of
+  a topic since recreated with fewer partitions), Java's ``isBalanced`` lets the last
+  holder in ``HashMap`` order win; that order is modelled as the map's initial order,
+  which Java can change only by removing members from a red-black tree bin (9+ member
+  ids with colliding hashes).
+* ``PartitionMovements`` picks the first partition of a ``HashSet``; its tree bins are
+  not modelled (see :class:`._order.JavaHashSetFirst`: impossible below 257 partitions
+  per topic, and announced by a warning).
+* Inputs on which Java never returns raise :class:`AssignmentDoesNotTerminate`.
 """
 from __future__ import annotations
 
@@ -22,7 +37,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from .base import Assignment, TopicPartition, TopicRacks
-from ._order import JavaHashSetFirst, hash_iteration_order, java_key
+from ._order import JavaHashSetFirst, hash_iteration_order, java_key, replica_racks, use_rack_aware_assignment
 
 DEFAULT_GENERATION = -1
 
@@ -80,30 +95,6 @@ def _remove_first(items: list, value: object) -> bool:
     return True
 
 
-def _partition_racks(topic_racks: TopicRacks | None, topic: str, partition: int) -> frozenset[str]:
-    if not topic_racks:
-        return frozenset()
-    racks = topic_racks.get(topic, {}).get(partition)
-    if not racks:
-        return frozenset()
-    return frozenset(r for r in racks if r is not None)
-
-
-def use_rack_aware_assignment(
-    consumer_racks: set[str] | frozenset[str],
-    partition_racks: set[str] | frozenset[str],
-    racks_per_partition: dict[TopicPartition, frozenset[str]],
-) -> bool:
-    """``AbstractPartitionAssignor.useRackAwareAssignment``.
-
-    Rack-aware only if some member rack holds replicas and not every partition has
-    replicas on every rack.
-    """
-    if not consumer_racks or consumer_racks.isdisjoint(partition_racks):
-        return False
-    return not all(racks == partition_racks for racks in racks_per_partition.values())
-
-
 class RackInfo:
     """``AbstractStickyAssignor.RackInfo``: member racks and partition replica racks."""
 
@@ -123,7 +114,7 @@ class RackInfo:
         if consumers_by_rack:
             for topic, count in partitions_per_topic.items():
                 for p in range(count):
-                    racks = _partition_racks(topic_racks, topic, p)
+                    racks = replica_racks(topic_racks, topic, p)
                     partition_racks[(topic, p)] = racks
                     all_partition_racks.update(racks)
 
@@ -145,8 +136,8 @@ class RackInfo:
         consumer_rack = self.consumer_racks.get(consumer)
         if consumer_rack is None:
             return False
-        replica_racks = self.partition_racks.get(tp)
-        return replica_racks is None or consumer_rack not in replica_racks
+        racks = self.partition_racks.get(tp)
+        return racks is None or consumer_rack not in racks
 
     def sort_partitions_by_rack_consumers(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
         if not self.num_consumers_by_partition:
@@ -322,8 +313,9 @@ class _ConstrainedAssignmentBuilder:
                     owned.append(tp)
             owned.sort(key=lambda tp: (tp[1], java_key(tp[0])))
             if self.multiple_owners:
-                for tp in self.multiple_owners:
-                    _remove_first(owned, tp)
+                # Java removes each doubly claimed partition once; owned lists hold no
+                # duplicates (allSubscriptionsEqual drops a member's repeated claim)
+                owned = [tp for tp in owned if tp not in self.multiple_owners]
 
             consumer_assignment = self.assignment[consumer]
             if len(owned) < self.min_quota:

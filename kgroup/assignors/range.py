@@ -14,8 +14,16 @@ as above, and each member's list is then sorted by topic and partition.
 from __future__ import annotations
 
 from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
-from ._order import java_key, member_info_key, member_rack, partitions_per_topic, protocol_topics, subscription_order
-from ._sticky_core import _partition_racks, use_rack_aware_assignment
+from ._order import (
+    java_key,
+    member_info_key,
+    member_rack,
+    partitions_per_topic,
+    protocol_topics,
+    replica_racks,
+    subscription_order,
+    use_rack_aware_assignment,
+)
 
 __all__ = ["assign"]
 
@@ -46,7 +54,7 @@ class _TopicAssignmentState:
         all_partition_racks: set[str] = set()
         if consumer_racks:
             for p in range(partition_count):
-                racks = _partition_racks(topic_racks, topic, p)
+                racks = replica_racks(topic_racks, topic, p)
                 self.partition_racks[(topic, p)] = racks
                 all_partition_racks.update(racks)
         self.needs_rack_aware = use_rack_aware_assignment(consumer_racks, all_partition_racks, self.partition_racks)
