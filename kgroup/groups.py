@@ -6,13 +6,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from kgroup.assignment import compact, normalized, partition_count
+from kgroup.assignment import normalized, partition_count
 from kgroup.lag import offset_rows, totals
 from kgroup.model import GroupDescription, GroupListing, GroupState
-
-
-def _label(b) -> str | None:
-    return None if b is None else f"{b.host}:{b.port} ({b.id})"
 
 
 def filter_listing(listed: list[GroupListing], described: dict[str, GroupDescription], states: list[str],
@@ -47,12 +43,10 @@ def describe_document(states: Iterable[GroupState]) -> dict:
                 "host": m.host, "partitions": partition_count(m.assignment),
                 "assignment": normalized(m.assignment), "target_assignment": target,
                 "reconciling": target is not None and target != normalized(m.assignment),
-                "assignment_compact": compact(m.assignment),
-                "target_assignment_compact": compact(target) if target is not None else None,
             })
         groups.append({"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.protocol,
                        "coordinator": g.coordinator.to_json() if g.coordinator else None,
-                       "coordinator_label": _label(g.coordinator), "member_count": len(members),
+                       "member_count": len(members),
                        "members": members})
     return {"groups": groups}
 

@@ -79,6 +79,7 @@ def describe(
 ) -> None:
     """Group type, state, assignor, coordinator and members with their assignments
     (and, for KIP-848 groups, target assignments and who is still reconciling)."""
+    from kgroup.assignment import compact
     from kgroup.groups import describe_document, describe_notes
 
     conn = (bootstrap, x, command_config, timeout, verbose)
@@ -92,16 +93,16 @@ def describe(
         if kip848:
             headers += ["TARGET-ASSIGNMENT", "RECONCILING"]
         rows = [[m["member_id"], m["group_instance_id"], m["client_id"], m["host"], m["partitions"],
-                 m["assignment_compact"]] + ([m["target_assignment_compact"], m["reconciling"]] if kip848 else [])
+                 compact(m["assignment"])]
+                + ([None if m["target_assignment"] is None else compact(m["target_assignment"]), m["reconciling"]]
+                   if kip848 else [])
                 for m in g["members"]]
+        c = g["coordinator"]
+        coordinator = f"{c['host']}:{c['port']} ({c['id']})" if c else "-"
         title = (f"GROUP {g['group']}  type={g['type'] or '-'}  state={g['state'] or '-'}  "
-                 f"assignor={g['assignor'] or '-'}  coordinator={g['coordinator_label'] or '-'}  "
+                 f"assignor={g['assignor'] or '-'}  coordinator={coordinator}  "
                  f"members={g['member_count']}")
         tables.append(Table(headers, rows, title=title, notes=describe_notes(g)))
-    for g in doc["groups"]:
-        g.pop("coordinator_label")
-        for m in g["members"]:
-            m.pop("assignment_compact"), m.pop("target_assignment_compact")
     if output == OutputFormat.csv:
         tables = [Table(["GROUP"] + tables[0].headers if tables else [], [[g["group"], *row] for g, t in
                         zip(doc["groups"], tables) for row in t.rows])] if tables else []
