@@ -52,18 +52,20 @@ def _root(version: Annotated[Optional[bool], typer.Option(
     pass
 
 
-def _settings(bootstrap: Optional[str], x: Optional[List[str]], command_config: Optional[Path],
-              timeout: float, verbose: bool):
+def cluster_for(conn: tuple):
+    """The one read-only Cluster of this command, for the connection options
+    ``(bootstrap, x, command_config, timeout, verbose)``; built on first use."""
+    from kgroup.adapter import connect
     from kgroup.settings import ConnectionSettings
 
-    return ConnectionSettings.build(bootstrap, x or [], command_config, timeout, verbose)
+    global _CLUSTER
+    if _CLUSTER is None:
+        bootstrap, x, command_config, timeout, verbose = conn
+        _CLUSTER = connect(ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose))
+    return _CLUSTER
 
 
-def _cluster(settings):
-    from kgroup.adapter import connect
-
-    return connect(settings)
-
+_CLUSTER = None
 
 
 def group_states(snapshot: Optional[Path], groups: list[str], settings_args: tuple, *, topics=None,
@@ -81,7 +83,7 @@ def group_states(snapshot: Optional[Path], groups: list[str], settings_args: tup
     from kgroup.capture import capture
     from kgroup.progress import progress_bar
 
-    cluster = _cluster(_settings(*settings_args))
+    cluster = cluster_for(settings_args)
     with progress_bar() as progress:
         result = capture(cluster, groups, topics=topics, offsets=offsets, racks=racks, progress=progress)
     return result.states, result.problems

@@ -6,8 +6,8 @@ from typing import List, Optional
 import typer
 from typing_extensions import Annotated
 
-from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, _cluster,
-                               _settings, app, broker_label)
+from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app, broker_label,
+                               cluster_for)
 from kgroup.errors import EXIT_FLAGGED, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
@@ -50,8 +50,8 @@ def find_coordinator(
     else:
         if not groups and not all_groups:
             raise UsageError("name at least one GROUP, or pass --all-groups")
-        settings = _settings(bootstrap, x, command_config, timeout, verbose)
-        result = coordinator.survey(_cluster(settings), groups, all_groups, offsets_partitions)
+        cluster = cluster_for((bootstrap, x, command_config, timeout, verbose))
+        result = coordinator.survey(cluster, groups, all_groups, offsets_partitions)
     for w in result.warnings:
         warn(w)
     tables = [Table(

@@ -10,8 +10,8 @@ from typing import List, Optional
 import typer
 from typing_extensions import Annotated
 
-from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, _cluster,
-                               _settings, app, group_states)
+from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
+                               cluster_for, group_states)
 from kgroup.errors import EXIT_CLUSTER, EXIT_FLAGGED, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
@@ -25,7 +25,7 @@ def _group_ids(groups: Optional[List[str]], all_groups: bool, snapshot: Optional
     if all_groups:
         if snapshot is not None:
             raise UsageError("--all-groups needs a cluster, not --snapshot")
-        listed = _cluster(_settings(*conn)).list_groups()
+        listed = cluster_for(conn).list_groups()
         groups = list(dict.fromkeys([*groups, *(g.group_id for g in listed)]))
         if not groups:
             warn("the cluster lists no groups")
@@ -60,7 +60,7 @@ def list_groups(
 
     if type_ is not None and type_ not in ("classic", "consumer"):
         raise UsageError("--type must be classic or consumer")
-    cluster = _cluster(_settings(bootstrap, x, command_config, timeout, verbose))
+    cluster = cluster_for((bootstrap, x, command_config, timeout, verbose))
     listed = cluster.list_groups()
     described = cluster.describe_groups([g.group_id for g in listed]) if listed else {}
     rows = filter_listing(listed, described, state or [], type_)
@@ -138,7 +138,7 @@ def offsets(
         positions = {(t, p): o.committed for s in states.values() for t, parts in s.offsets.items()
                      for p, o in parts.items()
                      if o.committed is not None and o.log_end is not None and o.committed < o.log_end}
-        timestamps = _cluster(_settings(*conn)).first_record_timestamps(positions)
+        timestamps = cluster_for(conn).first_record_timestamps(positions)
     doc = offsets_document(states.values(), topic, timestamps, int(time.time() * 1000))
     headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
                "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
