@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, offsets_partition_for
-from kgroup.model import OFFSETS_TOPIC, Broker, ClusterMetadata, CoordinatorLookup
+from kgroup.model import OFFSETS_TOPIC, Broker, ClusterMetadata, CoordinatorLookup, PartitionInfo, TopicInfo
 
 AGREE, MISMATCH, UNVERIFIED, OFFLINE = "agree", "mismatch", "unverified", "offline"
 
@@ -205,7 +205,5 @@ def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
     return CoordinatorSurvey([report], broker_loads([report], None), [count.warning] if count.warning else [])
 
 
-def _single_partition_topic(partition: int, leader: int):
-    from kgroup.model import PartitionInfo, TopicInfo
-
+def _single_partition_topic(partition: int, leader: int) -> TopicInfo:
     return TopicInfo(OFFSETS_TOPIC, {partition: PartitionInfo(partition, leader)})

@@ -186,11 +186,10 @@ def _topic_racks(state: GroupState, members: list[MemberSubscription]) -> TopicR
 def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscription],
             racks: TopicRacks | None) -> tuple[Assignment, Assignment | None]:
     module = importlib.import_module(f"kgroup.assignors.{STRATEGIES[strategy][0]}")
-    known = {t: n for t, n in topics.items()}
     if strategy == "cooperative-sticky":
-        first, converged = module.assign_rounds(known, members, topic_racks=racks)
+        first, converged = module.assign_rounds(topics, members, topic_racks=racks)
         return converged, first
-    return module.assign(known, members, topic_racks=racks), None
+    return module.assign(topics, members, topic_racks=racks), None
 
 
 def _owners(assignment: dict[str, dict[str, list[int]]]) -> dict[tuple[str, int], str]:

@@ -8,7 +8,7 @@ import subprocess
 import time
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -22,7 +22,7 @@ def tansu_binary() -> str:
 
 def start_tansu(port: int | None = None, log=subprocess.DEVNULL) -> tuple[subprocess.Popen, str]:
     """Start Tansu (memory storage) bound to 127.0.0.1 only; returns (process, bootstrap)."""
-    port = port or _free_port()
+    port = port or free_port()
     url = f"tcp://127.0.0.1:{port}"
     proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url],
                             stdout=log, stderr=log, start_new_session=True)

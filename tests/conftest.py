@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -34,19 +33,9 @@ def run_kgroup(*args: str, env: dict | None = None, timeout: float = 60, input: 
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    from brokers import free_port as _free
 
-
-def wait_for_port(port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+    return _free()
 
 
 @pytest.fixture(scope="session")

@@ -486,34 +486,6 @@ class JavaHashSetFirst:
         return min(self.items.items(), key=lambda kv: (kv[1][0] & mask, kv[1][1]))[0]
 
 
-def sorted_java(strings: Iterable[str]) -> list[str]:
-    """``Collections.sort`` of strings (Java order)."""
-    return sorted(strings, key=java_key)
-
-
-def first_occurrence(items: Sequence[Hashable]) -> list[Hashable]:
-    """Items with duplicates dropped, first occurrence kept."""
-    return list(dict.fromkeys(items))
-
-
-# ---------------------------------------------------------------------------
-# what the group leader's assignor receives
-# ---------------------------------------------------------------------------
-
-def subscription_order(members: Sequence[MemberSubscription]) -> list[MemberSubscription]:
-    """Members in the iteration order of the leader's ``HashMap<String, Subscription>``.
-
-    ``ConsumerCoordinator.onLeaderElected`` puts the JoinGroup members into a plain
-    ``HashMap`` keyed by member id; ``members`` is taken as that insertion order.
-    """
-    by_id: dict[str, MemberSubscription] = {}
-    for member in members:
-        if member.member_id in by_id:
-            raise ValueError(f"duplicate member id {member.member_id!r}")
-        by_id[member.member_id] = member
-    return [by_id[m] for m in hash_iteration_order(list(by_id))]  # type: ignore[index]
-
-
 def protocol_topics(member: MemberSubscription) -> list[str]:
     """The member's topics as ConsumerProtocol delivers them: a set, sorted in Java order."""
     return sorted(set(member.topics), key=java_key)
