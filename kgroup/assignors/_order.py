@@ -486,6 +486,24 @@ class JavaHashSetFirst:
         return min(self.items.items(), key=lambda kv: (kv[1][0] & mask, kv[1][1]))[0]
 
 
+# ---------------------------------------------------------------------------
+# what the group leader's assignor receives
+# ---------------------------------------------------------------------------
+
+def subscription_order(members: Sequence[MemberSubscription]) -> list[MemberSubscription]:
+    """Members in the iteration order of the leader's ``HashMap<String, Subscription>``.
+
+    ``ConsumerCoordinator.onLeaderElected`` puts the JoinGroup members into a plain
+    ``HashMap`` keyed by member id; ``members`` is taken as that insertion order.
+    """
+    by_id: dict[str, MemberSubscription] = {}
+    for member in members:
+        if member.member_id in by_id:
+            raise ValueError(f"duplicate member id {member.member_id!r}")
+        by_id[member.member_id] = member
+    return [by_id[m] for m in hash_iteration_order(list(by_id))]  # type: ignore[index]
+
+
 def protocol_topics(member: MemberSubscription) -> list[str]:
     """The member's topics as ConsumerProtocol delivers them: a set, sorted in Java order."""
     return sorted(set(member.topics), key=java_key)
