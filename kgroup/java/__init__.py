@@ -1,0 +1,1 @@
+"""Java semantics that Kafka's output depends on, emulated exactly (pure Python)."""

@@ -1,0 +1,137 @@
+"""Coordinator records: decode a raw key/value pair, encode one, print it as Kafka does.
+
+A key is an int16 record type followed by the key fields (always read as version
+0); a value is an int16 version followed by the value fields, or null: a
+tombstone. :func:`decode` reads both with the layouts of layouts.py.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from kgroup.offsets_log import codec
+from kgroup.offsets_log.codec import DecodeError
+from kgroup.offsets_log.layouts import RECORD_TYPES
+from kgroup.offsets_log.schema import RecordType
+
+__all__ = ["CoordinatorRecord", "DecodeError", "KINDS", "RECORD_TYPES", "decode", "encode", "kind_of",
+           "kafka_json"]
+
+_KIND = {0: "offsets", 1: "offsets", 2: "group", 16: "regex"}
+_KIND.update({t: "consumer" for t in range(3, 9)})
+_KIND.update({t: "share" for t in range(10, 16)})
+_KIND.update({t: "streams" for t in (17, 19, 20, 21, 22, 23)})
+KINDS = ("offsets", "group", "consumer", "share", "streams", "regex")
+_I16 = struct.Struct(">h").unpack_from
+
+
+def kind_of(record_type: int) -> str:
+    """offsets | group | consumer | share | streams | regex (the ``--type`` names)."""
+    return _KIND.get(record_type, "unknown")
+
+
+@dataclass(slots=True)
+class CoordinatorRecord:
+    """One decoded record: its type, key fields, value version and fields (None: tombstone)."""
+
+    type: int
+    key: dict
+    version: int | None
+    value: dict | None
+
+    @property
+    def kind(self) -> str:
+        return kind_of(self.type)
+
+    @property
+    def name(self) -> str:
+        return RECORD_TYPES[self.type].name
+
+    @property
+    def group_id(self) -> str:
+        k = self.key
+        return k["group"] if "group" in k else k["groupId"]
+
+    @property
+    def tombstone(self) -> bool:
+        return self.value is None
+
+
+def record_type(type_id: int) -> RecordType:
+    try:
+        return RECORD_TYPES[type_id]
+    except KeyError:
+        raise DecodeError(f"unknown record type {type_id}") from None
+
+
+# Compiled readers, by record type and by (record type, value version).
+_KEY_READERS = {t: codec.reader(rt.key, 0) for t, rt in RECORD_TYPES.items()}
+_VALUE_READERS = {t: {v: codec.reader(rt.value, v) for v in rt.value.version_range()}
+                  for t, rt in RECORD_TYPES.items()}
+
+
+def decode(key: bytes | None, value: bytes | None) -> CoordinatorRecord:
+    """Decode one record of the offsets log; DecodeError says why it cannot be read."""
+    try:  # the fast path: every failure falls through to the diagnosis below
+        type_id = _I16(key, 0)[0]  # type: ignore[arg-type]
+        key_fields = _KEY_READERS[type_id](key, 2)[0]
+        if value is None:
+            return CoordinatorRecord(type_id, key_fields, None, None)
+        version = _I16(value, 0)[0]
+        return CoordinatorRecord(type_id, key_fields, version, _VALUE_READERS[type_id][version](value, 2)[0])
+    except (struct.error, KeyError, TypeError, DecodeError):
+        pass
+    raise _diagnose(key, value)
+
+
+def _diagnose(key: bytes | None, value: bytes | None) -> DecodeError:
+    if key is None:
+        return DecodeError("record without a key")
+    if len(key) < 2:
+        return DecodeError("key too short for a record type")
+    type_id = _I16(key, 0)[0]
+    rt = RECORD_TYPES.get(type_id)
+    if rt is None:
+        return DecodeError(f"unknown record type {type_id}")
+    try:
+        codec.reader(rt.key, 0)(key, 2)
+    except struct.error:
+        return DecodeError(f"truncated key of record type {type_id}")
+    except DecodeError as e:
+        return DecodeError(f"key of record type {type_id}: {e}")
+    if value is None or len(value) < 2:
+        return DecodeError(f"value of record type {type_id} too short for a version")
+    version = _I16(value, 0)[0]
+    if not rt.value.valid(version):
+        return DecodeError(f"unknown version {version} of record type {type_id} ({rt.name}Value)")
+    try:
+        codec.reader(rt.value, version)(value, 2)
+    except struct.error:
+        return DecodeError(f"truncated value of record type {type_id} v{version}")
+    except DecodeError as e:
+        return DecodeError(f"value of record type {type_id} v{version}: {e}")
+    return DecodeError(f"record type {type_id} v{version} cannot be read")
+
+
+def encode(type_id: int, key: dict, version: int | None, value: dict | None) -> tuple[bytes, bytes | None]:
+    """The key and value bytes Kafka writes for this record (value None: a tombstone)."""
+    rt = record_type(type_id)
+    key_bytes = struct.pack(">h", type_id) + codec.write(rt.key, 0, key)
+    if value is None:
+        return key_bytes, None
+    if version is None or not rt.value.valid(version):
+        raise ValueError(f"record type {type_id} has no value version {version}")
+    return key_bytes, struct.pack(">h", version) + codec.write(rt.value, version, value)
+
+
+def kafka_json(rec: CoordinatorRecord) -> dict:
+    """``{"key": {"type", "data"}, "value": {"version", "data"} | null}`` as Kafka 4.3.0's
+    CoordinatorRecordMessageFormatter prints the record."""
+    rt = RECORD_TYPES[rec.type]
+    out: dict = {"key": {"type": rec.type, "data": codec.to_json(rt.key, 0, rec.key)}}
+    if rec.value is None:
+        out["value"] = None
+    else:
+        assert rec.version is not None
+        out["value"] = {"version": rec.version, "data": codec.to_json(rt.value, rec.version, rec.value)}
+    return out
