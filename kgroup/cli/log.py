@@ -1,0 +1,169 @@
+"""kgroup log: every record of the offsets log, decoded as Kafka prints it."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import IO, Iterator, List, Optional
+
+import typer
+from typing_extensions import Annotated
+
+from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app
+from kgroup.errors import EXIT_FLAGGED, UsageError
+from kgroup.model import OFFSETS_TOPIC
+from kgroup.render import OutputFormat, printable, warn
+
+LogGroups = Annotated[Optional[List[str]], typer.Argument(
+    metavar="[GROUP]...", show_default=False,
+    help="Only these groups' records (and only the offsets-log partitions they hash to).")]
+Input = Annotated[Optional[Path], typer.Option(
+    "--input", metavar="FILE", help="Read raw records saved earlier (JSON Lines; - for stdin) instead of a cluster.")]
+OffsetsTopic = Annotated[str, typer.Option(
+    "--offsets-topic", metavar="NAME", help="Read the offsets log from a topic of this name.")]
+Since = Annotated[Optional[str], typer.Option(
+    "--since", metavar="TIME", help="Only records at or after TIME: 2h (ago), 2026-11-22T03:00Z, or epoch ms.")]
+Until = Annotated[Optional[str], typer.Option("--until", metavar="TIME", help="Only records at or before TIME.")]
+
+
+def _settings(bootstrap, x, command_config, timeout, verbose):
+    from kgroup.settings import ConnectionSettings
+
+    return ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose)
+
+
+def live_records(settings, topic: str, groups: list[str], partitions: list[int] | None, follow: bool,
+                 progress, selection) -> Iterator:
+    """Raw records of the live offsets log, partition by partition; with ``follow``, then
+    every new record until interrupted."""
+    from kgroup.adapter import offsets_log_ranges, read_log_range
+
+    ranges = offsets_log_ranges(settings, topic, None)
+    count = len(ranges)
+    wanted = set(selection.partitions(count))
+    if partitions:
+        bad = [p for p in partitions if not 0 <= p < count]
+        if bad:
+            raise UsageError(f"--partition {bad[0]}: {topic} has partitions 0-{count - 1}")
+        wanted &= set(partitions)
+        if not wanted:
+            warn("the groups named hash to none of the partitions given with --partition")
+    ranges = [r for r in ranges if r.partition in wanted]
+    total = sum(r.end - r.start for r in ranges)
+    done = 0
+    position = {r.partition: r.start for r in ranges}
+    for r in ranges:
+        for batch in read_log_range(settings, topic, r):
+            yield from batch
+            done += len(batch)
+            progress("reading offsets log", done, total)
+        position[r.partition] = r.end
+    while follow:
+        sys.stdout.flush()
+        time.sleep(1.0)
+        for r in offsets_log_ranges(settings, topic, sorted(wanted)):
+            if r.end > position[r.partition]:
+                yield from (rec for batch in read_log_range(
+                    settings, topic, type(r)(r.partition, position[r.partition], r.end)) for rec in batch)
+                position[r.partition] = r.end
+
+
+def file_records(path: Path, progress) -> Iterator:
+    from kgroup.offsets_log.raw import read_jsonl
+
+    if str(path) == "-":
+        yield from read_jsonl(sys.stdin.buffer, "<stdin>")
+        return
+    try:
+        stream: IO[bytes] = open(path, "rb")
+    except OSError as e:
+        raise UsageError(f"cannot read --input {path}: {e.strerror or e}") from None
+    with stream:
+        yield from read_jsonl(stream, str(path))
+
+
+def _saving(records: Iterator, save: Optional[Path]) -> Iterator:
+    if save is None:
+        yield from records
+        return
+    from kgroup.offsets_log.raw import write_jsonl
+
+    try:
+        out = open(save, "w", encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write --save {save}: {e.strerror or e}") from None
+    with out:
+        for r in records:
+            write_jsonl((r,), out)
+            yield r
+
+
+@app.command("log")
+def log(
+    groups: LogGroups = None,
+    input_: Input = None,
+    save: Annotated[Optional[Path], typer.Option(
+        "--save", metavar="FILE", help="Also write every raw record read to FILE (JSON Lines), for --input later.")] = None,
+    offsets_topic: OffsetsTopic = OFFSETS_TOPIC,
+    partition: Annotated[Optional[List[int]], typer.Option(
+        "--partition", metavar="N", help="Only this offsets-log partition (repeatable).")] = None,
+    type_: Annotated[Optional[List[str]], typer.Option(
+        "--type", metavar="offsets|group|consumer|share|streams|regex",
+        help="Only records of this kind (repeatable).")] = None,
+    since: Since = None, until: Until = None,
+    follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep reading new records until Ctrl-C.")] = False,
+    output: Output = OutputFormat.table,
+    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
+    timeout: Timeout = 10.0, verbose: Verbose = False,
+) -> None:
+    """Every record of the offsets log (__consumer_offsets), decoded exactly as Kafka 4.3.0's own formatters print it: offset commits, classic group metadata, KIP-848 consumer, share and streams group records, tombstones.
+
+    Read-only: kgroup assigns itself the partitions it reads, joins no group and commits nothing. Records it cannot decode are printed as error entries and counted; the command then exits 1.
+
+    Examples:
+
+      kgroup log G1 -b broker:9092 --since 2h
+
+      kgroup log -b broker:9092 --save log.jsonl -o json > decoded.jsonl
+
+      kgroup log --input log.jsonl --type group -o csv
+    """
+    from kgroup.offsets_log import output as log_output
+    from kgroup.offsets_log.records import KINDS
+    from kgroup.offsets_log.selection import Selection, Tally, select
+    from kgroup.offsets_log.window import Window
+    from kgroup.progress import progress_bar
+
+    kinds = list(dict.fromkeys(type_ or []))
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise UsageError(f"--type {bad[0]!r}: choose from {', '.join(KINDS)}")
+    if input_ is not None and follow:
+        raise UsageError("--follow reads a live cluster, not --input")
+    if input_ is not None and save is not None:
+        raise UsageError("--save writes what is read from a cluster; --input is already saved")
+    if any(p < 0 for p in partition or []):
+        raise UsageError("--partition must be 0 or more")
+    window = Window.parse(since, until, int(time.time() * 1000))
+    selection = Selection(frozenset(groups or []), frozenset(kinds), window)
+    tally = Tally()
+    with progress_bar() as progress:
+        if input_ is not None:
+            raw = file_records(input_, progress)
+            if partition:
+                wanted = set(partition)
+                raw = (r for r in raw if r.partition in wanted)
+        else:
+            settings = _settings(bootstrap, x, command_config, timeout, verbose)
+            raw = _saving(live_records(settings, offsets_topic, list(groups or []), partition, follow,
+                                       progress, selection), save)
+        writer = log_output.writer(output.value, sys.stdout, printable)
+        for entry in select(raw, selection, tally):
+            writer(entry)
+    sys.stdout.flush()
+    summary = f"{tally.shown} of {tally.read} records shown"
+    if tally.undecodable:
+        warn(f"{summary}; {tally.undecodable} could not be decoded (printed as error entries)")
+        raise typer.Exit(EXIT_FLAGGED)
+    if sys.stderr.isatty() or verbose:
+        sys.stderr.write(f"kgroup: {summary}\n")
