@@ -187,7 +187,8 @@ def dump(state: GroupState) -> dict:
                          "assignment": m.assignment, "target_assignment": m.target_assignment}
                         for m in g.members],
             "offsets": {t: {str(p): {"committed": o.committed, "log_start": o.log_start, "log_end": o.log_end,
-                                     "metadata": o.metadata}
+                                     "metadata": o.metadata,
+                                     **({"leader_epoch": o.leader_epoch} if o.leader_epoch is not None else {})}
                             for p, o in sorted(parts.items())}
                         for t, parts in sorted(state.offsets.items())},
         },

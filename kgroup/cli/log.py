@@ -167,3 +167,56 @@ def log(
         raise typer.Exit(EXIT_FLAGGED)
     if sys.stderr.isatty() or verbose:
         sys.stderr.write(f"kgroup: {summary}\n")
+
+
+def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: tuple, until_ms: int | None,
+                  progress) -> Iterator:
+    """Every decoded record of one group, up to ``until_ms``, from --input or the live log."""
+    from kgroup.offsets_log.selection import Selection, select
+    from kgroup.offsets_log.window import Window
+
+    selection = Selection(frozenset([group]), frozenset(), Window(None, until_ms))
+    if input_ is not None:
+        raw = file_records(input_, progress)
+    else:
+        raw = live_records(_settings(*conn), offsets_topic, [group], None, False, progress, selection)
+    return (e for e in select(raw, selection) if e.record is not None)
+
+
+@app.command("history")
+def history(
+    group: Annotated[str, typer.Argument(metavar="GROUP", help="The group whose rebalances to show.")],
+    input_: Input = None,
+    offsets_topic: OffsetsTopic = OFFSETS_TOPIC,
+    since: Since = None,
+    output: Output = OutputFormat.table,
+    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
+    timeout: Timeout = 10.0, verbose: Verbose = False,
+) -> None:
+    """A group's rebalance timeline from the offsets log: every classic generation or KIP-848 group epoch with its protocol, leader and members, who joined and who left, which partitions moved, the time between rebalances and the commits in between.
+
+    The log says that a member left, never why.
+
+    Examples:
+
+      kgroup history G1 -b broker:9092
+
+      kgroup history G1 --input log.jsonl --since 6h -o json
+    """
+    from kgroup.offsets_log.replay import GroupReplay
+    from kgroup.offsets_log.window import Window
+    from kgroup.progress import progress_bar
+
+    window = Window.parse(since, None, int(time.time() * 1000))
+    replay = GroupReplay(group)
+    with progress_bar() as progress:
+        for e in group_entries(group, input_, offsets_topic, (bootstrap, x, command_config, timeout, verbose),
+                               None, progress):
+            replay.apply(e)
+    replay.finish()
+    if replay.type is None and not replay.rebalances and not replay.offsets and replay.commits_before == 0:
+        raise UsageError(f"the offsets log holds no record of group {group}")
+    events = [r for r in replay.rebalances if r.timestamp in window]
+    from kgroup.cli.render_history import render
+
+    render(output, group, replay, events)

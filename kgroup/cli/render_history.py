@@ -1,0 +1,85 @@
+"""How ``kgroup history`` shows a group's rebalances (table, JSON, CSV)."""
+from __future__ import annotations
+
+import sys
+
+from kgroup.java.jackson import dumps
+from kgroup.offsets_log.replay import GroupReplay, Rebalance
+from kgroup.offsets_log.window import format_ms
+from kgroup.render import OutputFormat, Table, emit, printable
+
+
+def _compact(a: dict[str, list[int]] | None) -> str:
+    if not a:
+        return "-"
+    return ";".join(f"{t}:{','.join(map(str, ps))}" for t, ps in sorted(a.items()))
+
+
+def _duration(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    s = ms / 1000
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
+        if s >= size:
+            return f"{s / size:.1f}{unit}"
+    return f"{s:.1f}s"
+
+
+def _title(r: Rebalance) -> str:
+    when = format_ms(r.timestamp)
+    if r.type == "deleted":
+        return f"{when}  group deleted (tombstone at {r.position[0]}/{r.position[1]})"
+    what = "generation" if r.type == "classic" else "group epoch"
+    parts = [f"{when}  {what} {r.generation}", f"protocol {r.protocol or '-'}"]
+    if r.type == "classic":
+        parts.append(f"leader {r.leader or '-'}")
+    parts.append(f"{len(r.members)} member{'s' * (len(r.members) != 1)}")
+    if r.since_previous_ms is not None:
+        parts.append(f"{_duration(r.since_previous_ms)} after the previous")
+    return printable(", ".join(parts))
+
+
+def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Rebalance]) -> None:
+    doc = {"group": group, "type": replay.type, "deleted": replay.deleted,
+           "commits_before_first_rebalance": replay.commits_before,
+           "rebalances": [r.to_json() for r in events]}
+    if fmt == OutputFormat.json:
+        sys.stdout.write(dumps(doc) + "\n")
+        return
+    if fmt == OutputFormat.csv:
+        emit(fmt, doc, [Table(
+            ["TIME", "TYPE", "GENERATION", "PROTOCOL", "LEADER", "MEMBERS", "JOINED", "LEFT", "MOVED",
+             "SINCE-PREVIOUS-MS", "COMMITS"],
+            [[format_ms(r.timestamp), r.type, r.generation, r.protocol, r.leader, len(r.members),
+              " ".join(r.joined), " ".join(r.left), len(r.moved), r.since_previous_ms, r.commits]
+             for r in events])])
+        return
+    tables = []
+    for r in events:
+        notes = []
+        if r.joined:
+            notes.append("joined: " + printable(", ".join(r.joined)))
+        if r.left:
+            notes.append("left:   " + printable(", ".join(r.left)))
+        if r.moved:
+            shown = [f"{m['topic']}-{m['partition']} {m['from'] or '(none)'} → {m['to'] or '(none)'}"
+                     for m in r.moved[:20]]
+            more = f" (+{len(r.moved) - 20} more)" if len(r.moved) > 20 else ""
+            notes.append(f"moved:  {printable('; '.join(shown))}{more}")
+        notes.append(f"then {r.commits} offset commit{'s' * (r.commits != 1)}"
+                     + (f", last per partition: {printable(_compact(r.last_commits))}" if r.last_commits else ""))
+        for m in r.members:
+            for p in m.problems:
+                notes.append(printable(f"member {m.member_id}: {p}"))
+        rows = [[printable(str(v)) if isinstance(v, str) else v for v in
+                 [m.member_id, m.client_id, m.host, m.instance_id, m.rack,
+                  _compact(m.assignment) if r.type == "classic" else _compact(m.target_assignment)]]
+                for m in r.members]
+        tables.append(Table(["MEMBER", "CLIENT-ID", "HOST", "INSTANCE-ID", "RACK",
+                             "ASSIGNMENT" if r.type != "consumer" else "TARGET-ASSIGNMENT"],
+                            rows, title=_title(r), notes=notes))
+    if not tables:
+        sys.stdout.write(f"no rebalance of {printable(group)} in the window "
+                         f"({replay.commits_before} offset commits before any rebalance record)\n")
+        return
+    emit(fmt, doc, tables)

@@ -1,0 +1,275 @@
+"""Replay one group's records in log order: its rebalance history, and its state at a moment.
+
+A group's records all live in one offsets-log partition, so log order is the
+order the coordinator wrote them. Classic groups write a GroupMetadata record
+(type 2) at the end of every rebalance and when the group empties; KIP-848
+consumer groups write member metadata (5), then the group epoch (3), then the
+target assignment (7, 6) and members' current assignments (8). A tombstone
+deletes what its key names; a GroupMetadata or group-epoch tombstone deletes the
+group. The log says who joined and who left; it never says why, and neither
+does this module.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from kgroup.offsets_log.codec import DecodeError
+from kgroup.offsets_log.consumer_protocol import decode_assignment, decode_subscription
+from kgroup.offsets_log.selection import Entry
+
+Assignment = dict[str, list[int]]  # topic -> sorted partitions
+
+
+@dataclass
+class MemberView:
+    member_id: str
+    client_id: str | None = None
+    host: str | None = None
+    instance_id: str | None = None
+    rack: str | None = None
+    subscription: list[str] | None = None
+    assignment: Assignment = field(default_factory=dict)
+    target_assignment: Assignment | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"member_id": self.member_id, "client_id": self.client_id, "host": self.host,
+                "group_instance_id": self.instance_id, "rack": self.rack, "subscription": self.subscription,
+                "assignment": self.assignment, "target_assignment": self.target_assignment,
+                **({"problems": self.problems} if self.problems else {})}
+
+
+@dataclass
+class Commit:
+    offset: int
+    leader_epoch: int | None
+    metadata: str
+    timestamp: int
+    position: tuple[int, int]  # (partition, offset) of the record in the log
+
+
+@dataclass
+class Rebalance:
+    """One classic generation or KIP-848 group epoch, as the log recorded it."""
+
+    timestamp: int
+    position: tuple[int, int]
+    type: str  # classic | consumer | deleted
+    generation: int | None
+    protocol_type: str | None = None
+    protocol: str | None = None  # classic: the assignor chosen; consumer: the server assignor
+    leader: str | None = None
+    members: list[MemberView] = field(default_factory=list)
+    joined: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)
+    moved: list[dict] = field(default_factory=list)
+    since_previous_ms: int | None = None
+    commits: int = 0  # offset commits between this rebalance and the next
+    last_commits: dict[str, dict[int, int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"timestamp": self.timestamp, "partition": self.position[0], "offset": self.position[1],
+                "type": self.type, "generation": self.generation, "protocol_type": self.protocol_type,
+                "protocol": self.protocol, "leader": self.leader,
+                "members": [m.to_json() for m in self.members], "joined": self.joined, "left": self.left,
+                "moved": self.moved, "since_previous_ms": self.since_previous_ms,
+                "commits": self.commits,
+                "last_commits": {t: {str(p): o for p, o in sorted(ps.items())}
+                                 for t, ps in sorted(self.last_commits.items())}}
+
+
+def _assignment_of(pairs: Iterable[tuple[str, list[int]]]) -> Assignment:
+    out: dict[str, set[int]] = {}
+    for topic, parts in pairs:
+        out.setdefault(topic, set()).update(parts)
+    return {t: sorted(ps) for t, ps in sorted(out.items())}
+
+
+def _owners(members: list[MemberView], target: bool = False) -> dict[tuple[str, int], str]:
+    owners = {}
+    for m in members:
+        a = (m.target_assignment or {}) if target else m.assignment
+        for t, ps in a.items():
+            for p in ps:
+                owners[(t, p)] = m.member_id
+    return owners
+
+
+def moves(before: list[MemberView], after: list[MemberView], target: bool = False) -> list[dict]:
+    """Partitions whose owner changed: ``{"topic", "partition", "from", "to"}`` (None: unowned)."""
+    a, b = _owners(before, target), _owners(after, target)
+    return [{"topic": t, "partition": p, "from": a.get((t, p)), "to": b.get((t, p))}
+            for (t, p) in sorted(set(a) | set(b)) if a.get((t, p)) != b.get((t, p))]
+
+
+def classic_members(value: dict) -> list[MemberView]:
+    """The members of a GroupMetadata value, their ConsumerProtocol bytes decoded when the
+    protocol type is ``consumer``."""
+    out = []
+    consumer = value["protocolType"] == "consumer"
+    for m in value["members"]:
+        view = MemberView(m["memberId"], m["clientId"], m["clientHost"], m["groupInstanceId"])
+        if consumer:
+            try:
+                sub = decode_subscription(m["subscription"])
+                view.subscription = sorted(set(sub["topics"]))
+                view.rack = sub.get("rackId")
+            except DecodeError as e:
+                view.problems.append(f"subscription cannot be decoded: {e}")
+            try:
+                asg = decode_assignment(m["assignment"])
+                view.assignment = _assignment_of((tp["topic"], tp["partitions"]) for tp in asg["assignedPartitions"])
+            except DecodeError as e:
+                view.problems.append(f"assignment cannot be decoded: {e}")
+        out.append(view)
+    return out
+
+
+class GroupReplay:
+    """Fold one group's records, in log order, into its state and its rebalance history."""
+
+    def __init__(self, group_id: str):
+        self.group_id = group_id
+        self.type: str | None = None
+        self.deleted = False
+        self.rebalances: list[Rebalance] = []
+        self.commits_before = 0  # commits before the first rebalance seen
+        self.offsets: dict[str, dict[int, Commit]] = {}
+        # classic
+        self.classic: dict | None = None
+        self.classic_members: list[MemberView] = []
+        # KIP-848
+        self.epoch: int | None = None
+        self.members: dict[str, dict] = {}
+        self.targets: dict[str, list] = {}
+        self.target_epoch: int | None = None
+        self.current: dict[str, dict] = {}
+        self.topic_names: dict[str, str] = {}
+        self.last_timestamp: int | None = None
+
+    # -- folding ------------------------------------------------------------------
+    def apply(self, e: Entry) -> None:
+        rec = e.record
+        if rec is None or rec.group_id != self.group_id:
+            return
+        ts, pos = e.raw.timestamp, (e.raw.partition, e.raw.offset)
+        self.last_timestamp = ts
+        t, v = rec.type, rec.value
+        if t in (0, 1):
+            self._commit(rec.key, v, ts, pos)
+        elif t == 2:
+            self._classic(v, ts, pos)
+        elif 3 <= t <= 8:
+            self._consumer(t, rec.key, v, ts, pos)
+
+    def _commit(self, key: dict, v: dict | None, ts: int, pos: tuple[int, int]) -> None:
+        topic, partition = key["topic"], key["partition"]
+        if v is None:
+            self.offsets.get(topic, {}).pop(partition, None)
+            return
+        epoch = v.get("leaderEpoch", -1)
+        self.offsets.setdefault(topic, {})[partition] = Commit(
+            v["offset"], None if epoch == -1 else epoch, v["metadata"], v["commitTimestamp"], pos)
+        if self.rebalances:
+            last = self.rebalances[-1]
+            last.commits += 1
+            last.last_commits.setdefault(topic, {})[partition] = v["offset"]
+        else:
+            self.commits_before += 1
+
+    def _open(self, r: Rebalance) -> None:
+        if self.rebalances:
+            r.since_previous_ms = r.timestamp - self.rebalances[-1].timestamp
+        self.rebalances.append(r)
+
+    def _classic(self, v: dict | None, ts: int, pos: tuple[int, int]) -> None:
+        if v is None:
+            self._open(Rebalance(ts, pos, "deleted", None))
+            self.deleted, self.classic, self.classic_members = True, None, []
+            self.offsets = {}
+            return
+        self.type, self.deleted = "classic", False
+        before = self.classic_members
+        members = classic_members(v)
+        ids_before = {m.member_id for m in before}
+        ids_now = {m.member_id for m in members}
+        self._open(Rebalance(ts, pos, "classic", v["generation"], v["protocolType"], v["protocol"], v["leader"],
+                             members, sorted(ids_now - ids_before), sorted(ids_before - ids_now),
+                             moves(before, members)))
+        self.classic, self.classic_members = v, members
+
+    def _consumer(self, t: int, key: dict, v: dict | None, ts: int, pos: tuple[int, int]) -> None:
+        member = key.get("memberId")
+        if t == 3:
+            if v is None:
+                self._close_epoch()
+                self._open(Rebalance(ts, pos, "deleted", None))
+                self.deleted, self.epoch = True, None
+                self.members, self.targets, self.current = {}, {}, {}
+                return
+            self.type, self.deleted = "consumer", False
+            if v["epoch"] != self.epoch:
+                self._close_epoch()
+                before = self.consumer_members()
+                ids_before = {m.member_id for m in self.rebalances[-1].members} if (
+                    self.rebalances and self.rebalances[-1].type == "consumer") else {m.member_id for m in before}
+                self.epoch = v["epoch"]
+                now = self.consumer_members()
+                ids_now = {m.member_id for m in now}
+                assignors = sorted({m.get("serverAssignor") for m in self.members.values() if m.get("serverAssignor")})
+                self._open(Rebalance(ts, pos, "consumer", v["epoch"], "consumer",
+                                     ",".join(assignors) or None, None, now,
+                                     sorted(ids_now - ids_before), sorted(ids_before - ids_now)))
+            return
+        if t == 4:
+            if v is not None:
+                self.topic_names.update({tp["topicId"]: tp["topicName"] for tp in v["topics"]})
+            return
+        table = {5: self.members, 7: self.targets, 8: self.current}.get(t)
+        if t == 6:
+            self.target_epoch = None if v is None else v["assignmentEpoch"]
+        elif table is not None and member is not None:
+            if v is None:
+                table.pop(member, None)
+            else:
+                table[member] = v["topicPartitions"] if t == 7 else v
+
+    def _close_epoch(self) -> None:
+        """Fix the members and target assignment of the open KIP-848 epoch (written after it)."""
+        if self.rebalances and self.rebalances[-1].type == "consumer":
+            r = self.rebalances[-1]
+            previous = next((p for p in reversed(self.rebalances[:-1]) if p.type == "consumer"), None)
+            r.members = self.consumer_members()
+            if previous is not None:
+                r.moved = moves(previous.members, r.members, target=True)
+
+    def finish(self) -> None:
+        self._close_epoch()
+
+    def topic(self, topic_id: str) -> str:
+        return self.topic_names.get(topic_id, topic_id)
+
+    def consumer_members(self) -> list[MemberView]:
+        out = []
+        for mid in sorted(set(self.members) | set(self.current) | set(self.targets)):
+            md: dict[str, Any] = self.members.get(mid) or {}
+            view = MemberView(mid, md.get("clientId"), md.get("clientHost"), md.get("instanceId"), md.get("rackId"),
+                              sorted(md["subscribedTopicNames"]) if md.get("subscribedTopicNames") is not None else None)
+            cur = self.current.get(mid)
+            if cur is not None:
+                view.assignment = _assignment_of((self.topic(tp["topicId"]), tp["partitions"])
+                                                 for tp in cur["assignedPartitions"])
+            if mid in self.targets:
+                view.target_assignment = _assignment_of((self.topic(tp["topicId"]), tp["partitions"])
+                                                        for tp in self.targets[mid])
+            out.append(view)
+        return out
+
+    def unresolved_topic_ids(self) -> list[str]:
+        ids = set()
+        for cur in self.current.values():
+            ids.update(tp["topicId"] for tp in cur["assignedPartitions"])
+        for tps in self.targets.values():
+            ids.update(tp["topicId"] for tp in tps)
+        return sorted(i for i in ids if i not in self.topic_names)

@@ -1,0 +1,91 @@
+"""A group as it stood at a past moment, rebuilt from its records (``snapshot --at``).
+
+What the log holds: members, their subscriptions and assignments (classic:
+ConsumerProtocol bytes of the last GroupMetadata; KIP-848: member metadata,
+current and target assignments), committed offsets. What it does not hold:
+log-start and log-end offsets, brokers, topic partition counts. Those are left
+out, or taken from the live cluster when the caller has one; every such
+substitution comes back as a note.
+"""
+from __future__ import annotations
+
+from kgroup.model import GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
+from kgroup.offsets_log.replay import GroupReplay, MemberView
+from kgroup.offsets_log.window import format_ms
+
+
+class GroupNotInLog(LookupError):
+    """The log holds no record of the group at or before that moment."""
+
+
+def _member(m: MemberView) -> Member:
+    return Member(member_id=m.member_id, client_id=m.client_id, host=m.host, group_instance_id=m.instance_id,
+                  rack=m.rack, subscription=m.subscription, assignment=dict(m.assignment),
+                  target_assignment=None if m.target_assignment is None else dict(m.target_assignment))
+
+
+def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] | None = None,
+             offsets_partitions: int | None = None) -> tuple[GroupState, list[str]]:
+    """The snapshot of ``replay``'s group (records folded up to ``at_ms``) and notes on what
+    the log could not tell."""
+    replay.finish()
+    notes: list[str] = []
+    if replay.type is None and not replay.offsets:
+        raise GroupNotInLog(replay.group_id)
+    if replay.type == "classic" and replay.classic is not None:
+        v = replay.classic
+        members = [_member(m) for m in replay.classic_members]
+        desc = GroupDescription(replay.group_id, "classic", "Stable" if members else "Empty", v["protocolType"],
+                                v["protocol"], v["generation"], None, members)
+        notes.append("state is that of the last completed rebalance before the moment (the log does not "
+                     "record rebalances in progress)")
+    elif replay.type == "consumer" and not replay.deleted:
+        members = [_member(m) for m in replay.consumer_members()]
+        assignors = sorted({md.get("serverAssignor") for md in replay.members.values() if md.get("serverAssignor")})
+        desc = GroupDescription(replay.group_id, "consumer", "Stable" if members else "Empty", "consumer",
+                                ",".join(assignors) or None, replay.epoch, None, members)
+        unresolved = replay.unresolved_topic_ids()
+        if unresolved:
+            notes.append(f"{len(unresolved)} topic id(s) have no name in the log and are shown as ids: "
+                         + ", ".join(unresolved[:5]))
+    else:
+        desc = GroupDescription(replay.group_id, None, "Dead" if replay.deleted else "Empty", None, None, None,
+                                None, [])
+        notes.append("the log holds only offset commits for this group at that moment" if not replay.deleted
+                     else "the group had been deleted at that moment")
+    offsets = {t: {p: PartitionOffsets(committed=c.offset, metadata=c.metadata, leader_epoch=c.leader_epoch)
+                   for p, c in sorted(ps.items())}
+               for t, ps in sorted(replay.offsets.items()) if ps}
+    notes.append("log-start and log-end offsets (so lag) are not in the offsets log: left out")
+    # topic partition counts: from the live cluster when known, else the highest partition seen + 1
+    seen: dict[str, int] = {}
+    for m in desc.members:
+        for a in (m.assignment, m.target_assignment or {}):
+            for t, ps in a.items():
+                seen[t] = max(seen.get(t, 0), max(ps, default=-1) + 1)
+        for t in m.subscription or ():
+            seen.setdefault(t, 0)
+    for t, ps in offsets.items():
+        seen[t] = max(seen.get(t, 0), max(ps, default=-1) + 1)
+    topics: dict[str, TopicLayout] = {}
+    inferred, unknown = [], []
+    for t, n in sorted(seen.items()):
+        live = (partition_counts or {}).get(t)
+        if live is not None and live >= n:
+            topics[t] = TopicLayout(live)
+        elif n > 0:
+            topics[t] = TopicLayout(n)
+            inferred.append(t)
+        else:
+            unknown.append(t)
+    if partition_counts is not None:
+        notes.append("topic partition counts are today's, from the cluster" + (
+            f" (inferred from the log for {', '.join(inferred)})" if inferred else ""))
+    elif inferred:
+        notes.append("topic partition counts inferred from the log (highest partition seen + 1): "
+                     + ", ".join(inferred))
+    if unknown:
+        notes.append("partition counts unknown (left out) for subscribed topics: " + ", ".join(unknown))
+    notes.append("brokers and the coordinator are not in the offsets log: left out")
+    state = GroupState(desc, topics, [], offsets_partitions, offsets, format_ms(at_ms))
+    return state, notes

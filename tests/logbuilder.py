@@ -1,0 +1,57 @@
+"""Build offsets logs with kgroup's own writer (records as Kafka's coordinator writes them).
+
+Used by the log/history/snapshot tests, the Spark tests and the benchmarks. Every
+helper returns RawRecord values; ``Log`` hands out offsets per partition.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kgroup.hashing import offsets_partition_for
+from kgroup.offsets_log.consumer_protocol import encode_assignment, encode_subscription
+from kgroup.offsets_log.raw import RawRecord
+from kgroup.offsets_log.records import encode
+
+
+@dataclass
+class Log:
+    partitions: int = 50
+    records: list[RawRecord] = field(default_factory=list)
+    _next: dict[int, int] = field(default_factory=dict)
+
+    def add(self, group: str, ts: int, type_id: int, key: dict, version: int | None, value: dict | None,
+            partition: int | None = None) -> RawRecord:
+        p = offsets_partition_for(group, self.partitions) if partition is None else partition
+        k, v = encode(type_id, key, version, value)
+        rec = RawRecord(p, self._next.get(p, 0), ts, k, v)
+        self._next[p] = rec.offset + 1
+        self.records.append(rec)
+        return rec
+
+    def commit(self, group: str, topic: str, partition: int, offset: int, ts: int, version: int = 3,
+               leader_epoch: int = -1, metadata: str = "") -> RawRecord:
+        return self.add(group, ts, 1, {"group": group, "topic": topic, "partition": partition}, version,
+                        {"offset": offset, "leaderEpoch": leader_epoch, "metadata": metadata,
+                         "commitTimestamp": ts, "expireTimestamp": -1})
+
+    def delete_commit(self, group: str, topic: str, partition: int, ts: int) -> RawRecord:
+        return self.add(group, ts, 1, {"group": group, "topic": topic, "partition": partition}, None, None)
+
+    def generation(self, group: str, generation: int, ts: int, members: list[dict], protocol: str = "range",
+                   leader: str | None = None, version: int = 3) -> RawRecord:
+        """members: {"id", "client", "host", "topics", "assignment": {topic: [p]}, "instance", "rack"}"""
+        value = {"protocolType": "consumer", "generation": generation,
+                 "protocol": protocol if members else None,
+                 "leader": (leader or members[0]["id"]) if members else None,
+                 "currentStateTimestamp": ts, "members": [
+                     {"memberId": m["id"], "groupInstanceId": m.get("instance"), "clientId": m.get("client", "app"),
+                      "clientHost": m.get("host", "/127.0.0.1"), "rebalanceTimeout": 300000, "sessionTimeout": 45000,
+                      "subscription": encode_subscription({"topics": m["topics"], "rackId": m.get("rack"),
+                                                           "generationId": generation - 1, "ownedPartitions": []}, 3),
+                      "assignment": encode_assignment({"assignedPartitions": [
+                          {"topic": t, "partitions": ps} for t, ps in sorted(m["assignment"].items())]}, 3)}
+                     for m in members]}
+        return self.add(group, ts, 2, {"group": group}, version, value)
+
+    def delete_group(self, group: str, ts: int) -> RawRecord:
+        return self.add(group, ts, 2, {"group": group}, None, None)
