@@ -1,0 +1,153 @@
+"""kgroup history and snapshot --at: a group's past, rebuilt from its records."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_kgroup
+from logbuilder import Log
+
+from kgroup.offsets_log.raw import write_jsonl
+from kgroup.offsets_log.records import decode
+from kgroup.offsets_log.replay import GroupReplay
+from kgroup.offsets_log.selection import Entry
+from kgroup.offsets_log.timetravel import GroupNotInLog, state_at
+
+T = 1763780000000
+MIN = 60_000
+
+
+def member(i, assignment, rack=None, instance=None):
+    return {"id": f"c{i}", "client": f"app-{i}", "host": f"/10.0.0.{i}", "topics": ["Order"],
+            "assignment": assignment, "rack": rack, "instance": instance}
+
+
+def scenario() -> Log:
+    log = Log(partitions=50)
+    log.generation("G1", 1, T, [member(1, {"Order": [0, 1, 2]}), member(2, {"Order": [3, 4, 5]}, rack="az2")])
+    for p in range(6):
+        log.commit("G1", "Order", p, 100 + p, T + 1000)
+    log.commit("OTHER", "x", 0, 5, T + 1500)
+    log.generation("G1", 2, T + MIN, [member(1, {"Order": [0, 1]}), member(2, {"Order": [2, 3]}, rack="az2"),
+                                      member(3, {"Order": [4, 5]}, instance="i-3")])
+    log.commit("G1", "Order", 4, 150, T + MIN + 1000)
+    log.commit("G1", "Order", 4, 160, T + MIN + 2000)
+    log.generation("G1", 3, T + 2 * MIN, [member(1, {"Order": [0, 1, 2]}), member(3, {"Order": [3, 4, 5]})])
+    log.commit("G1", "Order", 3, 170, T + 2 * MIN + 1000)
+    log.delete_commit("G1", "Order", 0, T + 2 * MIN + 2000)
+    log.delete_group("G1", T + 3 * MIN)
+    return log
+
+
+def replay(log: Log, until: int | None = None) -> GroupReplay:
+    r = GroupReplay("G1")
+    for raw in log.records:
+        if until is None or raw.timestamp <= until:
+            r.apply(Entry(raw, decode(raw.key, raw.value)))
+    r.finish()
+    return r
+
+
+def test_generations_joined_left_moved_and_commits_between():
+    r = replay(scenario())
+    gens = r.rebalances
+    assert [g.type for g in gens] == ["classic", "classic", "classic", "deleted"]
+    assert [g.generation for g in gens[:3]] == [1, 2, 3]
+    assert [g.since_previous_ms for g in gens] == [None, MIN, MIN, MIN]
+    assert gens[0].joined == ["c1", "c2"] and gens[0].left == []
+    assert gens[1].joined == ["c3"] and gens[1].left == []
+    assert gens[2].joined == [] and gens[2].left == ["c2"]
+    assert [(m["topic"], m["partition"], m["from"], m["to"]) for m in gens[1].moved] == [
+        ("Order", 2, "c1", "c2"), ("Order", 4, "c2", "c3"), ("Order", 5, "c2", "c3")]
+    assert [(m["partition"], m["from"], m["to"]) for m in gens[2].moved] == [(2, "c2", "c1"), (3, "c2", "c3")]
+    assert gens[0].commits == 6 and gens[0].last_commits == {"Order": {p: 100 + p for p in range(6)}}
+    assert gens[1].commits == 2 and gens[1].last_commits == {"Order": {4: 160}}  # OTHER's commit is not G1's
+    assert gens[2].commits == 1 and gens[2].last_commits == {"Order": {3: 170}}
+    m2 = gens[1].members[1]
+    assert (m2.member_id, m2.client_id, m2.host, m2.rack, m2.subscription) == ("c2", "app-2", "/10.0.0.2", "az2", ["Order"])
+    assert gens[1].members[2].instance_id == "i-3"
+    assert gens[0].protocol == "range" and gens[0].leader == "c1"
+    assert r.deleted
+
+
+def test_state_at_a_moment_between_generations():
+    state, notes = state_at(replay(scenario(), until=T + MIN + 1500), T + MIN + 1500)
+    g = state.group
+    assert (g.type, g.state, g.protocol, g.generation) == ("classic", "Stable", "range", 2)
+    assert [(m.member_id, m.assignment) for m in g.members] == [
+        ("c1", {"Order": [0, 1]}), ("c2", {"Order": [2, 3]}), ("c3", {"Order": [4, 5]})]
+    assert {p: o.committed for p, o in state.offsets["Order"].items()} == {0: 100, 1: 101, 2: 102, 3: 103, 4: 150, 5: 105}
+    assert state.topics["Order"].partitions == 6  # inferred: highest partition seen + 1
+    assert any("inferred from the log" in n for n in notes)
+    assert any("log-end" in n for n in notes)
+
+
+def test_state_at_after_deletion_and_before_anything():
+    state, _ = state_at(replay(scenario()), T + 10 * MIN)
+    assert state.group.state == "Dead" and state.group.members == [] and state.offsets == {}
+    with pytest.raises(GroupNotInLog):
+        state_at(replay(scenario(), until=T - 1), T - 1)
+
+
+def test_offset_tombstone_removes_the_commit():
+    state, _ = state_at(replay(scenario(), until=T + 2 * MIN + 2000), T + 2 * MIN + 2000)
+    assert 0 not in state.offsets["Order"] and state.offsets["Order"][3].committed == 170
+
+
+def test_live_partition_counts_replace_inferred_ones():
+    state, notes = state_at(replay(scenario(), until=T + MIN), T + MIN, {"Order": 12}, 50)
+    assert state.topics["Order"].partitions == 12 and state.offsets_partitions == 50
+    assert any("today's" in n for n in notes)
+
+
+@pytest.fixture
+def logfile(tmp_path):
+    path = tmp_path / "log.jsonl"
+    with open(path, "w") as f:
+        write_jsonl(scenario().records, f)
+    return path
+
+
+def test_history_cli_json(logfile):
+    r = run_kgroup("history", "G1", "--input", str(logfile), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["type"] == "classic" and doc["deleted"] is True
+    assert [e["generation"] for e in doc["rebalances"]] == [1, 2, 3, None]
+    assert doc["rebalances"][2]["left"] == ["c2"]
+    assert doc["rebalances"][1]["last_commits"] == {"Order": {"4": 160}}
+
+
+def test_history_cli_table_says_who_left_not_why(logfile):
+    r = run_kgroup("history", "G1", "--input", str(logfile), "--since", str(T + 2 * MIN))
+    assert r.returncode == 0, r.stderr
+    assert "generation 3, protocol range, leader c1, 2 members, 1.0m after the previous" in r.stdout
+    assert "left:   c2" in r.stdout and "generation 2" not in r.stdout
+    assert "group deleted" in r.stdout
+
+
+def test_history_of_unknown_group(logfile):
+    r = run_kgroup("history", "NOPE", "--input", str(logfile))
+    assert r.returncode == 2 and "holds no record of group NOPE" in r.stderr
+
+
+def test_snapshot_at_then_whatif_on_the_past(logfile, tmp_path):
+    out = tmp_path / "g1.json"
+    r = run_kgroup("snapshot", "G1", "--at", str(T + MIN + 1500), "--input", str(logfile), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["group"]["generation"] == 2
+    assert doc["group"]["offsets"]["Order"]["4"] == {"committed": 150, "log_start": None, "log_end": None,
+                                                     "metadata": ""}
+    assert "log-end offsets" in r.stderr
+    w = run_kgroup("whatif", "G1", "--snapshot", str(out), "--remove", "c2", "-s", "range", "-o", "json")
+    assert w.returncode == 0, w.stderr
+    (rng,) = json.loads(w.stdout)["strategies"]
+    # RangeAssignor over 6 partitions and members c1, c3: 3 each, in member-id order
+    assert rng["assignment"] == {"c1": {"Order": [0, 1, 2]}, "c3": {"Order": [3, 4, 5]}}
+    assert rng["moved_partitions"] == 2
+
+
+def test_snapshot_input_without_at_is_a_usage_error(logfile):
+    r = run_kgroup("snapshot", "G1", "--input", str(logfile))
+    assert r.returncode == 2 and "--input needs --at" in r.stderr
