@@ -143,8 +143,8 @@ def test_snapshot_at_then_whatif_on_the_past(logfile, tmp_path):
     w = run_kgroup("whatif", "G1", "--snapshot", str(out), "--remove", "c2", "-s", "range", "-o", "json")
     assert w.returncode == 0, w.stderr
     (rng,) = json.loads(w.stdout)["strategies"]
-    # RangeAssignor over 6 partitions and members c1, c3: 3 each, in member-id order
-    assert rng["assignment"] == {"c1": {"Order": [0, 1, 2]}, "c3": {"Order": [3, 4, 5]}}
+    # RangeAssignor over 6 partitions, 3 each; static members first: c3 (instance i-3), then c1
+    assert rng["assignment"] == {"c3": {"Order": [0, 1, 2]}, "c1": {"Order": [3, 4, 5]}}
     assert rng["moved_partitions"] == 2
 
 
