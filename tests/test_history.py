@@ -145,7 +145,7 @@ def test_snapshot_at_then_whatif_on_the_past(logfile, tmp_path):
     (rng,) = json.loads(w.stdout)["strategies"]
     # RangeAssignor over 6 partitions, 3 each; static members first: c3 (instance i-3), then c1
     assert rng["assignment"] == {"c3": {"Order": [0, 1, 2]}, "c1": {"Order": [3, 4, 5]}}
-    assert rng["moved_partitions"] == 2
+    assert rng["moved_partitions"] == 6  # every partition changes owner (0,1: c1→c3; 2: c2→c3; 3: c2→c1; 4,5: c3→c1)
 
 
 def test_snapshot_input_without_at_is_a_usage_error(logfile):
