@@ -132,7 +132,8 @@ class _Compiler:
     def __init__(self) -> None:
         self.ns: dict[str, Any] = {"_string": _string, "_bytes": _bytes, "_array_length": _array_length,
                                    "_uvarint": _uvarint, "_skip": _skip, "_uuid": uuid_text,
-                                   "_unpack": struct.unpack_from, "_I8": _I8, "DecodeError": DecodeError}
+                                   "_unpack": struct.unpack_from, "_I8": _I8, "_I16": _I16, "_I32": _I32,
+                                   "_java_utf8": java_utf8, "DecodeError": DecodeError}
         self.sources: list[str] = []
         self.count = 0
 
@@ -226,10 +227,8 @@ class _Compiler:
                           f"        if len(e) != 22: raise DecodeError('truncated in field ' + {name})",
                           "        pos += 16", f"        {var}.append(e)"]
             return lines
-        if f.type == "string":
-            return [f"{var}, pos = _string(buf, pos, {flexible}, {nullable}, {name})"]
-        if f.type == "bytes":
-            return [f"{var}, pos = _bytes(buf, pos, {flexible}, {nullable}, {name})"]
+        if f.type in ("string", "bytes"):
+            return self.inline_variable(var, f.type, flexible, nullable, name)
         if f.type == "struct":
             sub = self.struct_reader(f.fields, version, flexible, where)
             if not nullable:
@@ -243,6 +242,33 @@ class _Compiler:
         if f.type == "uuid":
             lines.append(f"{var} = _uuid({var})")
         return lines
+
+
+    @staticmethod
+    def inline_variable(var: str, kind: str, flexible: bool, nullable: bool, name: str) -> list[str]:
+        """A string or bytes field: the common case (a length that fits, UTF-8 that is valid)
+        inline; nulls, errors and malformed text through the general function."""
+        slow = "_string" if kind == "string" else "_bytes"
+        if flexible:  # compact length: one varint byte for lengths up to 126
+            head = ["n = buf[pos] - 1 if pos < len(buf) else -2", "if 0 <= n < 127:", "    e = pos + 1 + n",
+                    "    if e > len(buf): raise DecodeError('truncated in field ' + " + name + ")",
+                    "    start = pos + 1"]
+        else:
+            unpack = "_I16" if kind == "string" else "_I32"
+            size = 2 if kind == "string" else 4
+            head = [f"n, = {unpack}(buf, pos)", "if n >= 0:", f"    start = pos + {size}", "    e = start + n",
+                    "    if e > len(buf): raise DecodeError('truncated in field ' + " + name + ")"]
+        if kind == "string":
+            body = ["    try:", f"        {var} = buf[start:e].decode('utf-8')", "    except UnicodeDecodeError:",
+                    f"        {var} = _java_utf8(buf[start:e])", "    pos = e"]
+        else:
+            body = [f"    {var} = buf[start:e]", "    pos = e"]
+        tail = ["else:", f"    {var}, pos = {slow}(buf, pos, {flexible}, {nullable}, {name})"]
+        if nullable:  # null: length -1 (int16/int32) or compact 0
+            null = "n == -1" if flexible else "n == -1"
+            tail = [f"elif {null}:", f"    {var} = None", f"    pos += {1 if flexible else (2 if kind == 'string' else 4)}",
+                    *tail]
+        return head + body + tail
 
 
 @lru_cache(maxsize=None)
@@ -360,32 +386,47 @@ def is_default(f: F, value: Any) -> bool:
 def to_json(layout: Layout, version: int, data: dict) -> dict:
     """``data`` as Kafka's generated JSON converters print it at ``version``: fields absent
     from the version left out, tagged fields only when not at their default, bytes as base64."""
-    return _json_struct(layout.fields, version, data)
+    return _json_struct(_json_plan(layout.fields, version), data)
 
 
-def _json_struct(fields: tuple[F, ...], version: int, data: dict) -> dict:
+# A plan per (fields, version): (name, kind, skip-if-default?, default, sub-plan) for the
+# fields present in that version; kind: 0 as is, 1 bytes, 2 struct, 3 [struct], 4 [bytes].
+_PLANS: dict[tuple[int, int], list] = {}
+_b64 = base64.b64encode
+
+
+def _json_plan(fields: tuple[F, ...], version: int) -> list:
+    key = (id(fields), version)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = []
+        for f in fields:
+            if not f.present_in(version):
+                continue
+            kind = {"bytes": 1, "struct": 2}.get(f.element, 0)
+            if f.is_array:
+                kind = {1: 4, 2: 3}.get(kind, 0)
+            sub = _json_plan(f.fields, version) if f.element == "struct" else None
+            plan.append((f.name, kind, f.tagged_in(version), f.default_value(), sub))
+        _PLANS[key] = plan
+        _PLANS[(id(fields), -1 - version)] = [fields]  # keeps ``fields`` alive while its id is a key
+    return plan
+
+
+def _json_struct(plan: list, data: dict) -> dict:
     out: dict = {}
-    for f in fields:
-        if not f.present_in(version):
+    for name, kind, tagged, default, sub in plan:
+        value = data[name]
+        if tagged and value == default:
             continue
-        value = data[f.name]
-        if f.tagged_in(version) and is_default(f, value):
-            continue
-        out[f.name] = _json_value(f, value, version)
+        if value is None or kind == 0:
+            out[name] = value
+        elif kind == 1:
+            out[name] = _b64(value).decode("ascii")
+        elif kind == 2:
+            out[name] = _json_struct(sub, value)
+        elif kind == 3:
+            out[name] = [_json_struct(sub, e) for e in value]
+        else:
+            out[name] = [_b64(e).decode("ascii") for e in value]
     return out
-
-
-def _json_value(f: F, value: Any, version: int) -> Any:
-    if value is None:
-        return None
-    if f.is_array:
-        if f.element == "struct":
-            return [_json_struct(f.fields, version, e) for e in value]
-        if f.element == "bytes":
-            return [base64.b64encode(e).decode("ascii") for e in value]
-        return value
-    if f.type == "struct":
-        return _json_struct(f.fields, version, value)
-    if f.type == "bytes":
-        return base64.b64encode(value).decode("ascii")
-    return value

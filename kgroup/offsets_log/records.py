@@ -64,10 +64,28 @@ def record_type(type_id: int) -> RecordType:
         raise DecodeError(f"unknown record type {type_id}") from None
 
 
-# Compiled readers, by record type and by (record type, value version).
-_KEY_READERS = {t: codec.reader(rt.key, 0) for t, rt in RECORD_TYPES.items()}
-_VALUE_READERS = {t: {v: codec.reader(rt.value, v) for v in rt.value.version_range()}
-                  for t, rt in RECORD_TYPES.items()}
+class _Readers(dict):
+    """Compiled readers by record type (keys) or (type, version) (values), compiled on first use."""
+
+    def __init__(self, value: bool):
+        super().__init__()
+        self.value = value
+
+    def __missing__(self, k):
+        if self.value:
+            type_id, version = k
+            rt = RECORD_TYPES[type_id]
+            if not rt.value.valid(version):
+                raise KeyError(k)
+            fn = codec.reader(rt.value, version)
+        else:
+            fn = codec.reader(RECORD_TYPES[k].key, 0)
+        self[k] = fn
+        return fn
+
+
+_KEY_READERS = _Readers(value=False)
+_VALUE_READERS = _Readers(value=True)
 
 
 def decode(key: bytes | None, value: bytes | None) -> CoordinatorRecord:
@@ -78,7 +96,7 @@ def decode(key: bytes | None, value: bytes | None) -> CoordinatorRecord:
         if value is None:
             return CoordinatorRecord(type_id, key_fields, None, None)
         version = _I16(value, 0)[0]
-        return CoordinatorRecord(type_id, key_fields, version, _VALUE_READERS[type_id][version](value, 2)[0])
+        return CoordinatorRecord(type_id, key_fields, version, _VALUE_READERS[type_id, version](value, 2)[0])
     except (struct.error, KeyError, TypeError, DecodeError):
         pass
     raise _diagnose(key, value)
