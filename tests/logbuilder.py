@@ -55,3 +55,29 @@ class Log:
 
     def delete_group(self, group: str, ts: int) -> RawRecord:
         return self.add(group, ts, 2, {"group": group}, None, None)
+
+
+ORDER_ID = "AAAAAAAAAAAAAAAAAAAAAQ"  # Uuid(0, 1) as Kafka prints it
+
+
+def kip848_member(log: Log, group: str, ts: int, member: str, topics: list[str], client: str = "app",
+                  host: str = "/127.0.0.1", assignor: str | None = "uniform", rack: str | None = None) -> RawRecord:
+    return log.add(group, ts, 5, {"groupId": group, "memberId": member}, 0, {
+        "instanceId": None, "rackId": rack, "clientId": client, "clientHost": host,
+        "subscribedTopicNames": topics, "subscribedTopicRegex": None, "rebalanceTimeoutMs": 300000,
+        "serverAssignor": assignor})
+
+
+def kip848_epoch(log: Log, group: str, ts: int, epoch: int, targets: dict[str, dict[str, list[int]]]) -> None:
+    """Group epoch, then each member's target assignment (topic id -> partitions), then the
+    target-assignment epoch and each member's current assignment, as the coordinator writes them."""
+    log.add(group, ts, 3, {"groupId": group}, 0, {"epoch": epoch})
+    for member, tps in targets.items():
+        log.add(group, ts, 7, {"groupId": group, "memberId": member}, 0, {"topicPartitions": [
+            {"topicId": t, "partitions": ps} for t, ps in tps.items()]})
+    log.add(group, ts, 6, {"groupId": group}, 0, {"assignmentEpoch": epoch, "assignmentTimestamp": ts})
+    for member, tps in targets.items():
+        log.add(group, ts + 1, 8, {"groupId": group, "memberId": member}, 0, {
+            "memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0,
+            "assignedPartitions": [{"topicId": t, "partitions": ps} for t, ps in tps.items()],
+            "partitionsPendingRevocation": []})

@@ -151,3 +151,52 @@ def test_snapshot_at_then_whatif_on_the_past(logfile, tmp_path):
 def test_snapshot_input_without_at_is_a_usage_error(logfile):
     r = run_kgroup("snapshot", "G1", "--input", str(logfile))
     assert r.returncode == 2 and "--input needs --at" in r.stderr
+
+
+def kip848_scenario(with_names: bool = True) -> Log:
+    from logbuilder import ORDER_ID, kip848_epoch, kip848_member
+
+    log = Log(partitions=50)
+    if with_names:
+        log.add("G1", T, 4, {"groupId": "G1"}, 0, {"topics": [
+            {"topicId": ORDER_ID, "topicName": "Order", "numPartitions": 4, "partitionMetadata": []}]})
+    kip848_member(log, "G1", T, "m1", ["Order"], client="app-1")
+    kip848_epoch(log, "G1", T, 1, {"m1": {ORDER_ID: [0, 1, 2, 3]}})
+    log.commit("G1", "Order", 0, 10, T + 1000)
+    kip848_member(log, "G1", T + MIN, "m2", ["Order"], client="app-2", rack="az2")
+    kip848_epoch(log, "G1", T + MIN, 2, {"m1": {ORDER_ID: [0, 1]}, "m2": {ORDER_ID: [2, 3]}})
+    log.add("G1", T + 2 * MIN, 5, {"groupId": "G1", "memberId": "m1"}, None, None)  # m1 leaves
+    log.add("G1", T + 2 * MIN, 8, {"groupId": "G1", "memberId": "m1"}, None, None)
+    log.add("G1", T + 2 * MIN, 7, {"groupId": "G1", "memberId": "m1"}, None, None)
+    kip848_epoch(log, "G1", T + 2 * MIN, 3, {"m2": {ORDER_ID: [0, 1, 2, 3]}})
+    return log
+
+
+def test_kip848_group_epochs_members_and_target_moves():
+    r = GroupReplay("G1")
+    for raw in kip848_scenario().records:
+        r.apply(Entry(raw, decode(raw.key, raw.value)))
+    r.finish()
+    epochs = r.rebalances
+    assert [(e.type, e.generation, e.protocol) for e in epochs] == [("consumer", 1, "uniform"),
+                                                                     ("consumer", 2, "uniform"),
+                                                                     ("consumer", 3, "uniform")]
+    assert (epochs[0].joined, epochs[1].joined, epochs[2].left) == (["m1"], ["m2"], ["m1"])
+    assert [(m.member_id, m.target_assignment) for m in epochs[1].members] == [
+        ("m1", {"Order": [0, 1]}), ("m2", {"Order": [2, 3]})]
+    assert [(m["partition"], m["from"], m["to"]) for m in epochs[1].moved] == [(2, "m1", "m2"), (3, "m1", "m2")]
+    assert [(m["partition"], m["from"], m["to"]) for m in epochs[2].moved] == [(0, "m1", "m2"), (1, "m1", "m2")]
+    assert epochs[0].commits == 1 and epochs[1].members[1].rack == "az2"
+    state, notes = state_at(r, T + 3 * MIN)
+    assert (state.group.type, state.group.generation, state.group.protocol) == ("consumer", 3, "uniform")
+    assert [(m.member_id, m.assignment, m.target_assignment) for m in state.group.members] == [
+        ("m2", {"Order": [0, 1, 2, 3]}, {"Order": [0, 1, 2, 3]})]
+
+
+def test_kip848_topic_ids_without_names_are_said():
+    r = GroupReplay("G1")
+    for raw in kip848_scenario(with_names=False).records:
+        r.apply(Entry(raw, decode(raw.key, raw.value)))
+    state, notes = state_at(r, T + 3 * MIN)
+    assert state.group.members[0].assignment == {"AAAAAAAAAAAAAAAAAAAAAQ": [0, 1, 2, 3]}
+    assert any("topic id(s) have no name in the log" in n for n in notes)

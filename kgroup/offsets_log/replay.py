@@ -67,6 +67,8 @@ class Rebalance:
     since_previous_ms: int | None = None
     commits: int = 0  # offset commits between this rebalance and the next
     last_commits: dict[str, dict[int, int]] = field(default_factory=dict)
+    members_ids: list[str] = field(default_factory=list)  # KIP-848: membership at the epoch record
+    closed: bool = False  # KIP-848: its target assignment has been read
 
     def to_json(self) -> dict:
         return {"timestamp": self.timestamp, "partition": self.position[0], "offset": self.position[1],
@@ -211,16 +213,17 @@ class GroupReplay:
             self.type, self.deleted = "consumer", False
             if v["epoch"] != self.epoch:
                 self._close_epoch()
-                before = self.consumer_members()
-                ids_before = {m.member_id for m in self.rebalances[-1].members} if (
-                    self.rebalances and self.rebalances[-1].type == "consumer") else {m.member_id for m in before}
+                # member records of an epoch are written before its epoch record: the
+                # membership now is the new epoch's
+                previous = self._last_consumer()
+                ids_before = set(previous.members_ids) if previous else set()
+                ids_now = set(self.members)
                 self.epoch = v["epoch"]
-                now = self.consumer_members()
-                ids_now = {m.member_id for m in now}
                 assignors = sorted({m.get("serverAssignor") for m in self.members.values() if m.get("serverAssignor")})
-                self._open(Rebalance(ts, pos, "consumer", v["epoch"], "consumer",
-                                     ",".join(assignors) or None, None, now,
-                                     sorted(ids_now - ids_before), sorted(ids_before - ids_now)))
+                r = Rebalance(ts, pos, "consumer", v["epoch"], "consumer", ",".join(assignors) or None, None,
+                              self.consumer_members(), sorted(ids_now - ids_before), sorted(ids_before - ids_now))
+                r.members_ids = sorted(ids_now)
+                self._open(r)
             return
         if t == 4:
             if v is not None:
@@ -229,20 +232,31 @@ class GroupReplay:
         table = {5: self.members, 7: self.targets, 8: self.current}.get(t)
         if t == 6:
             self.target_epoch = None if v is None else v["assignmentEpoch"]
+            if v is not None:
+                self._close_epoch()  # the target assignment of the open epoch is complete
         elif table is not None and member is not None:
             if v is None:
                 table.pop(member, None)
             else:
                 table[member] = v["topicPartitions"] if t == 7 else v
 
+    def _last_consumer(self, skip_open: bool = False) -> "Rebalance | None":
+        events = self.rebalances[:-1] if skip_open else self.rebalances
+        for r in reversed(events):
+            if r.type == "consumer":
+                return r
+            if r.type == "deleted":
+                return None
+        return None
+
     def _close_epoch(self) -> None:
         """Fix the members and target assignment of the open KIP-848 epoch (written after it)."""
-        if self.rebalances and self.rebalances[-1].type == "consumer":
+        if self.rebalances and self.rebalances[-1].type == "consumer" and not self.rebalances[-1].closed:
             r = self.rebalances[-1]
-            previous = next((p for p in reversed(self.rebalances[:-1]) if p.type == "consumer"), None)
-            r.members = self.consumer_members()
-            if previous is not None:
-                r.moved = moves(previous.members, r.members, target=True)
+            r.closed = True
+            previous = self._last_consumer(skip_open=True)
+            r.members = [m for m in self.consumer_members() if m.member_id in set(r.members_ids)]
+            r.moved = moves(previous.members if previous else [], r.members, target=True)
 
     def finish(self) -> None:
         self._close_epoch()
