@@ -1,0 +1,112 @@
+"""kgroup log / history / snapshot --at against a real broker (Tansu).
+
+Tansu has no __consumer_offsets of its own (test-brokers.md): the records are built
+by kgroup's writer, produced into an ordinary topic in multi-record batches (as
+brokers store them) and read back with --offsets-topic. Reading live must give
+exactly what reading the same records from a file gives, touch only the
+partitions the named groups hash to, and leave nothing behind on the broker.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from conftest import run_kgroup
+from logbuilder import Log
+from test_history import scenario
+
+from kgroup.offsets_log.raw import write_jsonl
+
+pytestmark = pytest.mark.broker
+PARTITIONS = 10
+
+
+def produce(bootstrap: str, topic: str, log: Log) -> None:
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for f in admin.create_topics([NewTopic(topic, PARTITIONS, 1)], request_timeout=10).values():
+        f.result(15)
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.num.messages": 1000,
+                  "allow.auto.create.topics": False})
+    for r in log.records:
+        p.produce(topic, key=r.key, value=r.value, partition=r.partition, timestamp=r.timestamp)
+    assert p.flush(15) == 0
+
+
+@pytest.fixture(scope="module")
+def written(tansu, tmp_path_factory):
+    log = scenario()
+    # re-home the scenario onto a 10-partition log, plus noise in other partitions
+    small = Log(partitions=PARTITIONS)
+    from kgroup.offsets_log.records import decode, encode
+
+    for r in log.records:
+        rec = decode(r.key, r.value)
+        small.add(rec.group_id, r.timestamp, rec.type, rec.key, rec.version, rec.value)
+    for i in range(300):
+        small.commit(f"noise-{i}", "t", i % 3, i, 1763780000000 + i)
+    topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    produce(tansu, topic, small)
+    path = tmp_path_factory.mktemp("log") / "log.jsonl"
+    with open(path, "w") as f:
+        write_jsonl(small.records, f)
+    return topic, path, small
+
+
+def test_live_log_equals_the_same_records_from_a_file(tansu, written):
+    topic, path, _ = written
+    live = run_kgroup("log", "-b", tansu, "--offsets-topic", topic, "-o", "json")
+    offline = run_kgroup("log", "--input", str(path), "-o", "json")
+    assert live.returncode == 0 and offline.returncode == 0, live.stderr + offline.stderr
+    key = lambda line: (json.loads(line)["partition"], json.loads(line)["offset"])  # noqa: E731
+    assert sorted(live.stdout.splitlines(), key=key) == sorted(offline.stdout.splitlines(), key=key)
+    assert len(live.stdout.splitlines()) == 315  # the 15 records of the scenario + 300 of noise
+
+
+def test_a_group_reads_only_its_partition(tansu, written, tmp_path):
+    topic, _, small = written
+    saved = tmp_path / "saved.jsonl"
+    r = run_kgroup("log", "G1", "-b", tansu, "--offsets-topic", topic, "--save", str(saved), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    g1_partition = (71 * 31 + 49) % PARTITIONS  # "G1".hashCode() = 2250
+    lines = [json.loads(x) for x in saved.read_text().splitlines()]
+    assert {x["partition"] for x in lines} == {g1_partition}
+    assert len(lines) == sum(1 for rec in small.records if rec.partition == g1_partition)
+    shown = [json.loads(x) for x in r.stdout.splitlines()]
+    assert len(shown) == 14 and all(x["key"]["data"]["group"] == "G1" for x in shown)
+
+
+def test_history_and_snapshot_at_live_equal_offline(tansu, written, tmp_path):
+    topic, path, _ = written
+    live = run_kgroup("history", "G1", "-b", tansu, "--offsets-topic", topic, "-o", "json")
+    offline = run_kgroup("history", "G1", "--input", str(path), "-o", "json")
+    assert live.returncode == 0, live.stderr
+    assert json.loads(live.stdout) == json.loads(offline.stdout)
+    at = str(1763780000000 + 61500)
+    snap = run_kgroup("snapshot", "G1", "--at", at, "-b", tansu, "--offsets-topic", topic)
+    assert snap.returncode == 0, snap.stderr
+    doc = json.loads(snap.stdout)
+    assert doc["group"]["generation"] == 2
+    assert doc["cluster"]["offsets_partitions"] == PARTITIONS  # the partitions of the log read
+    assert "today's, from the cluster" in snap.stderr
+
+
+def test_reading_the_log_leaves_no_group_and_no_commit(tansu, written):
+    from confluent_kafka.admin import AdminClient
+
+    topic, _, _ = written
+    admin = AdminClient({"bootstrap.servers": tansu})
+    before = {g.group_id for g in admin.list_consumer_groups(request_timeout=10).result().valid}
+    for args in (["log"], ["log", "G1"], ["history", "G1"], ["snapshot", "G1", "--at", "2h"]):
+        r = run_kgroup(*args, "-b", tansu, "--offsets-topic", topic, "-o", "json")
+        assert r.returncode in (0, 2), r.stderr
+    after = {g.group_id for g in admin.list_consumer_groups(request_timeout=10).result().valid}
+    assert after == before and not any(g.startswith("kgroup") for g in after)
+
+
+def test_missing_offsets_topic_is_one_line(tansu):
+    r = run_kgroup("log", "-b", tansu, "--offsets-topic", "no-such-topic-here")
+    assert r.returncode == 2 and "does not exist" in r.stderr and "Traceback" not in r.stderr
