@@ -399,3 +399,226 @@ def connect(settings: ConnectionSettings) -> Cluster:
         raise UsageError(settings.redact(f"invalid client configuration: {e.args[0].str()}")) from None
     except (TypeError, ValueError) as e:
         raise UsageError(settings.redact(f"invalid client configuration: {e}")) from None
+
+
+# =============================================================================
+# offsets-log reading
+#
+# Plain functions over ConnectionSettings (they run in Spark executors too, so
+# they hold no Cluster object). Read-only: the consumer only assign()s the
+# partitions it reads; its group.id is a throwaway that is never joined and
+# never committed to.
+# =============================================================================
+
+from dataclasses import dataclass as _dataclass  # noqa: E402
+from typing import Iterator as _Iterator  # noqa: E402
+
+# the records one read hands back at once, and what librdkafka is allowed to prefetch
+_LOG_READ_CONF = {"enable.partition.eof": "true", "auto.offset.reset": "earliest",
+                  "fetch.max.bytes": 64 * 1024 * 1024, "max.partition.fetch.bytes": 16 * 1024 * 1024,
+                  "queued.max.messages.kbytes": 64 * 1024, "fetch.wait.max.ms": 100,
+                  "check.crcs": "false", "api.version.request": "true"}
+
+
+@_dataclass(frozen=True)
+class LogRange:
+    """The offsets [start, end) of one partition of the offsets log."""
+
+    partition: int
+    start: int
+    end: int
+
+    @property
+    def count(self) -> int:
+        """How many offsets the range spans (records, unless the log is compacted)."""
+        return max(0, self.end - self.start)
+
+
+class _LogClient:
+    """One throwaway, assign-only consumer with kgroup's error reporting."""
+
+    def __init__(self, settings: ConnectionSettings, **extra: object):
+        import uuid
+
+        self.settings = settings
+        self.bootstrap = settings.require_bootstrap()
+        self.errors: list[KafkaError] = []
+        logger = logging.getLogger(f"kgroup.librdkafka.log.{id(self)}")
+        logger.propagate = False
+        logger.addHandler(_RedactingHandler(settings))
+        logger.setLevel(logging.DEBUG if settings.verbose or "debug" in settings.properties else logging.CRITICAL + 1)
+        self._logger = logger
+        conf: dict = {"socket.connection.setup.timeout.ms": int(settings.timeout * 1000),
+                      **_LOG_READ_CONF, **settings.properties, **extra, **_READ_ONLY,
+                      "group.id": f"kgroup-readonly-{uuid.uuid4()}", "enable.partition.eof": "true",
+                      "logger": logger, "error_cb": self.errors.append}
+        try:
+            self.consumer = Consumer(conf)
+        except KafkaException as e:
+            raise UsageError(settings.redact(f"invalid client configuration: {e.args[0].str()}")) from None
+        except (TypeError, ValueError) as e:
+            raise UsageError(settings.redact(f"invalid client configuration: {e}")) from None
+
+    def fail(self, what: str, error: KafkaError | Exception | None = None) -> ClusterError:
+        err = error if isinstance(error, KafkaError) else (
+            error.args[0] if isinstance(error, KafkaException) and error.args else None)
+        every = [e for e in [*self.errors, err] if isinstance(e, KafkaError)]
+        if any(e.code() in _NOT_AUTHORIZED for e in every):
+            detail = next(e.str() for e in every if e.code() in _NOT_AUTHORIZED)
+            return ClusterError(self.settings.redact(f"not authorized or authentication failed: could not {what} ({detail})"))
+        detail = self.errors[-1].str() if self.errors else (err.str() if isinstance(err, KafkaError) else "no answer")
+        return ClusterError(self.settings.redact(
+            f"cannot reach the cluster at {self.bootstrap} within {self.settings.timeout:g} s "
+            f"while trying to {what} ({detail})"))
+
+    def close(self) -> None:
+        try:
+            self.consumer.close()
+        finally:
+            self._logger.handlers.clear()
+
+
+def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: list[int] | None = None) -> list[LogRange]:
+    """Every partition of ``topic`` (or those listed) with its first and its true end offset.
+
+    The end is found by reading: the consumer is placed just before the reported
+    high watermark and reads to the partition-EOF event, so a broker whose
+    ListOffsets answer is off (Tansu reports the base offset of the last batch + 1)
+    still yields the offset after the last record. Never less than the reported end.
+    """
+    from confluent_kafka import TopicPartition
+
+    client = _LogClient(settings)
+    c = client.consumer
+    try:
+        try:
+            # no topic is named: a broker with auto-creation on would create it
+            md = c.list_topics(timeout=settings.timeout)
+        except KafkaException as e:
+            raise client.fail("read cluster metadata", e) from None
+        t = md.topics.get(topic)
+        if t is None or (t.error is not None and t.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+            raise UsageError(f"topic {topic} does not exist on the cluster at {client.bootstrap}"
+                             " (is the offsets log under another name? see --offsets-topic)")
+        if t.error is not None:
+            if t.error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
+                raise ClusterError(f"not authorized to read topic {topic} (this principal needs DESCRIBE and READ on it)")
+            raise client.fail(f"read the metadata of topic {topic}", t.error)
+        count = len(t.partitions)
+        wanted = sorted(set(range(count) if partitions is None else partitions))
+        bad = [p for p in wanted if not 0 <= p < count]
+        if bad:
+            raise UsageError(f"partition {bad[0]}: topic {topic} has partitions 0-{count - 1}")
+        reported: dict[int, tuple[int, int]] = {}
+        for p in wanted:
+            try:
+                low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=settings.timeout, cached=False)
+            except KafkaException as e:
+                raise client.fail(f"list the offsets of {topic}-{p}", e) from None
+            reported[p] = (max(0, low), max(0, high, low))
+        ends = {p: high for p, (low, high) in reported.items()}
+        probe = {p: max(low, high - 1) for p, (low, high) in reported.items() if high > low}
+        if probe:
+            c.assign([TopicPartition(topic, p, o) for p, o in probe.items()])
+            pending = set(probe)
+            deadline = time.monotonic() + settings.timeout
+            while pending:
+                if time.monotonic() > deadline:
+                    raise client.fail(f"find the end of {topic} partitions {sorted(pending)}")
+                for msg in c.consume(num_messages=10_000, timeout=0.2):
+                    p = msg.partition()
+                    err = msg.error()
+                    if err is None:
+                        ends[p] = max(ends[p], msg.offset() + 1)
+                        deadline = time.monotonic() + settings.timeout
+                    elif err.code() == KafkaError._PARTITION_EOF:
+                        ends[p] = max(ends[p], msg.offset())
+                        pending.discard(p)
+                    elif err.code() in _NOT_AUTHORIZED or err.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
+                        raise ClusterError(f"not authorized to read topic {topic} ({err.str()})")
+                    elif err.code() not in _UNREACHABLE:
+                        raise client.fail(f"read {topic}-{p}", err)
+        return [LogRange(p, reported[p][0], ends[p]) for p in wanted]
+    finally:
+        client.close()
+
+
+def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRange, max_batch: int = 50_000
+                           ) -> _Iterator[tuple[list, list, list, list, list]]:
+    """The records of ``rng`` as columns ``(partitions, offsets, timestamps, keys, values)``,
+    at most ``max_batch`` records per yield; exactly the offsets in [start, end)."""
+    from confluent_kafka import TopicPartition
+
+    if rng.end <= rng.start:
+        return
+    client = _LogClient(settings)
+    c = client.consumer
+    try:
+        c.assign([TopicPartition(topic, rng.partition, rng.start)])
+        start, end = rng.start, rng.end
+        position = start
+        deadline = time.monotonic() + settings.timeout
+        while position < end:
+            msgs = c.consume(num_messages=max_batch, timeout=0.5)
+            if not msgs:
+                if time.monotonic() > deadline:
+                    raise client.fail(f"read {topic}-{rng.partition} (stopped at offset {position} of "
+                                      f"[{start}, {end}))")
+                continue
+            deadline = time.monotonic() + settings.timeout
+            offsets: list[int] = []
+            timestamps: list[int] = []
+            keys: list = []
+            values: list = []
+            for msg in msgs:
+                err = msg.error()
+                if err is not None:
+                    if err.code() == KafkaError._PARTITION_EOF:
+                        position = max(position, msg.offset())
+                        continue
+                    if err.code() in _UNREACHABLE:
+                        continue
+                    if err.code() in _NOT_AUTHORIZED or err.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
+                        raise ClusterError(f"not authorized to read topic {topic} ({err.str()})")
+                    raise client.fail(f"read {topic}-{rng.partition}", err)
+                o = msg.offset()
+                if o < start:
+                    continue
+                if o >= end:
+                    position = end
+                    break
+                offsets.append(o)
+                timestamps.append(msg.timestamp()[1])
+                keys.append(msg.key())
+                values.append(msg.value())
+                position = o + 1
+            if offsets:
+                yield [rng.partition] * len(offsets), offsets, timestamps, keys, values
+    finally:
+        client.close()
+
+
+def read_log_range(settings: ConnectionSettings, topic: str, rng: LogRange, max_batch: int = 50_000
+                   ) -> _Iterator[list]:
+    """The records of ``rng`` (exactly [start, end) of one partition) as lists of RawRecord."""
+    from kgroup.offsets_log.raw import RawRecord
+
+    for parts, offsets, timestamps, keys, values in read_log_range_columns(settings, topic, rng, max_batch):
+        yield [RawRecord(p, o, t, k, v) for p, o, t, k, v in zip(parts, offsets, timestamps, keys, values)]
+
+
+def offsets_log_leaders(settings: ConnectionSettings, topic: str) -> tuple[dict[int, int | None], dict[int, tuple[str, int]]]:
+    """The leader broker of every partition of ``topic``, and every broker's (host, port)."""
+    client = _LogClient(settings)
+    try:
+        try:
+            md = client.consumer.list_topics(timeout=settings.timeout)
+        except KafkaException as e:
+            raise client.fail("read cluster metadata", e) from None
+        brokers = {b.id: (b.host, b.port) for b in md.brokers.values()}
+        t = md.topics.get(topic)
+        if t is None:
+            raise UsageError(f"topic {topic} does not exist on the cluster at {client.bootstrap}")
+        return {p.id: (p.leader if p.leader >= 0 else None) for p in t.partitions.values()}, brokers
+    finally:
+        client.close()
