@@ -55,3 +55,20 @@ def test_describe_and_offsets_show_members(live):
     assert {(r["topic"], r["partition"]): r["lag"] for r in rows} == {
         (t, p): 3 + p - 1 for t, n in topics.items() for p in range(n)}
     assert all(r["client_id"] in ("C1", "C2", "C3") for r in rows)
+
+
+def test_offsets_log_holds_the_groups_commits_and_generation(live):
+    """The real __consumer_offsets: the group's commits and its classic GroupMetadata, decoded."""
+    group, topics = live
+    r = run_kgroup("log", group.group_id, "-b", BOOTSTRAP, "-o", "json", timeout=120)
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(x) for x in r.stdout.splitlines()]
+    commits = {(x["key"]["data"]["topic"], x["key"]["data"]["partition"]): x["value"]["data"]["offset"]
+               for x in records if x["key"]["type"] == 1 and x["value"] is not None}
+    assert commits == {(t, p): 1 for t, n in topics.items() for p in range(n)}
+    generations = [x for x in records if x["key"]["type"] == 2 and x["value"] is not None]
+    assert generations and generations[-1]["value"]["data"]["protocolType"] == "consumer"
+    history = json.loads(run_kgroup("history", group.group_id, "-b", BOOTSTRAP, "-o", "json", timeout=120).stdout)
+    last = history["rebalances"][-1]
+    assert sorted(m["client_id"] for m in last["members"]) == ["C1", "C2", "C3"]
+    assert sum(len(ps) for m in last["members"] for ps in m["assignment"].values()) == 12
