@@ -9,7 +9,7 @@ _kgroup() {
     done
     case "$cmd" in
     "")
-        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator list offsets snapshot vote whatif" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator history list log offsets scan snapshot vote whatif" -- "$cur")) ;;
     describe)
         case "$prev" in
             --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -31,6 +31,18 @@ _kgroup() {
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    history)
+        case "$prev" in
+            --input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --offsets-topic) COMPREPLY=(); return ;;
+            --since) COMPREPLY=(); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--input --offsets-topic --since --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     list)
         case "$prev" in
             --state) COMPREPLY=(); return ;;
@@ -42,6 +54,22 @@ _kgroup() {
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--state --type --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    log)
+        case "$prev" in
+            --input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --save) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --offsets-topic) COMPREPLY=(); return ;;
+            --partition) COMPREPLY=(); return ;;
+            --type) COMPREPLY=(); return ;;
+            --since) COMPREPLY=(); return ;;
+            --until) COMPREPLY=(); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--input --save --offsets-topic --partition --type --since --until --follow -f --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     offsets)
         case "$prev" in
             --topic|-t) COMPREPLY=(); return ;;
@@ -54,15 +82,38 @@ _kgroup() {
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--all-groups --topic -t --lag-above --time-lag --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
-    snapshot)
+    scan)
         case "$prev" in
-            --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --input) COMPREPLY=(); return ;;
+            --save) COMPREPLY=(); return ;;
+            --offsets-topic) COMPREPLY=(); return ;;
+            --since) COMPREPLY=(); return ;;
+            --until) COMPREPLY=(); return ;;
+            --top) COMPREPLY=(); return ;;
+            --stale-after) COMPREPLY=(); return ;;
+            --storm) COMPREPLY=(); return ;;
+            --out) COMPREPLY=(); return ;;
+            --master) COMPREPLY=(); return ;;
+            --conf) COMPREPLY=(); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--out --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--input --save --offsets-topic --since --until --top --stale-after --storm --out --master --conf --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    snapshot)
+        case "$prev" in
+            --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --at) COMPREPLY=(); return ;;
+            --input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --offsets-topic) COMPREPLY=(); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--out --at --input --offsets-topic --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     vote)
         case "$prev" in
             --member|-m) COMPREPLY=(); return ;;
