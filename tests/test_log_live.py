@@ -110,3 +110,48 @@ def test_reading_the_log_leaves_no_group_and_no_commit(tansu, written):
 def test_missing_offsets_topic_is_one_line(tansu):
     r = run_kgroup("log", "-b", tansu, "--offsets-topic", "no-such-topic-here")
     assert r.returncode == 2 and "does not exist" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_follow_prints_new_records_until_interrupted(tansu, written):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from confluent_kafka import Producer
+
+    from conftest import ROOT
+    from kgroup.offsets_log.records import encode
+
+    topic, _, small = written
+    proc = subprocess.Popen([sys.executable, "-m", "kgroup", "log", "G1", "-b", tansu, "--offsets-topic", topic,
+                             "--follow", "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    received: list[str] = []
+    threading.Thread(target=lambda: received.extend(iter(proc.stdout.readline, "")), daemon=True).start()
+
+    def lines_until(n: int, deadline: float) -> list[str]:
+        start = len(received)
+        while len(received) - start < n and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return received[start:]
+
+    try:
+        assert len(lines_until(14, time.monotonic() + 30)) == 14
+        time.sleep(0.5)
+        del received[:]
+        key, value = encode(1, {"group": "G1", "topic": "Order", "partition": 5}, 3,
+                            {"offset": 999, "leaderEpoch": -1, "metadata": "", "commitTimestamp": 1790000000000})
+        p = Producer({"bootstrap.servers": tansu})
+        p.produce(topic, key=key, value=value, partition=(71 * 31 + 49) % PARTITIONS)
+        assert p.flush(10) == 0
+        (line,) = lines_until(1, time.monotonic() + 20)
+        assert json.loads(line)["value"]["data"]["offset"] == 999
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 130
+        assert "kgroup: interrupted" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -36,4 +36,6 @@ def main() -> None:
         code = 130
     except BrokenPipeError:
         code = 0
+    if code == 130:  # Ctrl-C caught inside the CLI framework, which returns 130 without a word
+        sys.stderr.write("kgroup: interrupted\n")
     sys.exit(code if isinstance(code, int) else 0)
