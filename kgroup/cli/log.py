@@ -1,6 +1,7 @@
 """kgroup log: every record of the offsets log, decoded as Kafka prints it."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -79,7 +80,14 @@ def file_records(path: Path, progress) -> Iterator:
     except OSError as e:
         raise UsageError(f"cannot read --input {path}: {e.strerror or e}") from None
     with stream:
-        yield from read_jsonl(stream, str(path))
+        try:
+            size = os.fstat(stream.fileno()).st_size
+        except OSError:
+            size = 0
+        for n, record in enumerate(read_jsonl(stream, str(path)), 1):
+            yield record
+            if size and n % 20_000 == 0:
+                progress("reading records", stream.tell() // 1024, size // 1024)
 
 
 def _saving(records: Iterator, save: Optional[Path]) -> Iterator:
