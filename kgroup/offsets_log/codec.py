@@ -16,6 +16,7 @@ The writer walks the same tables; tests and benchmarks build logs with it.
 from __future__ import annotations
 
 import base64
+import copy
 import struct
 from functools import lru_cache
 from typing import Any, Callable
@@ -170,7 +171,13 @@ class _Compiler:
             names[f.name] = var
             where = f"{path}.{f.name}"
             if not f.present_in(version) or (f.tagged_in(version) and flexible):
-                body.append(f"{var} = {self.const(f.default_value())}")
+                default = f.default_value()
+                if default == []:  # a fresh list or dict per record: callers may mutate it
+                    body.append(f"{var} = []")
+                elif isinstance(default, (list, dict)):
+                    body.append(f"{var} = {self.const(copy.deepcopy)}({self.const(default)})")
+                else:
+                    body.append(f"{var} = {self.const(default)}")
                 if f.present_in(version) and f.tagged_in(version):
                     tagged.append((var, f))
                 continue
@@ -189,6 +196,12 @@ class _Compiler:
             for var, f in tagged:
                 body.append(f"    {'if' if first else 'elif'} tag == {f.tag}:")
                 body.extend("        " + line for line in self.field_read(var, f, version, True, f"{path}.{f.name}", tagged=True))
+                first = False
+            # Kafka refuses a tag its struct uses in other versions only ("Tag N is not valid for version V")
+            for tag in sorted({f.tag for f in fields if f.tag is not None and f.tagged is not None
+                               and not (f.present_in(version) and f.tagged_in(version))}):
+                body.append(f"    {'if' if first else 'elif'} tag == {tag}:")
+                body.append(f"        raise DecodeError('tag {tag} is not valid for version {version} of ' + {path!r})")
                 first = False
             if first:
                 body.append("    pos = _skip(buf, pos, size, tag)")
@@ -339,7 +352,9 @@ def _put_field(out: bytearray, f: F, value: Any, version: int, flexible: bool, t
             _put_value(out, f, f.element, e, version, flexible, False)
     elif f.type == "struct" and nullable:
         if tagged:
-            _put_uvarint(out, 1)
+            _put_uvarint(out, 0 if value is None else 1)
+            if value is None:
+                return
         else:
             out += b"\xff" if value is None else b"\x01"
             if value is None:

@@ -105,7 +105,7 @@ CONSUMER_GROUP_MEMBER_METADATA_VALUE = Layout('ConsumerGroupMemberMetadataValue'
     F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
     F('rebalanceTimeoutMs', 'int32', '0+', default=-1),
     F('serverAssignor', 'string', '0+', nullable='0+'),
-    F('classicMemberMetadata', 'struct', '0+', nullable='0+', tagged='0+', tag=0, default=None, fields=(
+    F('classicMemberMetadata', 'struct', '0+', nullable='0+', tagged='0+', tag=0, fields=(
         F('sessionTimeoutMs', 'int32', '0+'),
         F('supportedProtocols', '[]struct', '0+', fields=(
             F('name', 'string', '0+'),
@@ -147,12 +147,12 @@ CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = Layout('ConsumerGroupCurrentMem
     F('assignedPartitions', '[]struct', '0+', fields=(
         F('topicId', 'uuid', '0+'),
         F('partitions', '[]int32', '0+'),
-        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default=None),
+        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0),
     )),
     F('partitionsPendingRevocation', '[]struct', '0+', fields=(
         F('topicId', 'uuid', '0+'),
         F('partitions', '[]int32', '0+'),
-        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default=None),
+        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0),
     )),
 ))
 
@@ -253,7 +253,7 @@ STREAMS_GROUP_METADATA_VALUE = Layout('StreamsGroupMetadataValue', versions='0',
     F('epoch', 'int32', '0+'),
     F('metadataHash', 'int64', '0+'),
     F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default=-1),
-    F('lastAssignmentConfigs', '[]struct', '0+', nullable='0+', tagged='0+', tag=1, default=None, fields=(
+    F('lastAssignmentConfigs', '[]struct', '0+', nullable='0+', tagged='0+', tag=1, fields=(
         F('key', 'string', '0+'),
         F('value', 'string', '0+'),
     )),
@@ -323,32 +323,32 @@ STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = Layout('StreamsGroupCurrentMembe
     F('activeTasks', '[]struct', '0+', fields=(
         F('subtopologyId', 'string', '0+'),
         F('partitions', '[]int32', '0+'),
-        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default=None),
+        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0),
     )),
     F('standbyTasks', '[]struct', '0+', fields=(
         F('subtopologyId', 'string', '0+'),
         F('partitions', '[]int32', '0+'),
-        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default=None),
+        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0),
     )),
     F('warmupTasks', '[]struct', '0+', fields=(
         F('subtopologyId', 'string', '0+'),
         F('partitions', '[]int32', '0+'),
-        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default=None),
+        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0),
     )),
     F('activeTasksPendingRevocation', '[]struct', '0+', fields=(
         F('subtopologyId', 'string', '0+'),
         F('partitions', '[]int32', '0+'),
-        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default=None),
+        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0),
     )),
     F('standbyTasksPendingRevocation', '[]struct', '0+', fields=(
         F('subtopologyId', 'string', '0+'),
         F('partitions', '[]int32', '0+'),
-        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default=None),
+        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0),
     )),
     F('warmupTasksPendingRevocation', '[]struct', '0+', fields=(
         F('subtopologyId', 'string', '0+'),
         F('partitions', '[]int32', '0+'),
-        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default=None),
+        F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0),
     )),
 ))
 

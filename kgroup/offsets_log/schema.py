@@ -90,6 +90,8 @@ class F:
             return self.default
         if self.is_array:
             return []
+        if self.type == "struct":  # Kafka's default struct: every field at its default
+            return {f.name: f.default_value() for f in self.fields}
         return {"int8": 0, "int16": 0, "uint16": 0, "int32": 0, "int64": 0, "float64": 0.0,
                 "bool": False, "string": "", "bytes": b"", "uuid": ZERO_UUID}.get(self.type, None)
 
