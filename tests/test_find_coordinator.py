@@ -161,7 +161,10 @@ def test_help_and_offline_commands_do_not_import_confluent_kafka():
             "['find-coordinator', '--offline', '--offsets-partitions', '3', 'G1'], "
             "['describe', '--snapshot', 'examples/seed-g1.json'], ['offsets', '--snapshot', 'examples/seed-g1.json'], "
             "['whatif', '--snapshot', 'examples/seed-g1.json', '--remove', 'C3'], "
-            "['find-coordinator', '--snapshot', 'examples/seed-g1.json'], ['vote', '-m', 'a=range']):\n"
+            "['find-coordinator', '--snapshot', 'examples/seed-g1.json'], ['vote', '-m', 'a=range'], "
+            "['log', '--input', 'examples/offsets-log-g1.jsonl'], "
+            "['history', 'G1', '--input', 'examples/offsets-log-g1.jsonl'], "
+            "['snapshot', 'G1', '--at', '1763780061500', '--input', 'examples/offsets-log-g1.jsonl']):\n"
             "    sys.argv = ['kgroup', *argv]\n"
             "    try:\n        app()\n    except SystemExit:\n        pass\n"
             "print('LOADED' if 'confluent_kafka' in sys.modules else 'CLEAN', file=sys.stderr)\n")
