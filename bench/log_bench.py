@@ -11,6 +11,7 @@ alternating, each timed over --runs runs (median):
 
 * raw:         stream the file and parse each line into a RawRecord (no decoding);
 * decode-only: the same, plus decoding every record completely (kgroup.offsets_log.records.decode);
+* decoding alone per record kind, over records already in memory;
 * `kgroup log --input FILE -o json > /dev/null` end to end, in a subprocess, with its peak RSS,
   and the same on the first half of the file (memory must not grow with the log).
 
@@ -101,6 +102,26 @@ def time_decode(path: Path, only_commits: bool = False) -> tuple[float, int]:
     return time.perf_counter() - start, n
 
 
+def decode_rates(path: Path, limit: int = 200_000) -> dict[str, float]:
+    """Decoding alone (records already in memory), per kind: records per second on one core."""
+    kinds: dict[str, list] = {"offset commits": [], "GroupMetadata (10-100 members)": []}
+    with open(path, "rb") as f:
+        for i, r in enumerate(read_jsonl(f, str(path))):
+            if i >= limit:
+                break
+            kinds["offset commits" if r.key[1] == 1 else "GroupMetadata (10-100 members)"].append((r.key, r.value))
+    rates = {}
+    for kind, recs in kinds.items():
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            for k, v in recs:
+                decode(k, v)
+            best = min(best, time.perf_counter() - start)
+        rates[kind] = len(recs) / best
+    return rates
+
+
 def time_cli(path: Path) -> tuple[float, int]:
     """kgroup log -o json to /dev/null: seconds and the child's peak RSS in KiB."""
     code = ("import resource, subprocess, sys\n"
@@ -155,6 +176,11 @@ def main() -> int:
     print("|---|---|---|")
     for what, rate, ratio in rows:
         print(f"| {what} | {rate:,.0f} | {ratio} |")
+    print("\ndecoding alone, records already in memory (best of 3), one core:\n")
+    print("| record kind | records/s |")
+    print("|---|---|")
+    for kind, rate in decode_rates(full).items():
+        print(f"| {kind} | {rate:,.0f} |")
     print(f"\npeak RSS of `kgroup log -o json`: {rss_full / 1024:.0f} MiB over {n:,} records, "
           f"{rss_half / 1024:.0f} MiB over {n // 2:,}")
     if args.keep is None:
