@@ -144,7 +144,10 @@ class _Compiler:
         self.ns[name] = value
         return name
 
-    def struct_reader(self, fields: tuple[F, ...], version: int, flexible: bool, path: str) -> str:
+    def struct_reader(self, fields: tuple[F, ...], version: int, flexible: bool, path: str,
+                      many: bool = False) -> str:
+        """Compile a reader of one struct, ``(buf, pos) -> (dict, pos)``; with ``many``, of
+        ``n`` structs in a row, ``(buf, pos, n) -> (list, pos)`` (one call for a whole array)."""
         self.count += 1
         fname = f"_read{self.count}"
         body: list[str] = []
@@ -209,8 +212,13 @@ class _Compiler:
                 body.append("    else:")
                 body.append("        pos = _skip(buf, pos, size, tag)")
         items = ", ".join(f"{f.name!r}: {names[f.name]}" for f in fields)
-        body.append(f"return {{{items}}}, pos")
-        src = f"def {fname}(buf, pos):\n" + "".join(f"    {line}\n" for line in body)
+        if many:
+            src = (f"def {fname}(buf, pos, count):\n    L = len(buf)\n    out = []\n    add = out.append\n"
+                   "    for _ in range(count):\n" + "".join(f"        {line}\n" for line in body)
+                   + f"        add({{{items}}})\n    return out, pos\n")
+        else:
+            src = (f"def {fname}(buf, pos):\n    L = len(buf)\n" + "".join(f"    {line}\n" for line in body)
+                   + f"    return {{{items}}}, pos\n")
         self.sources.append(src)
         exec(compile(src, f"<layout {path} v{version}>", "exec"), self.ns)
         return fname
@@ -227,9 +235,8 @@ class _Compiler:
                 lines += [f"    {var} = list(_unpack('>%d{code}' % n, buf, pos))",
                           f"    pos += {_SIZE[code]} * n"]
             elif el == "struct":
-                sub = self.struct_reader(f.fields, version, flexible, where)
-                lines += [f"    {var} = []", "    for _ in range(n):", f"        e, pos = {sub}(buf, pos)",
-                          f"        {var}.append(e)"]
+                sub = self.struct_reader(f.fields, version, flexible, where, many=True)
+                lines += [f"    {var}, pos = {sub}(buf, pos, n)"]
             elif el in ("string", "bytes"):
                 fn = "_string" if el == "string" else "_bytes"
                 lines += [f"    {var} = []", "    for _ in range(n):",
@@ -263,14 +270,14 @@ class _Compiler:
         inline; nulls, errors and malformed text through the general function."""
         slow = "_string" if kind == "string" else "_bytes"
         if flexible:  # compact length: one varint byte for lengths up to 126
-            head = ["n = buf[pos] - 1 if pos < len(buf) else -2", "if 0 <= n < 127:", "    e = pos + 1 + n",
-                    "    if e > len(buf): raise DecodeError('truncated in field ' + " + name + ")",
+            head = ["n = buf[pos] - 1 if pos < L else -2", "if 0 <= n < 127:", "    e = pos + 1 + n",
+                    "    if e > L: raise DecodeError('truncated in field ' + " + name + ")",
                     "    start = pos + 1"]
         else:
             unpack = "_I16" if kind == "string" else "_I32"
             size = 2 if kind == "string" else 4
             head = [f"n, = {unpack}(buf, pos)", "if n >= 0:", f"    start = pos + {size}", "    e = start + n",
-                    "    if e > len(buf): raise DecodeError('truncated in field ' + " + name + ")"]
+                    "    if e > L: raise DecodeError('truncated in field ' + " + name + ")"]
         if kind == "string":
             body = ["    try:", f"        {var} = buf[start:e].decode('utf-8')", "    except UnicodeDecodeError:",
                     f"        {var} = _java_utf8(buf[start:e])", "    pos = e"]
