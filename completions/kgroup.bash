@@ -60,7 +60,7 @@ _kgroup() {
             --save) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
             --partition) COMPREPLY=(); return ;;
-            --type) COMPREPLY=(); return ;;
+            --type) COMPREPLY=($(compgen -W "offsets group consumer share streams regex" -- "$cur")); return ;;
             --since) COMPREPLY=(); return ;;
             --until) COMPREPLY=(); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;

@@ -46,7 +46,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from log' -l input -r -F -d 'Read 
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l save -r -F -d 'Also write every raw record read to FILE (JSON Lines), for --input later'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l offsets-topic -r -d 'Read the offsets log from a topic of this name'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l partition -r -d 'Only this offsets-log partition (repeatable)'
-complete -c kgroup -n '__fish_seen_subcommand_from log' -l type -r -d 'Only records of this kind (repeatable)'
+complete -c kgroup -n '__fish_seen_subcommand_from log' -l type -r -a 'offsets group consumer share streams regex' -d 'Only records of this kind (repeatable)'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l since -r -d 'Only records at or after TIME: 2h (ago), 2026-11-22T03:00Z, or epoch ms'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l until -r -d 'Only records at or before TIME'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l follow -s f -d 'Keep reading new records until Ctrl-C'

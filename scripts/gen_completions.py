@@ -44,6 +44,9 @@ def _options(cmd) -> list[Opt]:
         if getattr(p, "param_type_name", "") != "option" or getattr(p, "hidden", False):
             continue
         annotation = p.type_descriptor.annotation
+        inner = getattr(annotation, "__args__", None)  # a repeatable option: List[SomeEnum]
+        if inner and isinstance(inner[0], type) and issubclass(inner[0], Enum):
+            annotation = inner[0]
         choices = [str(m.value) for m in annotation] if isinstance(annotation, type) and issubclass(annotation, Enum) else []
         is_file = annotation is Path
         help_text = (p.help or "").split(".")[0].replace("'", "").replace('"', "").replace("[", "(").replace("]", ")")

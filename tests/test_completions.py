@@ -37,3 +37,7 @@ def test_every_command_is_in_every_script():
         text = (ROOT / "completions" / name).read_text()
         for command in commands:
             assert command in text, (name, command)
+
+
+def test_bash_completes_the_record_kinds_of_log_type():
+    assert _bash_complete("log", "--type", "") == ["offsets", "group", "consumer", "share", "streams", "regex"]

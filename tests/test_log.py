@@ -141,7 +141,7 @@ def test_record_without_key_is_an_error_entry(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--type", "bogus"], "--type 'bogus'"),
+    (["--type", "bogus"], "'bogus' is not one of 'offsets', 'group', 'consumer', 'share', 'streams', 'regex'"),
     (["--since", "yesterday"], "--since"),
     (["--follow"], "--follow reads a live cluster"),
     (["--since", "1h", "--until", "2h"], "--since is later than --until"),

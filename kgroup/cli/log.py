@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from enum import Enum
 from pathlib import Path
 from typing import IO, Iterator, List, Optional
 
@@ -14,6 +15,17 @@ from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose
 from kgroup.errors import EXIT_FLAGGED, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, printable, warn
+
+class LogKind(str, Enum):
+    """The record kinds of ``--type`` (kgroup.offsets_log.records.KINDS)."""
+
+    offsets = "offsets"
+    group = "group"
+    consumer = "consumer"
+    share = "share"
+    streams = "streams"
+    regex = "regex"
+
 
 LogGroups = Annotated[Optional[List[str]], typer.Argument(
     metavar="[GROUP]...", show_default=False,
@@ -115,7 +127,7 @@ def log(
     offsets_topic: OffsetsTopic = OFFSETS_TOPIC,
     partition: Annotated[Optional[List[int]], typer.Option(
         "--partition", metavar="N", help="Only this offsets-log partition (repeatable).")] = None,
-    type_: Annotated[Optional[List[str]], typer.Option(
+    type_: Annotated[Optional[List[LogKind]], typer.Option(
         "--type", metavar="offsets|group|consumer|share|streams|regex",
         help="Only records of this kind (repeatable).")] = None,
     since: Since = None, until: Until = None,
@@ -142,10 +154,8 @@ def log(
     from kgroup.offsets_log.window import Window
     from kgroup.progress import progress_bar
 
-    kinds = list(dict.fromkeys(type_ or []))
-    bad = [k for k in kinds if k not in KINDS]
-    if bad:
-        raise UsageError(f"--type {bad[0]!r}: choose from {', '.join(KINDS)}")
+    kinds = list(dict.fromkeys(k.value for k in type_ or []))
+    assert set(kinds) <= set(KINDS)
     if input_ is not None and follow:
         raise UsageError("--follow reads a live cluster, not --input")
     if input_ is not None and save is not None:
