@@ -81,3 +81,22 @@ def kip848_epoch(log: Log, group: str, ts: int, epoch: int, targets: dict[str, d
             "memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0,
             "assignedPartitions": [{"topicId": t, "partitions": ps} for t, ps in tps.items()],
             "partitionsPendingRevocation": []})
+
+
+def produce(bootstrap: str, topic: str, log: Log, batch: int = 1000) -> None:
+    """Create ``topic`` with the log's partition count and write its records, batched as a
+    broker stores them (many records per batch), keeping partitions and order."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for f in admin.create_topics([NewTopic(topic, log.partitions, 1)], request_timeout=10).values():
+        f.result(15)
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.num.messages": batch,
+                  "allow.auto.create.topics": False})
+    for i, r in enumerate(log.records):
+        p.produce(topic, key=r.key, value=r.value, partition=r.partition, timestamp=r.timestamp)
+        if i % 10_000 == 9_999:
+            p.poll(0)
+    if p.flush(30) != 0:
+        raise RuntimeError(f"could not write the log into {topic}")

@@ -13,27 +13,13 @@ import uuid
 
 import pytest
 from conftest import run_kgroup
-from logbuilder import Log
+from logbuilder import Log, produce
 from test_history import scenario
 
 from kgroup.offsets_log.raw import write_jsonl
 
 pytestmark = pytest.mark.broker
 PARTITIONS = 10
-
-
-def produce(bootstrap: str, topic: str, log: Log) -> None:
-    from confluent_kafka import Producer
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    for f in admin.create_topics([NewTopic(topic, PARTITIONS, 1)], request_timeout=10).values():
-        f.result(15)
-    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.num.messages": 1000,
-                  "allow.auto.create.topics": False})
-    for r in log.records:
-        p.produce(topic, key=r.key, value=r.value, partition=r.partition, timestamp=r.timestamp)
-    assert p.flush(15) == 0
 
 
 @pytest.fixture(scope="module")
