@@ -57,7 +57,8 @@ def emit(fmt: OutputFormat, document: dict, tables: list[Table], out: TextIO | N
             text = tabulate([[cell(v) for v in row] for row in t.rows], headers=t.headers,
                             tablefmt="simple", disable_numparse=True) if t.rows else "(none)"
             parts = [t.title] if t.title else []
-            parts.append(text)
+            if t.headers or t.rows:  # a table without columns is a title and notes only
+                parts.append(text)
             parts.extend(t.notes)
             blocks.append("\n".join(parts))
         out.write("\n\n".join(blocks) + "\n")

@@ -22,6 +22,7 @@ from brokers import start_tansu, stop_process  # noqa: E402
 from seed import LiveGroup, create_topics, produce  # noqa: E402
 
 SNAPSHOT = "examples/seed-g1.json"
+LOG_EXAMPLE = "examples/offsets-log-g1.jsonl"
 
 
 def say(text: str) -> None:
@@ -57,6 +58,8 @@ def main() -> int:
             say(extra[0])
             kgroup(*extra[1:])
 
+        _offsets_log_demo(bootstrap)
+
         if group.rebalances != rebalances:
             print("\nkgroup caused a rebalance: this is a bug", file=sys.stderr)
             return 1
@@ -66,6 +69,31 @@ def main() -> int:
         if group is not None:
             group.stop()
         stop_process(proc)
+
+
+def _offsets_log_demo(bootstrap: str) -> None:
+    """Tansu keeps no offsets log of its own: write the example one (three generations of a
+    group G1, then its deletion) into a __consumer_offsets topic and read it back live."""
+    import tempfile
+
+    from logbuilder import Log, produce
+
+    from kgroup.offsets_log.raw import read_jsonl
+
+    log = Log(partitions=50)
+    with open(ROOT / LOG_EXAMPLE, "rb") as f:
+        log.records.extend(read_jsonl(f, LOG_EXAMPLE))
+    say(f"writing {LOG_EXAMPLE} ({len(log.records)} records) into a 50-partition __consumer_offsets topic")
+    produce(bootstrap, "__consumer_offsets", log)
+    say("the offsets log of G1, decoded as Kafka prints it (only the partition G1 hashes to is read)")
+    kgroup("log", "G1", "--type", "group")
+    say("G1's rebalance history: generations, who joined and left, what moved, the commits between")
+    kgroup("history", "G1")
+    with tempfile.TemporaryDirectory() as tmp:
+        past = str(Path(tmp) / "g1-past.json")
+        say("G1 as it stood just after generation 2, rebuilt from the log, then a what-if on that past state")
+        kgroup("snapshot", "G1", "--at", "1763780061500", "--out", past)
+        kgroup("whatif", "G1", "--snapshot", past, "--remove", "c2", "--strategy", "range")
 
 
 def _more_commands() -> list[tuple[str, ...]]:

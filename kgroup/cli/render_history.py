@@ -75,6 +75,9 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
                  [m.member_id, m.client_id, m.host, m.instance_id, m.rack,
                   _compact(m.assignment) if r.type == "classic" else _compact(m.target_assignment)]]
                 for m in r.members]
+        if r.type == "deleted":
+            tables.append(Table([], [], title=_title(r), notes=notes[-1:]))
+            continue
         tables.append(Table(["MEMBER", "CLIENT-ID", "HOST", "INSTANCE-ID", "RACK",
                              "ASSIGNMENT" if r.type != "consumer" else "TARGET-ASSIGNMENT"],
                             rows, title=_title(r), notes=notes))
