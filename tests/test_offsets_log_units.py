@@ -1,0 +1,104 @@
+"""Unit tests of the offsets-log core: time windows, record selection, one-line gists."""
+from __future__ import annotations
+
+import pytest
+from logbuilder import Log
+
+from kgroup.errors import UsageError
+from kgroup.offsets_log.raw import RawRecord
+from kgroup.offsets_log.records import decode, encode
+from kgroup.offsets_log.gist import gist
+from kgroup.offsets_log.selection import Selection, Tally, select
+from kgroup.offsets_log.window import Window, format_ms, parse_duration_ms, parse_instant_ms
+from kgroup.render import printable
+
+NOW = 1_800_000_000_000
+
+
+@pytest.mark.parametrize("text,ms", [("500ms", 500), ("90s", 90_000), ("15m", 900_000), ("2h", 7_200_000),
+                                     ("7d", 604_800_000), ("1w", 604_800_000)])
+def test_durations(text, ms):
+    assert parse_duration_ms(text, "--x") == ms
+    assert parse_instant_ms(text, NOW, "--x") == NOW - ms
+
+
+@pytest.mark.parametrize("text,ms", [
+    ("2026-11-22T03:00Z", 1795316400000),  # 2026-11-22 is day 20414 since 1970-01-01: 20414 * 86400 + 3 * 3600
+    ("2026-11-22T03:00:00+01:00", 1795316400000 - 3_600_000),
+    ("2026-11-22 03:00", 1795316400000),  # no zone: UTC
+    ("1795316400000", 1795316400000),
+])
+def test_instants(text, ms):
+    assert parse_instant_ms(text, NOW, "--since") == ms
+
+
+@pytest.mark.parametrize("text", ["yesterday", "2h30m", "-5m", "١٢٣٤٥٦٧٨٩٠١", "2026-13-01", "", "5 h"])
+def test_bad_instants_are_usage_errors(text):
+    with pytest.raises(UsageError):
+        parse_instant_ms(text, NOW, "--since")
+
+
+def test_window_bounds_are_inclusive_and_ordered():
+    w = Window.parse("1000000000000", "1000000000010", NOW)
+    assert 1000000000000 in w and 1000000000010 in w and 1000000000011 not in w
+    with pytest.raises(UsageError):
+        Window.parse("1h", "2h", NOW)
+
+
+def test_format_ms():
+    assert format_ms(0) == "1970-01-01T00:00:00.000Z"
+    assert format_ms(1795316400123) == "2026-11-22T03:00:00.123Z"
+    assert format_ms(10**18) == str(10**18)  # beyond datetime: the number itself
+
+
+def test_selection_keeps_exactly_the_named_groups():
+    log = Log()
+    for g in ("G1", "G10", "xG1", "G2"):
+        log.commit(g, "t", 0, 1, 1000)
+    sel = Selection(frozenset({"G1"}))
+    tally = Tally()
+    assert [e.record.group_id for e in select(log.records, sel, tally)] == ["G1"]
+    assert (tally.read, tally.shown, tally.undecodable) == (4, 1, 0)
+
+
+def test_selection_by_kind_and_partitions():
+    log = Log(partitions=50)
+    log.commit("G1", "t", 0, 1, 1000)
+    log.delete_group("G1", 2000)
+    assert [e.record.type for e in select(log.records, Selection(kinds=frozenset({"group"})))] == [2]
+    assert Selection(frozenset({"G1", "polygenelubricants"})).partitions(50) == [0]  # 2250 % 50, and MIN_VALUE -> 0
+    assert Selection().partitions(3) == [0, 1, 2]
+    with pytest.raises(ValueError):
+        Selection(kinds=frozenset({"nope"}))
+
+
+def test_undecodable_records_are_entries_with_their_error():
+    raw = [RawRecord(0, 0, 1, b"\x00\x01\x00", None), RawRecord(0, 1, 1, None, None)]
+    tally = Tally()
+    entries = list(select(raw, Selection(), tally))
+    assert [e.error for e in entries] == ["truncated key of record type 1", "record without a key"]
+    assert tally.undecodable == 2
+
+
+def test_gists():
+    def rec(t, key, version, value):
+        return decode(*encode(t, key, version, value))
+
+    assert gist(rec(1, {"group": "G1", "topic": "Order", "partition": 3}, 3,
+                    {"offset": 1042, "leaderEpoch": -1, "metadata": "", "commitTimestamp": 1})) == "G1 Order-3 → 1042"
+    assert gist(rec(1, {"group": "G1", "topic": "Order", "partition": 3}, None, None)) == \
+        "G1 Order-3 committed offset deleted"
+    assert gist(rec(2, {"group": "G1"}, None, None)) == "G1 deleted"
+    assert gist(rec(2, {"group": "G1"}, 0, {"protocolType": "connect", "generation": 4, "protocol": "sessioned",
+                                             "leader": "w1", "members": []})) == \
+        "G1 generation 4, 0 members, sessioned (connect)"
+    assert gist(rec(3, {"groupId": "G"}, 0, {"epoch": 9})) == "G group epoch 9"
+    assert gist(rec(16, {"groupId": "G", "regularExpression": "orders.*"}, 0,
+                    {"topics": ["orders.a", "orders.b"], "version": 1, "timestamp": 2})) == \
+        "G regular expression orders.* → 2 topics"
+
+
+def test_printable_escapes_control_and_bidi_characters():
+    assert printable("EVIL\x1b[31m\x07") == "EVIL\\x1b[31m\\x07"
+    assert printable("a\u202eb\u2028c\x9b") == "a\\u202eb\\u2028c\\x9b"
+    assert printable("plain é 😀") == "plain é 😀"
