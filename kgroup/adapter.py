@@ -559,7 +559,8 @@ def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRan
         position = start
         deadline = time.monotonic() + settings.timeout
         while position < end:
-            msgs = c.consume(num_messages=max_batch, timeout=0.5)
+            # ask for no more than what is left: consume() waits for a full batch or the timeout
+            msgs = c.consume(num_messages=max(1, min(max_batch, end - position)), timeout=0.5)
             if not msgs:
                 if time.monotonic() > deadline:
                     raise client.fail(f"read {topic}-{rng.partition} (stopped at offset {position} of "

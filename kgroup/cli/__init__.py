@@ -11,7 +11,7 @@ import sys
 import typer
 
 from kgroup.cli.common import app
-from kgroup.cli import find_coordinator, groups, log, whatif  # noqa: F401  (registers the commands)
+from kgroup.cli import find_coordinator, groups, log, scan, whatif  # noqa: F401  (registers the commands)
 from kgroup.errors import KgroupError
 from kgroup.render import error
 

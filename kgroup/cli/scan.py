@@ -1,0 +1,183 @@
+"""kgroup scan: the fleet-wide report over the whole offsets log, on Spark."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import List, Optional
+
+import typer
+from typing_extensions import Annotated
+
+from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app
+from kgroup.errors import EXIT_FLAGGED, UsageError
+from kgroup.model import OFFSETS_TOPIC
+from kgroup.render import OutputFormat, Table, emit, info, printable, warn
+
+SPARK = "Spark"
+
+
+@app.command("scan")
+def scan(
+    input_: Annotated[Optional[str], typer.Option(
+        "--input", metavar="PATH", help="Raw records saved earlier instead of a cluster: JSON Lines (kgroup log "
+        "--save) or Parquet (kgroup scan --save); any path Spark reads (local, hdfs://, s3a://).")] = None,
+    save: Annotated[Optional[str], typer.Option(
+        "--save", metavar="PATH", help="Also write the raw records read from the cluster as a Parquet dataset.")] = None,
+    offsets_topic: Annotated[str, typer.Option(
+        "--offsets-topic", metavar="NAME", help="Read the offsets log from a topic of this name.")] = OFFSETS_TOPIC,
+    since: Annotated[Optional[str], typer.Option(
+        "--since", metavar="TIME", help="Only records at or after TIME: 2h (ago), 2026-11-22T03:00Z, or epoch ms.")] = None,
+    until: Annotated[Optional[str], typer.Option(
+        "--until", metavar="TIME", help="Only records at or before TIME (also the 'now' of --stale-after; "
+        "default: the newest record).")] = None,
+    top: Annotated[int, typer.Option("--top", metavar="N", help="Rows of each table printed (table output).")] = 10,
+    stale_after: Annotated[str, typer.Option(
+        "--stale-after", metavar="DURATION", help="Flag groups whose last commit is older than this: stale.")] = "1h",
+    storm: Annotated[int, typer.Option(
+        "--storm", metavar="N", help="Flag groups with N or more rebalances within an hour: storm.")] = 10,
+    out: Annotated[Optional[str], typer.Option(
+        "--out", metavar="DIR", help="Write the result tables (commits, group_events, groups, coordinators, "
+        "brokers) as Parquet under DIR.")] = None,
+    master: Annotated[str, typer.Option(
+        "--master", metavar="URL", rich_help_panel=SPARK,
+        help="Spark master: local[*], spark://HOST:PORT, yarn, k8s://...")] = "local[*]",
+    conf: Annotated[Optional[List[str]], typer.Option(
+        "--conf", metavar="KEY=VALUE", rich_help_panel=SPARK, help="Spark property, repeatable.")] = None,
+    output: Output = OutputFormat.table,
+    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
+    timeout: Timeout = 10.0, verbose: Verbose = False,
+) -> None:
+    r"""The whole fleet from the offsets log: which groups stopped committing (stale), which are in a rebalance storm, which coordinator is hot by commit traffic, which rewound their offsets, lag across every group.
+
+    Runs on Spark (pip install 'kgroup\[spark]'): local[*] by default, a cluster with --master. Read-only: kgroup assigns itself the partitions it reads, joins no group and commits nothing. Records that cannot be decoded are counted and reported; the command then exits 1.
+
+    Examples:
+
+      kgroup scan -b broker:9092 --stale-after 6h
+
+      kgroup scan -b broker:9092 --save s3a://bucket/offsets-2026-11-22/ -o json > fleet.json
+
+      kgroup scan --input s3a://bucket/offsets-2026-11-22/ --master spark://spark:7077 --out /tmp/fleet
+    """
+    from kgroup.offsets_log.window import Window, parse_duration_ms
+
+    if input_ is not None and save is not None:
+        raise UsageError("--save writes what is read from a cluster; --input is already saved")
+    if top < 0:
+        raise UsageError("--top must be 0 or more")
+    if storm < 1:
+        raise UsageError("--storm must be 1 or more")
+    stale_ms = parse_duration_ms(stale_after, "--stale-after")
+    window = Window.parse(since, until, int(time.time() * 1000))
+
+    from kgroup.scan import require_pyspark
+
+    require_pyspark()
+    from kgroup.scan.session import parse_conf
+
+    spark_conf = parse_conf(list(conf or []))
+    started = time.monotonic()
+    settings = ranges = leaders = brokers = None
+    if input_ is None:
+        from kgroup.adapter import offsets_log_leaders, offsets_log_ranges
+        from kgroup.settings import ConnectionSettings
+
+        settings = ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose)
+        ranges = offsets_log_ranges(settings, offsets_topic)
+        leaders, brokers = offsets_log_leaders(settings, offsets_topic)
+    total = sum(r.count for r in ranges) if ranges is not None else None
+
+    from kgroup.progress import progress_bar
+    from kgroup.scan.run import ScanRequest, scan_report
+    from kgroup.scan.session import build_session
+
+    request = ScanRequest(input=input_, save=save, topic=offsets_topic, settings=settings, ranges=ranges,
+                          leaders=leaders, brokers=brokers, since_ms=window.since_ms, until_ms=window.until_ms,
+                          stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table else 0,
+                          out=out, master=master)
+    with progress_bar() as progress:
+        progress("starting Spark", 0, 1)
+        spark = build_session(master, spark_conf, verbose)
+        spark_start = time.monotonic() - started
+        try:
+            report = scan_report(spark, request, progress)
+        finally:
+            spark.stop()
+    elapsed = time.monotonic() - started
+    rows, coordinators, broker_rows, summary = report.groups, report.coordinators, report.brokers, report.summary
+    summary["spark_start_seconds"] = round(spark_start, 3)
+    summary["seconds"] = round(elapsed, 3)
+    latest_commits, latest_events = report.latest_commits, report.latest_events
+    if output == OutputFormat.json:
+        emit(output, {"groups": rows, "coordinators": coordinators, "brokers": broker_rows, "summary": summary}, [])
+    else:
+        emit(output, {}, _tables(rows, coordinators, broker_rows, latest_commits, latest_events, summary, top,
+                                 all_groups=output == OutputFormat.csv, live=input_ is None))
+    if summary["undecodable"]:
+        first = summary["errors"][0]
+        warn(f"{summary['undecodable']} of {summary['records']} records could not be decoded "
+             f"(first: partition {first['partition']} offset {first['offset']}: {first['error']})")
+        raise typer.Exit(EXIT_FLAGGED)
+    if verbose or sys.stderr.isatty():
+        info(f"scanned {summary['records_read']} records ({summary['records']} in the window) of {len(rows)} groups "
+             f"in {elapsed:.1f} s (Spark start-up {spark_start:.1f} s)")
+
+
+def _ms(ms) -> str | None:
+    from kgroup.offsets_log.window import format_ms
+
+    return None if ms is None else format_ms(ms)
+
+
+def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_groups: bool, live: bool) -> list[Table]:
+    from kgroup.scan.report import top_coordinators, top_groups
+
+    shown = rows if all_groups else top_groups(rows, top)
+    headers = ["GROUP", "TYPE", "PROTOCOL", "OFFSETS PARTITION", "GENERATION", "MEMBERS", "COMMITS", "COMMITS/H",
+               "FIRST COMMIT", "LAST COMMIT", "REBALANCES", "PARTITIONS", "REWINDS", "DELETED", "STALE", "STORM"]
+    if live:
+        headers += ["LAG", "COORDINATOR"]
+    group_rows = []
+    for r in shown:
+        row = [printable(r["group"]), r["type"], r["protocol"], r["offsets_partition"], r["generation"], r["members"],
+               r["commits"], r["commits_per_hour"], _ms(r["first_commit_ms"]) if not all_groups else r["first_commit_ms"],
+               _ms(r["last_commit_ms"]) if not all_groups else r["last_commit_ms"], r["rebalances"], r["partitions"],
+               r["rewinds"], r["deleted"], r["stale"], r["storm"]]
+        if live:
+            row += [r.get("lag"), r.get("coordinator")]
+        group_rows.append(row)
+    tables = [Table(headers, group_rows, title=None if all_groups else
+                    f"GROUPS (top {len(shown)} of {len(rows)}: storms, stale, then by rebalances and commits)")]
+    if all_groups:
+        return tables
+    coord = top_coordinators(coordinators, top)
+    tables.append(Table(["OFFSETS PARTITION", "GROUPS", "RECORDS", "COMMITS", "COMMITS/S", "BYTES/S", "HOT"]
+                        + (["LEADER"] if live else []),
+                        [[c["offsets_partition"], c["groups"], c["records"], c["commits"], c["commits_per_s"],
+                          c["bytes_per_s"], c["hot"]] + ([c.get("leader")] if live else []) for c in coord],
+                        title=f"COORDINATORS (offsets-log partitions, top {len(coord)} of {len(coordinators)} by commits)"))
+    if live:
+        tables.append(Table(["BROKER", "HOST", "PORT", "PARTITIONS", "GROUPS", "COMMITS", "COMMITS/S", "BYTES/S", "HOT"],
+                            [[b["broker"], b["host"], b["port"], b["partitions"], b["groups"], b["commits"],
+                              b["commits_per_s"], b["bytes_per_s"], b["hot"]] for b in broker_rows], title="BROKERS"))
+    tables.append(Table(["TIME", "GROUP", "TOPIC", "PARTITION", "OFFSET", "LEADER EPOCH", "LOG POSITION"],
+                        [[_ms(c["commit_timestamp"]) if c["commit_timestamp"] is not None else _ms(c["timestamp"]),
+                          printable(c["group"]), printable(c["topic"]), c["topic_partition"],
+                          "(deleted)" if c["tombstone"] else c["committed_offset"],
+                          c["leader_epoch"] if c["leader_epoch"] is not None and c["leader_epoch"] >= 0 else None,
+                          f"{c['partition']}:{c['offset']}"] for c in commits],
+                        title=f"COMMITS (latest {len(commits)})"))
+    tables.append(Table(["TIME", "GROUP", "RECORD", "GENERATION", "PROTOCOL", "LEADER", "MEMBERS", "MEMBER", "MEMBER EPOCH",
+                         "LOG POSITION"],
+                        [[_ms(e["timestamp"]), printable(e["group"]), e["record"] + (" (tombstone)" if e["tombstone"] else ""),
+                          e["generation"], e["protocol"], printable(e["leader"]) if e["leader"] else None, e["members"],
+                          printable(e["member"]) if e["member"] else None, e["member_epoch"],
+                          f"{e['partition']}:{e['offset']}"] for e in events],
+                        title=f"GROUP EVENTS (latest {len(events)})"))
+    s = summary
+    tables.append(Table(["RECORDS", "UNDECODABLE", "GROUPS", "COMMITS", "REBALANCES", "STALE", "STORMS", "REWINDS",
+                         "DELETED", "HOT PARTITIONS", "SECONDS", "SPARK START-UP S"],
+                        [[s["records"], s["undecodable"], s["groups"], s["commits"], s["rebalances"], s["stale"],
+                          s["storms"], s["rewinds"], s["deleted"], ",".join(map(str, s["hot_partitions"])) or None,
+                          s["seconds"], s["spark_start_seconds"]]], title="SUMMARY"))
+    return tables

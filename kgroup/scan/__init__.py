@@ -1,0 +1,25 @@
+"""kgroup scan: the fleet-wide report, a PySpark pipeline over the offsets log.
+
+PySpark is an optional extra (``pip install 'kgroup[spark]'``); only this package
+imports it, and only when ``kgroup scan`` runs.
+
+- session.py: the Spark session (local or a cluster), quiet logs, kgroup shipped to executors
+- source.py: the raw-record schema, the Python Data Source over the adapter, --input readers, --save
+- decode.py: the project's codec applied to Arrow batches (mapInArrow)
+- pipeline.py: the result tables (commits, group_events, groups, coordinators, brokers)
+- report.py: pure finishing logic (flags, windows, summary, table rows), unit-testable without Spark
+"""
+from __future__ import annotations
+
+INSTALL_HINT = "kgroup scan needs PySpark: pip install 'kgroup[spark]'"
+
+
+def require_pyspark() -> None:
+    """UsageError with the install line when PySpark (or pyarrow) is missing."""
+    from kgroup.errors import UsageError
+
+    try:
+        import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise UsageError(INSTALL_HINT) from None

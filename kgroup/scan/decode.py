@@ -1,0 +1,152 @@
+"""The codec inside Spark: raw Arrow batches in, one decoded row per record out (mapInArrow).
+
+Every record gives a row: decoded fields, or ``error`` saying why it could not be
+decoded (those are counted and reported, never dropped). Tombstones keep their key
+fields and have ``tombstone`` set.
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable, Iterator
+
+DECODED_FIELDS = (
+    ("partition", "int32"), ("offset", "int64"), ("timestamp", "int64"), ("bytes", "int32"),
+    ("type", "int32"), ("group", "string"),
+    ("tombstone", "bool"), ("error", "string"),
+    # offset commits (types 0 and 1)
+    ("topic", "string"), ("topic_partition", "int32"), ("committed_offset", "int64"),
+    ("leader_epoch", "int32"), ("metadata", "string"), ("commit_timestamp", "int64"),
+    ("expire_timestamp", "int64"),
+    # group state: generation or group epoch, classic protocol, members, member records
+    ("generation", "int32"), ("protocol_type", "string"), ("protocol", "string"), ("leader", "string"),
+    ("members", "int32"), ("member", "string"), ("member_epoch", "int32"), ("detail", "string"),
+)
+_DDL_TYPES = {"int32": "int", "int64": "bigint", "string": "string", "bool": "boolean"}
+DECODED_DDL = ", ".join(f"`{n}` {_DDL_TYPES[t]}" for n, t in DECODED_FIELDS)
+
+# record types that carry a group's generation / epoch (classic, consumer, share, streams)
+GROUP_METADATA_TYPES = (2, 3, 11, 17)
+# member metadata records of KIP-848 consumer, share and streams groups
+MEMBER_METADATA_TYPES = (5, 10, 19)
+# current member assignment records (member epochs)
+MEMBER_ASSIGNMENT_TYPES = (8, 14, 22)
+OFFSET_TYPES = (0, 1)
+
+
+def decoded_schema():
+    import pyarrow as pa
+
+    kinds = {"int32": pa.int32(), "int64": pa.int64(), "string": pa.string(), "bool": pa.bool_()}
+    return pa.schema([(n, kinds[t]) for n, t in DECODED_FIELDS])
+
+
+def _state_fields(rec) -> dict:
+    """The group-state columns of a decoded record that is not an offset commit."""
+    from kgroup.offsets_log.records import kafka_json
+
+    t, k, v = rec.type, rec.key, rec.value
+    row: dict = {}
+    if "memberId" in k:
+        row["member"] = k["memberId"]
+    if v is None:
+        return row
+    if t == 2:
+        members = v.get("members") or []
+        row.update(generation=v["generation"], protocol_type=v["protocolType"], protocol=v.get("protocol"),
+                   leader=v.get("leader"), members=len(members))
+        row["detail"] = json.dumps({"members": [
+            {"memberId": m["memberId"], "groupInstanceId": m.get("groupInstanceId"), "clientId": m["clientId"],
+             "clientHost": m["clientHost"]} for m in members]}, ensure_ascii=False)
+        return row
+    if t in GROUP_METADATA_TYPES:
+        row["generation"] = v["epoch"]
+    elif t in MEMBER_METADATA_TYPES:
+        row["protocol"] = v.get("serverAssignor")
+    elif t in MEMBER_ASSIGNMENT_TYPES:
+        row["member_epoch"] = v["memberEpoch"]
+    row["detail"] = json.dumps(kafka_json(rec)["value"]["data"], ensure_ascii=False, default=str)
+    return row
+
+
+def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, list]:
+    """Columns in, decoded columns out (plain Python lists, one entry per record; the
+    unit the Arrow step wraps). Offset commits, the bulk of any log, take a short path."""
+    from kgroup.offsets_log.records import DecodeError, decode
+
+    n = len(offsets)
+    cols: dict[str, list] = {name: [None] * n for name, _ in DECODED_FIELDS}
+    cols["partition"], cols["offset"], cols["timestamp"] = list(partitions), list(offsets), list(timestamps)
+    size, type_c, group_c, tomb_c, error_c = (cols[c] for c in ("bytes", "type", "group", "tombstone", "error"))
+    topic_c, tp_c, off_c, epoch_c, meta_c, cts_c, ets_c = (
+        cols[c] for c in ("topic", "topic_partition", "committed_offset", "leader_epoch", "metadata",
+                          "commit_timestamp", "expire_timestamp"))
+    for i in range(n):
+        k = keys[i]
+        v = values[i]
+        size[i] = (len(k) if k else 0) + (len(v) if v else 0)
+        try:
+            rec = decode(k, v)
+        except DecodeError as e:
+            error_c[i] = str(e)
+            tomb_c[i] = v is None
+            if k is not None and len(k) >= 2:
+                type_c[i] = int.from_bytes(k[:2], "big", signed=True)
+            continue
+        t = rec.type
+        key = rec.key
+        value = rec.value
+        type_c[i] = t
+        tomb_c[i] = value is None
+        if t <= 1:
+            group_c[i] = key["group"]
+            topic_c[i] = key["topic"]
+            tp_c[i] = key["partition"]
+            if value is not None:
+                off_c[i] = value["offset"]
+                epoch_c[i] = value.get("leaderEpoch", -1)
+                meta_c[i] = value["metadata"]
+                cts_c[i] = value["commitTimestamp"]
+                ets_c[i] = value.get("expireTimestamp", -1)
+            continue
+        group_c[i] = rec.group_id
+        for name, x in _state_fields(rec).items():
+            cols[name][i] = x
+    return cols
+
+
+def decode_row(partition: int, offset: int, timestamp: int, key: bytes | None, value: bytes | None) -> dict:
+    """One raw record as a decoded row (a dict over DECODED_FIELDS)."""
+    cols = decode_columns([partition], [offset], [timestamp], [key], [value])
+    return {name: col[0] for name, col in cols.items()}
+
+
+def decode_batches(batches: Iterable) -> Iterator:
+    """mapInArrow body: raw RecordBatches in, decoded RecordBatches out."""
+    import pyarrow as pa
+
+    schema = decoded_schema()
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        cols = [batch.column(n).to_pylist() for n in ("partition", "offset", "timestamp", "key", "value")]
+        decoded = decode_columns(*cols)
+        yield pa.RecordBatch.from_arrays([pa.array(decoded[f.name], f.type) for f in schema], schema=schema)
+
+
+def decode_frame(raw):
+    """The decoded DataFrame of a raw one."""
+    return raw.mapInArrow(decode_batches, DECODED_DDL)
+
+
+def names_of_types():
+    """Spark columns ``record`` (Kafka's record name) and ``kind`` from ``type``, for the
+    few rows that need them (kept out of the decoded rows: one string less per record)."""
+    from itertools import chain
+
+    from pyspark.sql import functions as F
+
+    from kgroup.offsets_log.records import RECORD_TYPES, kind_of
+
+    names = F.create_map(*chain.from_iterable((F.lit(t), F.lit(rt.name)) for t, rt in RECORD_TYPES.items()))
+    kinds = F.create_map(*chain.from_iterable((F.lit(t), F.lit(kind_of(t))) for t in RECORD_TYPES))
+    return names[F.col("type")].alias("record"), kinds[F.col("type")].alias("kind")

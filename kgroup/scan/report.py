@@ -1,0 +1,162 @@
+"""Pure finishing logic of kgroup scan: per-group flags, coordinator load, the summary,
+and the rows printed. No Spark here: the pipeline hands plain values in.
+
+Definitions (the JSON keys are documented in docs/scan.md):
+- a *rebalance* is a new generation (classic) or group epoch (consumer, share, streams):
+  each distinct value first seen in the window counts once;
+- ``storm``: some 60-minute span holds at least ``--storm`` rebalances;
+- ``stale``: the group committed in the window, is not deleted, and its last commit
+  (largest commit timestamp) is older than ``now - --stale-after``; ``now`` is
+  ``--until`` when given, else the newest record's timestamp (the log's present);
+- ``hot``: an offsets-log partition or broker carrying more than 1.5 times the mean
+  commit records.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+HOUR_MS = 3_600_000
+HOT_FACTOR = 1.5
+TYPE_OF_KIND = {"group": "classic", "consumer": "consumer", "regex": "consumer", "share": "share",
+                "streams": "streams"}
+
+GROUP_KEYS = ("group", "type", "protocol", "offsets_partition", "generation", "members", "commits",
+              "commits_per_hour", "first_commit_ms", "last_commit_ms", "rebalances", "partitions", "rewinds",
+              "deleted", "stale", "storm")
+LIVE_GROUP_KEYS = ("lag", "coordinator")
+COORDINATOR_KEYS = ("offsets_partition", "groups", "records", "commits", "commits_per_s", "bytes_per_s", "hot")
+BROKER_KEYS = ("broker", "host", "port", "partitions", "groups", "commits", "commits_per_s", "bytes_per_s", "hot")
+
+
+@dataclass
+class Window:
+    """The time the report covers, in epoch ms."""
+
+    since_ms: int | None
+    until_ms: int | None
+    first_ms: int | None  # oldest record in the window
+    last_ms: int | None   # newest record in the window
+
+    @property
+    def now_ms(self) -> int | None:
+        return self.until_ms if self.until_ms is not None else self.last_ms
+
+    @property
+    def seconds(self) -> float:
+        start = self.since_ms if self.since_ms is not None else self.first_ms
+        end = self.now_ms
+        if start is None or end is None:
+            return 1.0
+        return max(1.0, (end - start) / 1000)
+
+
+def max_in_span(times: list[int], span_ms: int = HOUR_MS) -> int:
+    """The most events inside any ``span_ms``-long interval (both ends inclusive of
+    events less than ``span_ms`` apart)."""
+    ts = sorted(times)
+    best = 0
+    for i, t in enumerate(ts):
+        j = bisect_left(ts, t - span_ms + 1, 0, i + 1)
+        best = max(best, i - j + 1)
+    return best
+
+
+@dataclass
+class GroupFacts:
+    """What the pipeline gathered about one group (plain values)."""
+
+    group: str
+    offsets_partition: int
+    commits: int = 0
+    first_commit_ms: int | None = None
+    last_commit_ms: int | None = None
+    partitions: int = 0
+    rewinds: int = 0
+    last_kind: str | None = None          # kind of the group's last group-state record
+    last_meta_type: int | None = None     # type of the last generation-carrying record
+    last_meta_tombstone: bool | None = None
+    generation: int | None = None          # last generation / epoch with a value
+    classic_protocol: str | None = None    # protocol of the last classic GroupMetadata value
+    classic_members: int | None = None     # members of that value
+    live_members: int | None = None        # KIP-848 members whose last record has a value
+    member_protocol: str | None = None     # a live member's server assignor
+    rebalance_times: list[int] = field(default_factory=list)
+
+
+def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int) -> dict:
+    gtype = TYPE_OF_KIND.get(f.last_kind or "", "classic")
+    deleted = bool(f.last_meta_tombstone)
+    if gtype == "classic":
+        protocol, members = f.classic_protocol, f.classic_members
+    else:
+        protocol, members = f.member_protocol, f.live_members
+    if deleted:
+        members = 0
+    now = window.now_ms
+    stale = (not deleted and f.commits > 0 and now is not None and f.last_commit_ms is not None
+             and f.last_commit_ms < now - stale_after_ms)
+    return {
+        "group": f.group, "type": gtype, "protocol": protocol, "offsets_partition": f.offsets_partition,
+        "generation": f.generation, "members": members if members is not None else 0, "commits": f.commits,
+        "commits_per_hour": round(f.commits * 3600 / window.seconds, 3),
+        "first_commit_ms": f.first_commit_ms, "last_commit_ms": f.last_commit_ms,
+        "rebalances": len(f.rebalance_times), "partitions": f.partitions, "rewinds": f.rewinds,
+        "deleted": deleted, "stale": stale, "storm": max_in_span(f.rebalance_times) >= storm,
+    }
+
+
+def coordinator_rows(per_partition: dict[int, dict], window: Window) -> list[dict]:
+    """One row per offsets-log partition with records: ``per_partition[p]`` holds
+    groups, records, commits, bytes."""
+    seconds = window.seconds
+    mean = (sum(v["commits"] for v in per_partition.values()) / len(per_partition)) if per_partition else 0
+    rows = []
+    for p in sorted(per_partition):
+        v = per_partition[p]
+        rows.append({"offsets_partition": p, "groups": v["groups"], "records": v["records"],
+                     "commits": v["commits"], "commits_per_s": round(v["commits"] / seconds, 3),
+                     "bytes_per_s": round(v["bytes"] / seconds, 3), "hot": v["commits"] > HOT_FACTOR * mean})
+    return rows
+
+
+def broker_rows(per_partition: dict[int, dict], leaders: dict[int, int | None], brokers: dict[int, tuple[str, int]],
+                window: Window) -> list[dict]:
+    """Load per broker, by the offsets-log partitions it leads (every broker counts in the mean)."""
+    seconds = window.seconds
+    load = {b: {"partitions": 0, "groups": 0, "commits": 0, "bytes": 0} for b in brokers}
+    for p, leader in leaders.items():
+        if leader is None or leader not in load:
+            continue
+        load[leader]["partitions"] += 1
+        v = per_partition.get(p)
+        if v:
+            for k in ("groups", "commits", "bytes"):
+                load[leader][k] += v[k]
+    mean = (sum(v["commits"] for v in load.values()) / len(load)) if load else 0
+    return [{"broker": b, "host": brokers[b][0], "port": brokers[b][1], "partitions": v["partitions"],
+             "groups": v["groups"], "commits": v["commits"], "commits_per_s": round(v["commits"] / seconds, 3),
+             "bytes_per_s": round(v["bytes"] / seconds, 3), "hot": v["commits"] > HOT_FACTOR * mean}
+            for b, v in sorted(load.items())]
+
+
+def group_lag(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None]) -> dict[str, int | None]:
+    """Lag per group now: sum over its committed partitions of (log end - committed), at
+    least 0; None when the end of one of them is unknown."""
+    out: dict[str, int | None] = {}
+    for group, topic, partition, offset in committed:
+        end = ends.get((topic, partition))
+        if group in out and out[group] is None:
+            continue
+        out[group] = None if end is None else out.get(group, 0) + max(0, end - offset)
+    return out
+
+
+def top_groups(rows: list[dict], n: int) -> list[dict]:
+    """The rows worth a look first: storms, stale groups, then by rebalances and commits."""
+    return sorted(rows, key=lambda r: (not r["storm"], not r["stale"], -r["rebalances"], -r["commits"],
+                                       r["group"]))[:n]
+
+
+def top_coordinators(rows: list[dict], n: int) -> list[dict]:
+    return sorted(rows, key=lambda r: (-r["commits"], -r["bytes_per_s"], r.get("offsets_partition", r.get("broker"))))[:n]

@@ -1,0 +1,166 @@
+"""One scan, given a Spark session: read, decode, aggregate, finish the rows.
+
+The CLI builds the session and renders; tests call :func:`scan_report` on theirs.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from kgroup.errors import UsageError
+from kgroup.scan import pipeline, report
+
+
+@dataclass
+class ScanRequest:
+    input: str | None = None          # a saved raw-record path, or None: the live log
+    save: str | None = None
+    topic: str = "__consumer_offsets"
+    settings: object = None           # ConnectionSettings (live)
+    ranges: list | None = None        # LogRange per partition, fixed on the driver (live)
+    leaders: dict | None = None       # offsets-log partition -> leader broker id (live)
+    brokers: dict | None = None       # broker id -> (host, port) (live)
+    since_ms: int | None = None
+    until_ms: int | None = None
+    stale_after_ms: int = 3_600_000
+    storm: int = 10
+    top: int = 10                     # latest commits / group events kept for the table
+    out: str | None = None
+    master: str = "local[*]"
+    split: int | None = None          # records per read task (default: source.DEFAULT_SPLIT)
+
+
+@dataclass
+class ScanReport:
+    groups: list[dict]
+    coordinators: list[dict]
+    brokers: list[dict]
+    summary: dict
+    latest_commits: list[dict] = field(default_factory=list)
+    latest_events: list[dict] = field(default_factory=list)
+
+    def document(self) -> dict:
+        return {"groups": self.groups, "coordinators": self.coordinators, "brokers": self.brokers,
+                "summary": self.summary}
+
+
+def scan_report(spark, req: ScanRequest, progress=lambda stage, done, total: None) -> ScanReport:
+    from kgroup.scan.source import DEFAULT_SPLIT, input_frame, live_frame, save_parquet
+
+    live = req.input is None
+    total = sum(r.count for r in req.ranges) if live else None
+    decoded = False
+    if live and req.save is None:
+        raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT, decoded=True)
+        decoded = True
+    elif live:
+        raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT)
+        with _watch(spark, total, progress):
+            save_parquet(raw, req.save)
+        raw = spark.read.parquet(req.save)
+        total = None
+    else:
+        raw = input_frame(spark, req.input)
+    with _watch(spark, total, progress):
+        result = pipeline.run(raw, req.since_ms, req.until_ms, want_committed=live, decoded=decoded)
+    rows = [report.group_row(f, result.window, req.stale_after_ms, req.storm) for f in result.facts]
+    coordinators = report.coordinator_rows(result.per_partition, result.window)
+    broker_rows: list[dict] = []
+    if live:
+        _live_columns(rows, coordinators, result, req.settings, req.leaders, req.brokers)
+        broker_rows = report.broker_rows(result.per_partition, req.leaders, req.brokers, result.window)
+    rows.sort(key=lambda r: r["group"])
+    latest_commits = pipeline.latest(result.commits_df, req.top) if req.top else []
+    latest_events = pipeline.latest(result.events_df, req.top) if req.top else []
+    if req.out is not None:
+        _write_tables(spark, req.out, result, rows, coordinators, broker_rows)
+    summary = {
+        "source": req.input if not live else f"{req.settings.bootstrap} {req.topic}",
+        "records": result.records, "records_read": result.read, "undecodable": result.undecodable,
+        "errors": result.errors, "groups": len(rows), "commits": sum(r["commits"] for r in rows),
+        "rebalances": sum(r["rebalances"] for r in rows), "stale": sum(r["stale"] for r in rows),
+        "storms": sum(r["storm"] for r in rows), "rewinds": sum(r["rewinds"] for r in rows),
+        "deleted": sum(r["deleted"] for r in rows),
+        "hot_partitions": [c["offsets_partition"] for c in coordinators if c["hot"]],
+        "hot_brokers": [b["broker"] for b in broker_rows if b["hot"]],
+        "window": {"since_ms": req.since_ms, "until_ms": req.until_ms, "now_ms": result.window.now_ms,
+                   "first_ms": result.window.first_ms, "last_ms": result.window.last_ms,
+                   "seconds": result.window.seconds},
+        "stale_after_ms": req.stale_after_ms, "storm": req.storm, "master": req.master,
+    }
+    return ScanReport(rows, coordinators, broker_rows, summary, latest_commits, latest_events)
+
+
+class _watch:
+    """Progress of the running Spark stages on stderr (records read of the total)."""
+
+    def __init__(self, spark, total: int | None, progress):
+        self.spark, self.total, self.progress = spark, total, progress
+        self.stop = threading.Event()
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            tracker = self.spark.sparkContext.statusTracker()
+            while not self.stop.wait(0.5):
+                done = tasks = 0
+                for stage in tracker.getActiveStageIds():
+                    s = tracker.getStageInfo(stage)
+                    if s is not None:
+                        done, tasks = done + s.numCompletedTasks, tasks + s.numTasks
+                if tasks:
+                    if self.total:
+                        self.progress("reading offsets log", int(self.total * done / tasks), self.total)
+                    else:
+                        self.progress("scanning (tasks)", done, tasks)
+        except Exception:  # progress is best effort; never fail the scan for it
+            pass
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(2)
+        return False
+
+
+def _live_columns(rows, coordinators, result, settings, leaders, brokers) -> None:
+    """lag (log-end offsets fetched in batches) and coordinator (leader of the group's partition)."""
+    from kgroup.adapter import connect
+    from kgroup.scan.report import group_lag
+
+    cluster = connect(settings)
+    md = cluster.metadata()
+    wanted = sorted({(t, p) for _, t, p, _ in result.committed if t in md.topics and p in md.topics[t].partitions})
+    ends: dict = {}
+    if wanted:
+        offsets, _problems = cluster.log_offsets(wanted)
+        ends = {tp: v[1] for tp, v in offsets.items()}
+    lag = group_lag(result.committed, ends)
+    for r in rows:
+        leader = leaders.get(r["offsets_partition"])
+        host_port = brokers.get(leader) if leader is not None else None
+        r["lag"] = lag.get(r["group"])
+        r["coordinator"] = f"{host_port[0]}:{host_port[1]} ({leader})" if host_port else None
+    for c in coordinators:
+        leader = leaders.get(c["offsets_partition"])
+        host_port = brokers.get(leader) if leader is not None else None
+        c["leader"] = f"{host_port[0]}:{host_port[1]} ({leader})" if host_port else None
+
+
+def _write_tables(spark, out: str, result, rows, coordinators, broker_rows) -> None:
+    from kgroup.scan.source import _short
+
+    base = out.rstrip("/")
+    try:
+        result.commits_df.write.mode("overwrite").parquet(f"{base}/commits")
+        result.events_df.orderBy("timestamp", "partition", "offset").write.mode("overwrite").parquet(f"{base}/group_events")
+        for name, data in (("groups", rows), ("coordinators", coordinators), ("brokers", broker_rows)):
+            if data:
+                spark.createDataFrame(data, samplingRatio=None).coalesce(1).write.mode("overwrite").parquet(f"{base}/{name}")
+    except Exception as e:
+        raise UsageError(f"cannot write --out {out}: {_short(e)}") from None
+
+

@@ -1,0 +1,203 @@
+"""Where the raw records come from: the live offsets log through a Python Data Source,
+or records saved earlier (JSON Lines of ``kgroup log --save``, or Parquet).
+
+Every source yields the same columns: RAW_DDL.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+from kgroup.errors import UsageError
+
+RAW_DDL = "partition int, offset bigint, timestamp bigint, key binary, value binary"
+RAW_COLUMNS = ("partition", "offset", "timestamp", "key", "value")
+SOURCE_NAME = "kgroup_offsets_log"
+# a partition of the log larger than this is read by several tasks
+DEFAULT_SPLIT = 1_000_000
+
+
+def arrow_schema():
+    import pyarrow as pa
+
+    return pa.schema([("partition", pa.int32()), ("offset", pa.int64()), ("timestamp", pa.int64()),
+                      ("key", pa.binary()), ("value", pa.binary())])
+
+
+@dataclass
+class RangePartition(InputPartition):
+    """One Spark input partition: [start, end) of one offsets-log partition, fixed on the driver."""
+
+    partition: int
+    start: int
+    end: int
+
+
+def split_ranges(ranges, split: int = DEFAULT_SPLIT) -> list[tuple[int, int, int]]:
+    """The (partition, start, end) read tasks: one per log partition, large ones cut in pieces."""
+    out = []
+    for r in ranges:
+        if r.end <= r.start:
+            continue
+        pieces = max(1, -(-(r.end - r.start) // split))
+        step = -(-(r.end - r.start) // pieces)
+        for s in range(r.start, r.end, step):
+            out.append((r.partition, s, min(r.end, s + step)))
+    return out
+
+
+class OffsetsLogDataSource(DataSource):
+    """spark.read.format("kgroup_offsets_log"): options ``topic``, ``tasks`` (JSON list of
+    [partition, start, end], fixed on the driver so that a retried task reads the same
+    records) and ``connection.secret`` (the client settings as JSON; the name makes Spark
+    redact the value wherever it prints options)."""
+
+    @classmethod
+    def name(cls) -> str:
+        return SOURCE_NAME
+
+    def schema(self) -> str:
+        if self.options.get("decoded") == "true":
+            from kgroup.scan.decode import DECODED_DDL
+
+            return DECODED_DDL
+        return RAW_DDL
+
+    def reader(self, schema) -> "OffsetsLogReader":
+        return OffsetsLogReader(dict(self.options))
+
+
+class OffsetsLogReader(DataSourceReader):
+    def __init__(self, options: dict):
+        self.topic = options["topic"]
+        self.tasks = json.loads(options["tasks"])
+        self.connection = options["connection.secret"]
+        self.max_batch = int(options.get("max_batch", "20000"))
+        self.decoded = options.get("decoded") == "true"
+
+    def partitions(self):
+        return [RangePartition(p, s, e) for p, s, e in self.tasks]
+
+    def read(self, partition: RangePartition):
+        import pyarrow as pa
+
+        from kgroup.adapter import LogRange, read_log_range_columns
+
+        settings = settings_from_json(self.connection)
+        rng = LogRange(partition.partition, partition.start, partition.end)
+        if self.decoded:  # decode in the reading process: one Arrow round trip less
+            from kgroup.scan.decode import decode_columns, decoded_schema
+
+            schema = decoded_schema()
+            for columns in read_log_range_columns(settings, self.topic, rng, self.max_batch):
+                cols = decode_columns(*columns)
+                yield pa.RecordBatch.from_arrays([pa.array(cols[f.name], f.type) for f in schema], schema=schema)
+            return
+        schema = arrow_schema()
+        types = [f.type for f in schema]
+        for columns in read_log_range_columns(settings, self.topic, rng, self.max_batch):
+            yield pa.RecordBatch.from_arrays([pa.array(c, t) for c, t in zip(columns, types)], schema=schema)
+
+
+def settings_to_json(settings) -> str:
+    return json.dumps({"properties": settings.properties, "timeout": settings.timeout,
+                       "verbose": settings.verbose, "secrets": settings.secrets})
+
+
+def settings_from_json(text: str):
+    from kgroup.settings import ConnectionSettings
+
+    d = json.loads(text)
+    return ConnectionSettings(properties=d["properties"], timeout=d["timeout"], verbose=d["verbose"],
+                              secrets=d["secrets"])
+
+
+def live_frame(spark, settings, topic: str, ranges, split: int = DEFAULT_SPLIT, decoded: bool = False):
+    """The records of the live log, [start, end) of every range: raw (RAW_DDL), or with
+    ``decoded`` already through the codec (decode.DECODED_DDL)."""
+    spark.dataSource.register(OffsetsLogDataSource)
+    tasks = split_ranges(ranges, split)
+    if not tasks:
+        from kgroup.scan.decode import DECODED_DDL
+
+        return spark.createDataFrame([], DECODED_DDL if decoded else RAW_DDL)
+    return (spark.read.format(SOURCE_NAME)
+            .option("topic", topic).option("tasks", json.dumps(tasks)).option("decoded", str(decoded).lower())
+            .option("connection.secret", settings_to_json(settings)).load())
+
+
+def input_frame(spark, path: str):
+    """Raw records saved earlier: a JSON Lines raw-record file (or directory of them) or a
+    Parquet dataset with the raw columns; chosen by content, any path Spark reads."""
+    from pyspark.sql import functions as F
+
+    fmt = input_format(spark, path)
+    try:
+        if fmt == "parquet":
+            df = spark.read.parquet(path)
+            missing = [c for c in RAW_COLUMNS if c not in df.columns]
+            if missing:
+                raise UsageError(f"--input {path}: Parquet without the raw-record column(s) {', '.join(missing)}")
+            return df.select(F.col("partition").cast("int"), F.col("offset").cast("bigint"),
+                             F.col("timestamp").cast("bigint"), F.col("key").cast("binary"),
+                             F.col("value").cast("binary"))
+        df = (spark.read.schema("partition int, offset bigint, timestamp bigint, key string, value string")
+              .option("mode", "FAILFAST").json(path))
+        return df.select("partition", "offset", "timestamp", F.unbase64("key").alias("key"),
+                         F.unbase64("value").alias("value"))
+    except UsageError:
+        raise
+    except Exception as e:
+        raise UsageError(f"cannot read --input {path}: {_short(e)}") from None
+
+
+def input_format(spark, path: str) -> str:
+    """"parquet" or "jsonl": by the name when it says, else by the first bytes Spark finds."""
+    low = path.rstrip("/").lower()
+    if low.endswith((".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz")):
+        return "jsonl"
+    if low.endswith(".parquet"):
+        return "parquet"
+    jvm = spark.sparkContext._jvm
+    try:
+        hpath = jvm.org.apache.hadoop.fs.Path(path)
+        fs = hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+        if not fs.exists(hpath):
+            raise UsageError(f"cannot read --input {path}: no such file or directory")
+        status = fs.getFileStatus(hpath)
+        target = hpath
+        if status.isDirectory():
+            files = [s.getPath() for s in fs.listStatus(hpath)
+                     if s.isFile() and not s.getPath().getName().startswith(("_", "."))]
+            if not files:
+                raise UsageError(f"cannot read --input {path}: an empty directory")
+            target = files[0]
+        stream = fs.open(target)
+        try:
+            head = bytes(stream.read() & 0xFF for _ in range(4))
+        finally:
+            stream.close()
+    except UsageError:
+        raise
+    except Exception as e:
+        raise UsageError(f"cannot read --input {path}: {_short(e)}") from None
+    return "parquet" if head == b"PAR1" else "jsonl"
+
+
+def save_parquet(df, path: str) -> None:
+    """Write the raw records as a Parquet dataset (one file per task, in parallel)."""
+    try:
+        df.write.mode("errorifexists").parquet(path)
+    except Exception as e:
+        raise UsageError(f"cannot write --save {path}: {_short(e)}") from None
+
+
+def _short(e: Exception) -> str:
+    text = str(e).strip()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("JVM stacktrace", "at ", "py4j")):
+            return line[:300]
+    return type(e).__name__

@@ -1,0 +1,237 @@
+"""kgroup scan on Spark: every reported value against the same aggregates computed
+independently in plain Python from the records the test wrote; the live log (Tansu,
+written in multi-record batches), JSON Lines and Parquet give identical tables."""
+from __future__ import annotations
+
+import uuid
+from bisect import bisect_left
+from collections import defaultdict
+
+import pytest
+
+from spark_env import HOUR, T0, build_scenario, spark, write_jsonl, write_parquet, write_to_broker  # noqa: F401
+
+pytestmark = [pytest.mark.spark]
+
+STALE_AFTER = HOUR
+STORM = 10
+KIND_TYPE = {2: "classic", 3: "consumer", 4: "consumer", 5: "consumer", 6: "consumer", 7: "consumer", 8: "consumer",
+             16: "consumer", 10: "share", 11: "share", 12: "share", 13: "share", 14: "share", 15: "share",
+             17: "streams", 19: "streams", 20: "streams", 21: "streams", 22: "streams", 23: "streams"}
+
+
+def _group_of(r) -> str:
+    return r.key.get("group", r.key.get("groupId"))
+
+
+def expected(sc, since=None, until=None, stale_after=STALE_AFTER, storm=STORM, live_ends=None):
+    """The report, computed in plain Python from the scenario's own records (not their bytes)."""
+    rows_by_partition = sc.by_partition()
+    win = []  # (partition, offset, rec, size)
+    for p, recs in rows_by_partition.items():
+        for offset, r in enumerate(recs):
+            if (since is None or r.timestamp >= since) and (until is None or r.timestamp <= until):
+                k, v = r.encoded()
+                win.append((p, offset, r, len(k or b"") + len(v or b"")))
+    win.sort(key=lambda w: (w[0], w[1]))
+    first, last = min(w[2].timestamp for w in win), max(w[2].timestamp for w in win)
+    now = until if until is not None else last
+    seconds = max(1.0, (now - (since if since is not None else first)) / 1000)
+    good = [w for w in win if w[2].type >= 0]
+    per_group = defaultdict(list)
+    for w in good:
+        per_group[_group_of(w[2])].append(w)
+    groups = {}
+    committed = {}
+    for g, ws in per_group.items():
+        commits = [w[2] for w in ws if w[2].type in (0, 1) and w[2].value is not None]
+        by_tp = defaultdict(list)
+        for c in commits:
+            by_tp[(c.key["topic"], c.key["partition"])].append(c.value["offset"])
+        rewinds = sum(1 for offs in by_tp.values() for a, b in zip(offs, offs[1:]) if b < a)
+        for w in ws:
+            r = w[2]
+            if r.type in (0, 1):
+                tp = (g, r.key["topic"], r.key["partition"])
+                committed[tp] = None if r.value is None else r.value["offset"]
+        state = [w[2] for w in ws if w[2].type >= 2]
+        meta = [r for r in state if r.type in (2, 3, 11, 17)]
+        meta_values = [r for r in meta if r.value is not None]
+        classic = [r for r in state if r.type == 2 and r.value is not None]
+        members = {}
+        for r in state:
+            if r.type in (5, 10, 19):
+                members[r.key["memberId"]] = r
+        live = [r for r in members.values() if r.value is not None]
+        gtype = KIND_TYPE[state[-1].type] if state else "classic"
+        deleted = bool(meta) and meta[-1].value is None
+        if gtype == "classic":
+            protocol = classic[-1].value["protocol"] if classic else None
+            n_members = len(classic[-1].value["members"]) if classic else 0
+        else:
+            names = [r.value.get("serverAssignor") for r in live if r.value.get("serverAssignor") is not None]
+            protocol = max(names) if names else None
+            n_members = len(live)
+        first_seen = {}
+        for r in meta_values:
+            gen = r.value["generation"] if r.type == 2 else r.value["epoch"]
+            first_seen.setdefault((r.type, gen), r.timestamp)
+        times = sorted(first_seen.values())
+        most = max((i - bisect_left(times, t - HOUR + 1, 0, i + 1) + 1 for i, t in enumerate(times)), default=0)
+        last_commit = max((c.value["commitTimestamp"] for c in commits), default=None)
+        row = {
+            "group": g, "type": gtype, "protocol": protocol, "offsets_partition": min(w[0] for w in ws),
+            "generation": (meta_values[-1].value["generation"] if meta_values[-1].type == 2 else meta_values[-1].value["epoch"])
+            if meta_values else None,
+            "members": 0 if deleted else n_members, "commits": len(commits),
+            "commits_per_hour": round(len(commits) * 3600 / seconds, 3),
+            "first_commit_ms": min((c.value["commitTimestamp"] for c in commits), default=None),
+            "last_commit_ms": last_commit, "rebalances": len(times), "partitions": len(by_tp), "rewinds": rewinds,
+            "deleted": deleted, "stale": (not deleted and bool(commits) and last_commit < now - stale_after),
+            "storm": most >= storm,
+        }
+        groups[g] = row
+    if live_ends is not None:
+        lag = {}
+        for (g, t, p), off in committed.items():
+            if off is not None:
+                lag[g] = lag.get(g, 0) + max(0, live_ends[(t, p)] - off)
+        for g, row in groups.items():
+            row["lag"] = lag.get(g)
+    per_p = defaultdict(lambda: {"groups": set(), "records": 0, "commits": 0, "bytes": 0})
+    for p, _o, r, size in win:
+        d = per_p[p]
+        d["records"] += 1
+        d["bytes"] += size
+        if r.type >= 0:
+            d["groups"].add(_group_of(r))
+            d["commits"] += r.type in (0, 1) and r.value is not None
+    mean = sum(d["commits"] for d in per_p.values()) / len(per_p)
+    coordinators = [{"offsets_partition": p, "groups": len(d["groups"]), "records": d["records"],
+                     "commits": d["commits"], "commits_per_s": round(d["commits"] / seconds, 3),
+                     "bytes_per_s": round(d["bytes"] / seconds, 3), "hot": d["commits"] > 1.5 * mean}
+                    for p, d in sorted(per_p.items())]
+    extra = {"undecodable": sum(1 for w in win if w[2].type < 0), "records": len(win),
+             "offset_records": sum(1 for w in good if w[2].type in (0, 1)),
+             "events": sum(1 for w in good if w[2].type >= 2), "now": now}
+    return [groups[g] for g in sorted(groups)], coordinators, extra
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return build_scenario()
+
+
+@pytest.fixture(scope="module")
+def saved(scenario, tmp_path_factory):
+    d = tmp_path_factory.mktemp("scan-input")
+    write_jsonl(scenario, d / "log.jsonl")
+    write_parquet(scenario, d / "log.parquet")
+    return d
+
+
+@pytest.fixture(scope="module")
+def live(scenario, tansu):
+    topic = f"scan-offsets-{uuid.uuid4().hex[:8]}"
+    write_to_broker(scenario, tansu, topic)
+    return tansu, topic
+
+
+def _scan(spark, **kw):
+    from kgroup.scan.run import ScanRequest, scan_report
+
+    return scan_report(spark, ScanRequest(stale_after_ms=STALE_AFTER, storm=STORM, top=5, **kw))
+
+
+def _live_request(bootstrap, topic, **kw):
+    from kgroup.adapter import offsets_log_leaders, offsets_log_ranges
+    from kgroup.settings import ConnectionSettings
+
+    settings = ConnectionSettings.build(bootstrap, [], None, 10.0)
+    leaders, brokers = offsets_log_leaders(settings, topic)
+    return dict(settings=settings, topic=topic, ranges=offsets_log_ranges(settings, topic), leaders=leaders,
+                brokers=brokers, **kw)
+
+
+def _strip_live(rows):
+    return [{k: v for k, v in r.items() if k not in ("lag", "coordinator", "leader")} for r in rows]
+
+
+def test_scenario_has_what_the_report_must_find(scenario):
+    groups, coordinators, extra = expected(scenario)
+    assert len(groups) > 2000 and extra["undecodable"] == 2
+    assert sum(g["storm"] for g in groups) == 1 and sum(g["rewinds"] for g in groups) == 1
+    assert sum(g["stale"] for g in groups) >= 100 and sum(g["deleted"] for g in groups) >= 10
+    assert {g["type"] for g in groups} == {"classic", "consumer", "share", "streams"}
+
+
+def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenario, saved):
+    groups, coordinators, extra = expected(scenario)
+    for path in (saved / "log.jsonl", saved / "log.parquet"):
+        rep = _scan(spark, input=str(path))
+        assert rep.groups == groups
+        assert rep.coordinators == coordinators
+        assert rep.brokers == []
+        s = rep.summary
+        assert (s["records"], s["undecodable"], s["groups"]) == (extra["records"], 2, len(groups))
+        assert s["window"]["now_ms"] == extra["now"]
+        assert [(e["partition"], e["offset"]) for e in s["errors"]] == sorted(
+            (p, o) for p, recs in scenario.by_partition().items() for o, r in enumerate(recs) if r.type < 0)
+        # the latest rows printed are the newest records of each table
+        assert len(rep.latest_commits) == 5 and len(rep.latest_events) == 5
+        assert rep.latest_commits[-1]["group"] == "storm-1" and rep.latest_commits[-1]["committed_offset"] == 600
+
+
+def test_live_scan_matches_input_and_adds_lag_and_coordinators(spark, scenario, saved, live, tmp_path):
+    bootstrap, topic = live
+    groups, coordinators, extra = expected(scenario, live_ends=scenario.produced)
+    rep = _scan(spark, **_live_request(bootstrap, topic))  # records decoded in the reading tasks
+    assert _strip_live(rep.groups) == _strip_live(groups)
+    assert {r["group"]: r["lag"] for r in rep.groups} == {g["group"]: g["lag"] for g in groups}
+    assert {r["coordinator"] for r in rep.groups} == {f"{bootstrap} (111)"}
+    assert _strip_live(rep.coordinators) == coordinators
+    assert {c["leader"] for c in rep.coordinators} == {f"{bootstrap} (111)"}
+    [broker] = rep.brokers
+    assert broker["broker"] == 111 and broker["commits"] == sum(c["commits"] for c in coordinators)
+    assert broker["partitions"] == scenario.partitions and broker["hot"] is False
+    # --save: raw records read live, written as Parquet, then scanned from there: same tables;
+    # and scanning that save again as --input gives them without the live columns
+    saved_live = _scan(spark, **_live_request(bootstrap, topic, save=str(tmp_path / "saved")))
+    assert saved_live.groups == rep.groups and saved_live.coordinators == rep.coordinators
+    again = _scan(spark, input=str(tmp_path / "saved"))
+    assert again.groups == _strip_live(groups) and again.coordinators == coordinators
+
+
+def test_window_since_until(spark, scenario, saved):
+    since, until = T0 + 2 * HOUR, T0 + 5 * HOUR
+    groups, coordinators, extra = expected(scenario, since, until)
+    rep = _scan(spark, input=str(saved / "log.parquet"), since_ms=since, until_ms=until)
+    assert rep.groups == groups and rep.coordinators == coordinators
+    assert rep.summary["records"] == extra["records"] < len(scenario.records)
+
+
+def test_csv_and_table_rendering(spark, scenario, saved):
+    """CSV holds every group row (the table output only the top ones), with the JSON keys' values."""
+    import csv
+    import io
+
+    from kgroup.cli.scan import _tables
+    from kgroup.render import OutputFormat, emit
+
+    groups, _, _ = expected(scenario)
+    rep = _scan(spark, input=str(saved / "log.parquet"))
+    buf = io.StringIO()
+    emit(OutputFormat.csv, {}, _tables(rep.groups, rep.coordinators, [], [], [], rep.summary, 5, all_groups=True,
+                                       live=False), buf)
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    assert [r["group"] for r in rows] == [g["group"] for g in groups]
+    assert [int(r["commits"]) for r in rows] == [g["commits"] for g in groups]
+    assert [r["storm"] == "True" for r in rows] == [g["storm"] for g in groups]
+    rep.summary.update(seconds=1.0, spark_start_seconds=1.0)
+    buf = io.StringIO()
+    emit(OutputFormat.table, {}, _tables(rep.groups, rep.coordinators, [], rep.latest_commits, rep.latest_events,
+                                         rep.summary, 5, all_groups=False, live=False), buf)
+    text = buf.getvalue()
+    assert text.splitlines()[3].startswith("storm-1 ")  # title, header, rule, then storms first
+    for title in ("GROUPS (top 5 of", "COORDINATORS", "COMMITS (latest 5)", "GROUP EVENTS (latest 5)", "SUMMARY"):
+        assert title in text

@@ -1,0 +1,44 @@
+"""kgroup scan --master spark://: a real standalone master and worker (started from the
+pyspark package on 127.0.0.1), reading the live log from Tansu in the executors; the
+same results as the independent computation (and so as local[*])."""
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from spark_env import build_scenario, spark_subprocess_env, standalone, write_to_broker  # noqa: F401
+from test_scan import STORM, _strip_live, expected
+
+pytestmark = [pytest.mark.spark, pytest.mark.broker]
+
+
+def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F811
+    import pyarrow.parquet as pq
+    from conftest import run_kgroup
+
+    scenario = build_scenario(groups=600, partitions=6, seed=11)
+    topic = f"scan-cluster-{uuid.uuid4().hex[:8]}"
+    write_to_broker(scenario, tansu, topic)
+    groups, coordinators, extra = expected(scenario, live_ends=scenario.produced)
+    out = tmp_path / "out"
+    res = run_kgroup("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
+                     "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
+                     "-o", "json", "--out", str(out), "--stale-after", "1h", "--storm", str(STORM),
+                     env=spark_subprocess_env(), timeout=240)
+    assert res.returncode == 1, res.stderr  # the scenario's undecodable records are flagged
+    assert "could not be decoded" in res.stderr and "Traceback" not in res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["summary"]["master"] == standalone
+    assert _strip_live(doc["groups"]) == _strip_live(groups)
+    assert {g["group"]: g["lag"] for g in doc["groups"]} == {g["group"]: g["lag"] for g in groups}
+    assert {g["coordinator"] for g in doc["groups"]} == {f"{tansu} (111)"}
+    assert _strip_live(doc["coordinators"]) == coordinators
+    assert [b["broker"] for b in doc["brokers"]] == [111]
+    assert doc["summary"]["undecodable"] == extra["undecodable"] == 2
+    assert pq.read_table(out / "groups").num_rows == len(groups)
+    assert pq.read_table(out / "coordinators").num_rows == len(coordinators)
+    assert pq.read_table(out / "brokers").num_rows == 1
+    assert pq.read_table(out / "commits").num_rows == extra["offset_records"]
+    assert pq.read_table(out / "group_events").num_rows == extra["events"]

@@ -1,0 +1,73 @@
+"""The pure finishing logic of kgroup scan (kgroup.scan.report), without Spark."""
+from __future__ import annotations
+
+from kgroup.scan import report
+from kgroup.scan.report import GroupFacts, Window, max_in_span
+
+H = report.HOUR_MS
+
+
+def test_max_in_span_is_a_sliding_hour():
+    assert max_in_span([]) == 0
+    assert max_in_span([0, H - 1]) == 2          # less than an hour apart: one span
+    assert max_in_span([0, H]) == 1              # exactly an hour apart: not within 60 minutes
+    assert max_in_span([5 * H + i * 60_000 for i in range(12)] + [0, 3 * H]) == 12
+    assert max_in_span([30, 10, 20]) == 3        # order does not matter
+
+
+def test_window_now_and_seconds():
+    assert Window(None, None, 1_000, 61_000).now_ms == 61_000 and Window(None, None, 1_000, 61_000).seconds == 60
+    w = Window(0, 3_600_000, 5, 10)
+    assert w.now_ms == 3_600_000 and w.seconds == 3600
+    assert Window(None, None, 7, 7).seconds == 1.0 and Window(None, None, None, None).seconds == 1.0
+
+
+def test_group_row_flags():
+    w = Window(None, None, 0, 10 * H)
+    base = dict(group="g", offsets_partition=3, commits=4, first_commit_ms=H, last_commit_ms=8 * H, partitions=2,
+                last_kind="group", last_meta_tombstone=False, generation=7, classic_protocol="range", classic_members=3)
+    row = report.group_row(GroupFacts(**base), w, stale_after_ms=H, storm=3)
+    assert (row["type"], row["protocol"], row["members"], row["stale"], row["storm"], row["deleted"]) == \
+        ("classic", "range", 3, True, False, False)
+    assert row["commits_per_hour"] == 0.4
+    assert report.group_row(GroupFacts(**base), w, stale_after_ms=3 * H, storm=3)["stale"] is False
+    storm = report.group_row(GroupFacts(**base, rebalance_times=[0, 10, 20]), w, H, 3)
+    assert storm["storm"] and storm["rebalances"] == 3
+    gone = report.group_row(GroupFacts(**{**base, "last_meta_tombstone": True}), w, H, 3)
+    assert gone["deleted"] and gone["members"] == 0 and not gone["stale"]
+    consumer = report.group_row(GroupFacts(**{**base, "last_kind": "regex", "live_members": 2,
+                                              "member_protocol": "uniform"}), w, H, 3)
+    assert (consumer["type"], consumer["protocol"], consumer["members"]) == ("consumer", "uniform", 2)
+    idle = report.group_row(GroupFacts(group="s", offsets_partition=0, last_kind="share"), w, H, 3)
+    assert (idle["type"], idle["commits"], idle["stale"], idle["generation"]) == ("share", 0, False, None)
+
+
+def test_coordinators_brokers_and_lag():
+    w = Window(0, 10_000, 0, 10_000)
+    per = {0: {"groups": 2, "records": 10, "commits": 8, "bytes": 1000},
+           1: {"groups": 1, "records": 2, "commits": 1, "bytes": 100},
+           2: {"groups": 1, "records": 1, "commits": 0, "bytes": 50}}
+    rows = report.coordinator_rows(per, w)
+    assert [r["hot"] for r in rows] == [True, False, False]  # 8 > 1.5 * 3
+    assert rows[0]["commits_per_s"] == 0.8 and rows[0]["bytes_per_s"] == 100.0
+    brokers = report.broker_rows(per, {0: 1, 1: 2, 2: 2}, {1: ("a", 9092), 2: ("b", 9092), 3: ("c", 9092)}, w)
+    assert [(b["broker"], b["partitions"], b["commits"], b["hot"]) for b in brokers] == \
+        [(1, 1, 8, True), (2, 2, 1, False), (3, 0, 0, False)]
+    lag = report.group_lag([("g", "t", 0, 5), ("g", "t", 1, 9), ("h", "t", 0, 12), ("k", "gone", 0, 1)],
+                           {("t", 0): 10, ("t", 1): 9})
+    assert lag == {"g": 5, "h": 0, "k": None}
+
+
+def test_read_tasks_split_large_partitions_and_skip_empty_ones():
+    import pytest
+
+    pytest.importorskip("pyspark")
+    from kgroup.adapter import LogRange
+    from kgroup.scan.source import split_ranges
+
+    tasks = split_ranges([LogRange(0, 0, 0), LogRange(1, 5, 10), LogRange(2, 100, 2_600_101)], split=1_000_000)
+    assert tasks[0] == (1, 5, 10)
+    big = tasks[1:]
+    assert len(big) == 3 and big[0][1] == 100 and big[-1][2] == 2_600_101
+    assert all(a[2] == b[1] for a, b in zip(big, big[1:]))  # contiguous, no gap, no overlap
+    assert max(e - s for _, s, e in big) <= 1_000_000
