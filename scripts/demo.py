@@ -59,6 +59,7 @@ def main() -> int:
             kgroup(*extra[1:])
 
         _offsets_log_demo(bootstrap)
+        _scan_demo(bootstrap)
 
         if group.rebalances != rebalances:
             print("\nkgroup caused a rebalance: this is a bug", file=sys.stderr)
@@ -94,6 +95,19 @@ def _offsets_log_demo(bootstrap: str) -> None:
         say("G1 as it stood just after generation 2, rebuilt from the log, then a what-if on that past state")
         kgroup("snapshot", "G1", "--at", "1763780061500", "--out", past)
         kgroup("whatif", "G1", "--snapshot", past, "--remove", "c2", "--strategy", "range")
+
+
+def _scan_demo(bootstrap: str) -> None:
+    """A synthetic fleet (300 groups, six hours of traffic: commits, generations, KIP-848, share and
+    streams records, a rebalance storm, stale groups, a rewind, one undecodable record) written
+    into the demo broker, then the fleet report on Spark (local[*], the default)."""
+    from spark_env import build_scenario, write_to_broker
+
+    scenario = build_scenario(groups=300, partitions=8)
+    say(f"writing a synthetic fleet log ({len(scenario.raw())} records, 300 groups) into the topic fleet-offsets")
+    write_to_broker(scenario, bootstrap, "fleet-offsets")
+    say("the fleet report: kgroup scan reads the whole log on Spark (local[*]) and flags what needs a look")
+    kgroup("scan", "--offsets-topic", "fleet-offsets", "--top", "5")
 
 
 def _more_commands() -> list[tuple[str, ...]]:
