@@ -112,6 +112,9 @@ def test_history_cli_json(logfile):
     r = run_kgroup("history", "G1", "--input", str(logfile), "-o", "json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
+    from schemas import validate
+
+    validate("history", doc)
     assert doc["type"] == "classic" and doc["deleted"] is True
     assert [e["generation"] for e in doc["rebalances"]] == [1, 2, 3, None]
     assert doc["rebalances"][2]["left"] == ["c2"]

@@ -36,6 +36,19 @@ def _lines(text):
     return [json.loads(line) for line in text.splitlines()]
 
 
+def test_every_json_line_matches_the_documented_schema(sample):
+    from schemas import validate
+
+    path, _ = sample
+    r = run_kgroup("log", "--input", str(path), "-o", "json")
+    lines = _lines(r.stdout)
+    assert len(lines) == 5 and "error" in lines[-1]
+    for line in lines:
+        validate("log-record", line)
+    for raw in _lines(path.read_text()):
+        validate("raw-record", raw)
+
+
 def test_json_lines_are_kafkas_form_byte_for_byte(sample):
     path, log = sample
     r = run_kgroup("log", "--input", str(path), "-o", "json", "G1")

@@ -30,6 +30,9 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     assert res.returncode == 1, res.stderr  # the scenario's undecodable records are flagged
     assert "could not be decoded" in res.stderr and "Traceback" not in res.stderr
     doc = json.loads(res.stdout)
+    from schemas import validate
+
+    validate("scan", doc)
     assert doc["summary"]["master"] == standalone
     assert _strip_live(doc["groups"]) == _strip_live(groups)
     assert {g["group"]: g["lag"] for g in doc["groups"]} == {g["group"]: g["lag"] for g in groups}
