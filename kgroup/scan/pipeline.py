@@ -35,7 +35,9 @@ def run(raw, since_ms: int | None, until_ms: int | None, want_committed: bool = 
     from pyspark.sql import Window as W
     from pyspark.sql import functions as F
 
-    decoded = (raw if decoded else decode_frame(raw)).persist(StorageLevel.MEMORY_AND_DISK)
+    # on disk, not in the JVM heap: in local[*] the executors are the driver, whose memory must
+    # not grow with the log (read back once per aggregation, sequentially)
+    decoded = (raw if decoded else decode_frame(raw)).persist(StorageLevel.DISK_ONLY)
     read = decoded.count()  # reads and decodes the log once
     if progress:
         progress("decoded", read, read)
