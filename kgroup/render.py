@@ -85,3 +85,14 @@ _CONTROL.update({c: f"\\u{c:04x}" for c in (0x200E, 0x200F, 0x2028, 0x2029, *ran
 def printable(text: str) -> str:
     """``text`` safe for a terminal: control characters (and bidi overrides) as visible escapes."""
     return text.translate(_CONTROL) if not text.isprintable() or "\u2028" in text else text
+
+
+def duration(ms: int | None) -> str | None:
+    """Milliseconds for a person: ``12.5s``, ``3.0m``, ``1.5h``, ``2.0d`` (None stays None)."""
+    if ms is None:
+        return None
+    seconds = ms / 1000
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f}{unit}"
+    return f"{seconds:.1f}s"

@@ -65,7 +65,7 @@ def test_generations_joined_left_moved_and_commits_between():
     assert gens[2].commits == 1 and gens[2].last_commits == {"Order": {3: 170}}
     m2 = gens[1].members[1]
     assert (m2.member_id, m2.client_id, m2.host, m2.rack, m2.subscription) == ("c2", "app-2", "/10.0.0.2", "az2", ["Order"])
-    assert gens[1].members[2].instance_id == "i-3"
+    assert gens[1].members[2].group_instance_id == "i-3"
     assert gens[0].protocol == "range" and gens[0].leader == "c1"
     assert r.deleted
 

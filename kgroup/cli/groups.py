@@ -13,7 +13,7 @@ from typing_extensions import Annotated
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
                                cluster_for, group_states)
 from kgroup.errors import EXIT_CLUSTER, EXIT_FLAGGED, UsageError
-from kgroup.render import OutputFormat, Table, emit, warn
+from kgroup.render import OutputFormat, Table, duration, emit, warn
 
 Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP...", show_default=False,
                                                        help="Group ids (use -- before ids that start with -).")]
@@ -148,7 +148,7 @@ def offsets(
         for p in g["partitions"]:
             rows.append([g["group"], p["topic"], p["partition"], p["committed"], p["log_start"], p["log_end"],
                          p["lag"], p["member_id"], p["client_id"], p["host"], p["metadata"]]
-                        + ([_duration(p["time_lag_ms"])] if time_lag else []))
+                        + ([duration(p["time_lag_ms"])] if time_lag else []))
         per_topic = ", ".join(f"{t}={n}" for t, n in g["topic_lag"].items())
         notes.append(f"group {g['group']} ({g['state'] or '-'}): total lag {g['total_lag']}"
                      + (f"  [{per_topic}]" if per_topic else ""))
@@ -159,16 +159,6 @@ def offsets(
     if lag_above is not None and any(p["lag"] is not None and p["lag"] > lag_above
                                      for g in doc["groups"] for p in g["partitions"]):
         raise typer.Exit(EXIT_FLAGGED)
-
-
-def _duration(ms: Optional[int]) -> Optional[str]:
-    if ms is None:
-        return None
-    seconds = ms / 1000
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.1f}{unit}"
-    return f"{seconds:.1f}s"
 
 
 @app.command("snapshot")

@@ -6,23 +6,8 @@ import sys
 from kgroup.java.jackson import dumps
 from kgroup.offsets_log.replay import GroupReplay, Rebalance
 from kgroup.offsets_log.window import format_ms
-from kgroup.render import OutputFormat, Table, emit, printable
-
-
-def _compact(a: dict[str, list[int]] | None) -> str:
-    if not a:
-        return "-"
-    return ";".join(f"{t}:{','.join(map(str, ps))}" for t, ps in sorted(a.items()))
-
-
-def _duration(ms: int | None) -> str:
-    if ms is None:
-        return "-"
-    s = ms / 1000
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
-        if s >= size:
-            return f"{s / size:.1f}{unit}"
-    return f"{s:.1f}s"
+from kgroup.assignment import compact
+from kgroup.render import OutputFormat, Table, duration, emit, printable
 
 
 def _title(r: Rebalance) -> str:
@@ -35,7 +20,7 @@ def _title(r: Rebalance) -> str:
         parts.append(f"leader {r.leader or '-'}")
     parts.append(f"{len(r.members)} member{'s' * (len(r.members) != 1)}")
     if r.since_previous_ms is not None:
-        parts.append(f"{_duration(r.since_previous_ms)} after the previous")
+        parts.append(f"{duration(r.since_previous_ms)} after the previous")
     return printable(", ".join(parts))
 
 
@@ -67,13 +52,13 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
             more = f" (+{len(r.moved) - 20} more)" if len(r.moved) > 20 else ""
             notes.append(f"moved:  {printable('; '.join(shown))}{more}")
         notes.append(f"then {r.commits} offset commit{'s' * (r.commits != 1)}"
-                     + (f", last per partition: {printable(_compact(r.last_commits))}" if r.last_commits else ""))
-        for m in r.members:
-            for p in m.problems:
-                notes.append(printable(f"member {m.member_id}: {p}"))
+                     + (f", last on {printable(compact({t: list(ps) for t, ps in r.last_commits.items()}))}"
+                            if r.last_commits else ""))
+        for member_id, problems in sorted(r.problems.items()):
+            notes.extend(printable(f"member {member_id}: {p}") for p in problems)
         rows = [[printable(str(v)) if isinstance(v, str) else v for v in
-                 [m.member_id, m.client_id, m.host, m.instance_id, m.rack,
-                  _compact(m.assignment) if r.type == "classic" else _compact(m.target_assignment)]]
+                 [m.member_id, m.client_id, m.host, m.group_instance_id, m.rack,
+                  compact(m.assignment if r.type == "classic" else m.target_assignment)]]
                 for m in r.members]
         if r.type == "deleted":
             tables.append(Table([], [], title=_title(r), notes=notes[-1:]))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from kgroup.model import Member
 from kgroup.offsets_log.codec import DecodeError
 from kgroup.offsets_log.consumer_protocol import decode_assignment, decode_subscription
 from kgroup.offsets_log.selection import Entry
@@ -21,23 +22,11 @@ from kgroup.offsets_log.selection import Entry
 Assignment = dict[str, list[int]]  # topic -> sorted partitions
 
 
-@dataclass
-class MemberView:
-    member_id: str
-    client_id: str | None = None
-    host: str | None = None
-    instance_id: str | None = None
-    rack: str | None = None
-    subscription: list[str] | None = None
-    assignment: Assignment = field(default_factory=dict)
-    target_assignment: Assignment | None = None
-    problems: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return {"member_id": self.member_id, "client_id": self.client_id, "host": self.host,
-                "group_instance_id": self.instance_id, "rack": self.rack, "subscription": self.subscription,
-                "assignment": self.assignment, "target_assignment": self.target_assignment,
-                **({"problems": self.problems} if self.problems else {})}
+def member_json(m: Member, problems: list[str] | None = None) -> dict:
+    return {"member_id": m.member_id, "client_id": m.client_id, "host": m.host,
+            "group_instance_id": m.group_instance_id, "rack": m.rack, "subscription": m.subscription,
+            "assignment": m.assignment, "target_assignment": m.target_assignment,
+            **({"problems": problems} if problems else {})}
 
 
 @dataclass
@@ -60,7 +49,7 @@ class Rebalance:
     protocol_type: str | None = None
     protocol: str | None = None  # classic: the assignor chosen; consumer: the server assignor
     leader: str | None = None
-    members: list[MemberView] = field(default_factory=list)
+    members: list[Member] = field(default_factory=list)
     joined: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
     moved: list[dict] = field(default_factory=list)
@@ -69,12 +58,13 @@ class Rebalance:
     last_commits: dict[str, dict[int, int]] = field(default_factory=dict)
     members_ids: list[str] = field(default_factory=list)  # KIP-848: membership at the epoch record
     closed: bool = False  # KIP-848: its target assignment has been read
+    problems: dict[str, list[str]] = field(default_factory=dict)  # member id -> what could not be decoded
 
     def to_json(self) -> dict:
         return {"timestamp": self.timestamp, "partition": self.position[0], "offset": self.position[1],
                 "type": self.type, "generation": self.generation, "protocol_type": self.protocol_type,
                 "protocol": self.protocol, "leader": self.leader,
-                "members": [m.to_json() for m in self.members], "joined": self.joined, "left": self.left,
+                "members": [member_json(m, self.problems.get(m.member_id)) for m in self.members], "joined": self.joined, "left": self.left,
                 "moved": self.moved, "since_previous_ms": self.since_previous_ms,
                 "commits": self.commits,
                 "last_commits": {t: {str(p): o for p, o in sorted(ps.items())}
@@ -88,7 +78,7 @@ def _assignment_of(pairs: Iterable[tuple[str, list[int]]]) -> Assignment:
     return {t: sorted(ps) for t, ps in sorted(out.items())}
 
 
-def _owners(members: list[MemberView], target: bool = False) -> dict[tuple[str, int], str]:
+def _owners(members: list[Member], target: bool = False) -> dict[tuple[str, int], str]:
     owners = {}
     for m in members:
         a = (m.target_assignment or {}) if target else m.assignment
@@ -98,34 +88,34 @@ def _owners(members: list[MemberView], target: bool = False) -> dict[tuple[str, 
     return owners
 
 
-def moves(before: list[MemberView], after: list[MemberView], target: bool = False) -> list[dict]:
+def moves(before: list[Member], after: list[Member], target: bool = False) -> list[dict]:
     """Partitions whose owner changed: ``{"topic", "partition", "from", "to"}`` (None: unowned)."""
     a, b = _owners(before, target), _owners(after, target)
     return [{"topic": t, "partition": p, "from": a.get((t, p)), "to": b.get((t, p))}
             for (t, p) in sorted(set(a) | set(b)) if a.get((t, p)) != b.get((t, p))]
 
 
-def classic_members(value: dict) -> list[MemberView]:
+def classic_members(value: dict) -> tuple[list[Member], dict[str, list[str]]]:
     """The members of a GroupMetadata value, their ConsumerProtocol bytes decoded when the
-    protocol type is ``consumer``."""
-    out = []
+    protocol type is ``consumer``; and per member what could not be decoded."""
+    out, problems = [], {}
     consumer = value["protocolType"] == "consumer"
     for m in value["members"]:
-        view = MemberView(m["memberId"], m["clientId"], m["clientHost"], m["groupInstanceId"])
+        member = Member(m["memberId"], m["clientId"], m["clientHost"], m["groupInstanceId"])
         if consumer:
             try:
                 sub = decode_subscription(m["subscription"])
-                view.subscription = sorted(set(sub["topics"]))
-                view.rack = sub.get("rackId")
+                member.subscription = sorted(set(sub["topics"]))
+                member.rack = sub.get("rackId")
             except DecodeError as e:
-                view.problems.append(f"subscription cannot be decoded: {e}")
+                problems.setdefault(member.member_id, []).append(f"subscription cannot be decoded: {e}")
             try:
                 asg = decode_assignment(m["assignment"])
-                view.assignment = _assignment_of((tp["topic"], tp["partitions"]) for tp in asg["assignedPartitions"])
+                member.assignment = _assignment_of((tp["topic"], tp["partitions"]) for tp in asg["assignedPartitions"])
             except DecodeError as e:
-                view.problems.append(f"assignment cannot be decoded: {e}")
-        out.append(view)
-    return out
+                problems.setdefault(member.member_id, []).append(f"assignment cannot be decoded: {e}")
+        out.append(member)
+    return out, problems
 
 
 class GroupReplay:
@@ -140,7 +130,7 @@ class GroupReplay:
         self.offsets: dict[str, dict[int, Commit]] = {}
         # classic
         self.classic: dict | None = None
-        self.classic_members: list[MemberView] = []
+        self.classic_members: list[Member] = []
         # KIP-848
         self.epoch: int | None = None
         self.members: dict[str, dict] = {}
@@ -193,12 +183,12 @@ class GroupReplay:
             return
         self.type, self.deleted = "classic", False
         before = self.classic_members
-        members = classic_members(v)
+        members, problems = classic_members(v)
         ids_before = {m.member_id for m in before}
         ids_now = {m.member_id for m in members}
         self._open(Rebalance(ts, pos, "classic", v["generation"], v["protocolType"], v["protocol"], v["leader"],
                              members, sorted(ids_now - ids_before), sorted(ids_before - ids_now),
-                             moves(before, members)))
+                             moves(before, members), problems=problems))
         self.classic, self.classic_members = v, members
 
     def _consumer(self, t: int, key: dict, v: dict | None, ts: int, pos: tuple[int, int]) -> None:
@@ -264,12 +254,12 @@ class GroupReplay:
     def topic(self, topic_id: str) -> str:
         return self.topic_names.get(topic_id, topic_id)
 
-    def consumer_members(self) -> list[MemberView]:
+    def consumer_members(self) -> list[Member]:
         out = []
         for mid in sorted(set(self.members) | set(self.current) | set(self.targets)):
             md: dict[str, Any] = self.members.get(mid) or {}
-            view = MemberView(mid, md.get("clientId"), md.get("clientHost"), md.get("instanceId"), md.get("rackId"),
-                              sorted(md["subscribedTopicNames"]) if md.get("subscribedTopicNames") is not None else None)
+            view = Member(mid, md.get("clientId"), md.get("clientHost"), md.get("instanceId"), md.get("rackId"),
+                          sorted(md["subscribedTopicNames"]) if md.get("subscribedTopicNames") is not None else None)
             cur = self.current.get(mid)
             if cur is not None:
                 view.assignment = _assignment_of((self.topic(tp["topicId"]), tp["partitions"])

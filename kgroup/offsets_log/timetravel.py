@@ -9,19 +9,13 @@ substitution comes back as a note.
 """
 from __future__ import annotations
 
-from kgroup.model import GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
-from kgroup.offsets_log.replay import GroupReplay, MemberView
+from kgroup.model import GroupDescription, GroupState, PartitionOffsets, TopicLayout
+from kgroup.offsets_log.replay import GroupReplay
 from kgroup.offsets_log.window import format_ms
 
 
 class GroupNotInLog(LookupError):
     """The log holds no record of the group at or before that moment."""
-
-
-def _member(m: MemberView) -> Member:
-    return Member(member_id=m.member_id, client_id=m.client_id, host=m.host, group_instance_id=m.instance_id,
-                  rack=m.rack, subscription=m.subscription, assignment=dict(m.assignment),
-                  target_assignment=None if m.target_assignment is None else dict(m.target_assignment))
 
 
 def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] | None = None,
@@ -34,13 +28,13 @@ def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] |
         raise GroupNotInLog(replay.group_id)
     if replay.type == "classic" and replay.classic is not None:
         v = replay.classic
-        members = [_member(m) for m in replay.classic_members]
+        members = list(replay.classic_members)
         desc = GroupDescription(replay.group_id, "classic", "Stable" if members else "Empty", v["protocolType"],
                                 v["protocol"], v["generation"], None, members)
         notes.append("state is that of the last completed rebalance before the moment (the log does not "
                      "record rebalances in progress)")
     elif replay.type == "consumer" and not replay.deleted:
-        members = [_member(m) for m in replay.consumer_members()]
+        members = replay.consumer_members()
         assignors = sorted({md.get("serverAssignor") for md in replay.members.values() if md.get("serverAssignor")})
         desc = GroupDescription(replay.group_id, "consumer", "Stable" if members else "Empty", "consumer",
                                 ",".join(assignors) or None, replay.epoch, None, members)
