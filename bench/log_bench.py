@@ -90,13 +90,11 @@ def time_raw(path: Path) -> tuple[float, int]:
     return time.perf_counter() - start, n
 
 
-def time_decode(path: Path, only_commits: bool = False) -> tuple[float, int]:
+def time_decode(path: Path) -> tuple[float, int]:
     start = time.perf_counter()
     n = 0
     with open(path, "rb") as f:
         for r in read_jsonl(f, str(path)):
-            if only_commits and r.key[1] != 1:
-                continue
             decode(r.key, r.value)
             n += 1
     return time.perf_counter() - start, n

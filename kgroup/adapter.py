@@ -478,6 +478,24 @@ class _LogClient:
             self._logger.handlers.clear()
 
 
+def _log_topic(client: "_LogClient", topic: str):
+    """The metadata of the offsets-log topic (and of the cluster); expected failures as KgroupError."""
+    try:
+        # no topic is named: a broker with auto-creation on would create it
+        md = client.consumer.list_topics(timeout=client.settings.timeout)
+    except KafkaException as e:
+        raise client.fail("read cluster metadata", e) from None
+    t = md.topics.get(topic)
+    if t is None or (t.error is not None and t.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+        raise UsageError(f"topic {topic} does not exist on the cluster at {client.bootstrap}"
+                         " (is the offsets log under another name? see --offsets-topic)")
+    if t.error is not None:
+        if t.error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
+            raise ClusterError(f"not authorized to read topic {topic} (this principal needs DESCRIBE and READ on it)")
+        raise client.fail(f"read the metadata of topic {topic}", t.error)
+    return t, md
+
+
 def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: list[int] | None = None) -> list[LogRange]:
     """Every partition of ``topic`` (or those listed) with its first and its true end offset.
 
@@ -491,20 +509,7 @@ def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: lis
     client = _LogClient(settings)
     c = client.consumer
     try:
-        try:
-            # no topic is named: a broker with auto-creation on would create it
-            md = c.list_topics(timeout=settings.timeout)
-        except KafkaException as e:
-            raise client.fail("read cluster metadata", e) from None
-        t = md.topics.get(topic)
-        if t is None or (t.error is not None and t.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
-            raise UsageError(f"topic {topic} does not exist on the cluster at {client.bootstrap}"
-                             " (is the offsets log under another name? see --offsets-topic)")
-        if t.error is not None:
-            if t.error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
-                raise ClusterError(f"not authorized to read topic {topic} (this principal needs DESCRIBE and READ on it)")
-            raise client.fail(f"read the metadata of topic {topic}", t.error)
-        count = len(t.partitions)
+        count = len(_log_topic(client, topic)[0].partitions)
         wanted = sorted(set(range(count) if partitions is None else partitions))
         bad = [p for p in wanted if not 0 <= p < count]
         if bad:
@@ -612,14 +617,8 @@ def offsets_log_leaders(settings: ConnectionSettings, topic: str) -> tuple[dict[
     """The leader broker of every partition of ``topic``, and every broker's (host, port)."""
     client = _LogClient(settings)
     try:
-        try:
-            md = client.consumer.list_topics(timeout=settings.timeout)
-        except KafkaException as e:
-            raise client.fail("read cluster metadata", e) from None
+        t, md = _log_topic(client, topic)
         brokers = {b.id: (b.host, b.port) for b in md.brokers.values()}
-        t = md.topics.get(topic)
-        if t is None:
-            raise UsageError(f"topic {topic} does not exist on the cluster at {client.bootstrap}")
         return {p.id: (p.leader if p.leader >= 0 else None) for p in t.partitions.values()}, brokers
     finally:
         client.close()

@@ -45,14 +45,13 @@ def _settings(bootstrap, x, command_config, timeout, verbose):
     return ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose)
 
 
-def live_records(settings, topic: str, groups: list[str], partitions: list[int] | None, follow: bool,
-                 progress, selection) -> Iterator:
+def live_records(settings, topic: str, partitions: list[int] | None, follow: bool, progress,
+                 selection) -> Iterator:
     """Raw records of the live offsets log, partition by partition; with ``follow``, then
-    every new record until interrupted."""
-    from kgroup.adapter import offsets_log_ranges, read_log_range
+    every new record until interrupted. Only the partitions wanted are probed and read."""
+    from kgroup.adapter import offsets_log_leaders, offsets_log_ranges, read_log_range
 
-    ranges = offsets_log_ranges(settings, topic, None)
-    count = len(ranges)
+    count = len(offsets_log_leaders(settings, topic)[0])
     wanted = set(selection.partitions(count))
     if partitions:
         bad = [p for p in partitions if not 0 <= p < count]
@@ -61,7 +60,7 @@ def live_records(settings, topic: str, groups: list[str], partitions: list[int] 
         wanted &= set(partitions)
         if not wanted:
             warn("the groups named hash to none of the partitions given with --partition")
-    ranges = [r for r in ranges if r.partition in wanted]
+    ranges = offsets_log_ranges(settings, topic, sorted(wanted)) if wanted else []
     total = sum(r.end - r.start for r in ranges)
     done = 0
     position = {r.partition: r.start for r in ranges}
@@ -173,8 +172,7 @@ def log(
                 raw = (r for r in raw if r.partition in wanted)
         else:
             settings = _settings(bootstrap, x, command_config, timeout, verbose)
-            raw = _saving(live_records(settings, offsets_topic, list(groups or []), partition, follow,
-                                       progress, selection), save)
+            raw = _saving(live_records(settings, offsets_topic, partition, follow, progress, selection), save)
         writer = log_output.writer(output.value, sys.stdout, printable)
         for entry in select(raw, selection, tally):
             writer(entry)
@@ -197,7 +195,7 @@ def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: 
     if input_ is not None:
         raw = file_records(input_, progress)
     else:
-        raw = live_records(_settings(*conn), offsets_topic, [group], None, False, progress, selection)
+        raw = live_records(_settings(*conn), offsets_topic, None, False, progress, selection)
     return (e for e in select(raw, selection) if e.record is not None)
 
 
