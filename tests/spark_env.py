@@ -11,7 +11,6 @@ import base64
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from brokers import stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = 1_790_000_000_000  # the scenario's first record
@@ -94,13 +94,7 @@ def standalone(tmp_path_factory):
         yield url
     finally:
         for p in reversed(procs):  # worker, then master
-            if p.poll() is None:
-                os.kill(p.pid, signal.SIGTERM)
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    os.kill(p.pid, signal.SIGKILL)
-                    p.wait(5)
+            stop_process(p)
         log.close()
 
 

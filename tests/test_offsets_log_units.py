@@ -61,6 +61,17 @@ def test_selection_keeps_exactly_the_named_groups():
     assert (tally.read, tally.shown, tally.undecodable) == (4, 1, 0)
 
 
+def test_selection_of_a_group_whose_key_holds_malformed_utf8():
+    from kgroup.offsets_log.records import encode as enc
+
+    key, value = enc(1, {"group": "x", "topic": "t", "partition": 0}, 3,
+                     {"offset": 5, "leaderEpoch": -1, "metadata": "", "commitTimestamp": 1})
+    bad_key = key[:2] + b"\x00\x03G\xed\xa0" + key[5:]  # group id bytes "G", ed, a0: Java reads "G\ufffd"
+    raw = [RawRecord(0, 0, 1, bad_key, value)]
+    (entry,) = select(raw, Selection(frozenset({"G\ufffd"})))
+    assert entry.record.group_id == "G\ufffd"
+
+
 def test_selection_by_kind_and_partitions():
     log = Log(partitions=50)
     log.commit("G1", "t", 0, 1, 1000)

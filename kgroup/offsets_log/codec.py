@@ -71,34 +71,33 @@ def _length(buf: bytes, pos: int, flexible: bool, wide: bool) -> tuple[int, int]
     return _I16(buf, pos)[0], pos + 2
 
 
-def _string(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str) -> tuple[Any, int]:
-    n, pos = _length(buf, pos, flexible, False)
+def _variable(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str, text: bool) -> tuple[Any, int]:
+    """A string (``text``) or bytes field, with every null and error case Kafka's reader has."""
+    n, pos = _length(buf, pos, flexible, not text)
     if n < 0:
         if nullable:
             return None, pos
         raise DecodeError(f"non-nullable field {name} was serialized as null")
-    if n > 0x7FFF:
+    if text and n > 0x7FFF:
         raise DecodeError(f"string field {name} had invalid length {n}")
     end = pos + n
     if end > len(buf):
         raise DecodeError(f"truncated in field {name}")
     raw = buf[pos:end]
+    if not text:
+        return raw, end
     try:
         return raw.decode("utf-8"), end
     except UnicodeDecodeError:
         return java_utf8(raw), end
 
 
+def _string(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str) -> tuple[Any, int]:
+    return _variable(buf, pos, flexible, nullable, name, True)
+
+
 def _bytes(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str) -> tuple[Any, int]:
-    n, pos = _length(buf, pos, flexible, True)
-    if n < 0:
-        if nullable:
-            return None, pos
-        raise DecodeError(f"non-nullable field {name} was serialized as null")
-    end = pos + n
-    if end > len(buf):
-        raise DecodeError(f"truncated in field {name}")
-    return buf[pos:end], end
+    return _variable(buf, pos, flexible, nullable, name, False)
 
 
 def _array_length(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str) -> tuple[int, int]:
@@ -413,25 +412,25 @@ def to_json(layout: Layout, version: int, data: dict) -> dict:
 
 # A plan per (fields, version): (name, kind, skip-if-default?, default, sub-plan) for the
 # fields present in that version; kind: 0 as is, 1 bytes, 2 struct, 3 [struct], 4 [bytes].
-_PLANS: dict[tuple[int, int], list] = {}
+_PLANS: dict[tuple[int, int], tuple[tuple, list]] = {}  # (id(fields), version) -> (fields, plan)
 _b64 = base64.b64encode
 
 
 def _json_plan(fields: tuple[F, ...], version: int) -> list:
     key = (id(fields), version)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = []
-        for f in fields:
-            if not f.present_in(version):
-                continue
-            kind = {"bytes": 1, "struct": 2}.get(f.element, 0)
-            if f.is_array:
-                kind = {1: 4, 2: 3}.get(kind, 0)
-            sub = _json_plan(f.fields, version) if f.element == "struct" else None
-            plan.append((f.name, kind, f.tagged_in(version), f.default_value(), sub))
-        _PLANS[key] = plan
-        _PLANS[(id(fields), -1 - version)] = [fields]  # keeps ``fields`` alive while its id is a key
+    cached = _PLANS.get(key)
+    if cached is not None:
+        return cached[1]
+    plan = []
+    for f in fields:
+        if not f.present_in(version):
+            continue
+        kind = {"bytes": 1, "struct": 2}.get(f.element, 0)
+        if f.is_array:
+            kind = {1: 4, 2: 3}.get(kind, 0)
+        sub = _json_plan(f.fields, version) if f.element == "struct" else None
+        plan.append((f.name, kind, f.tagged_in(version), f.default_value(), sub))
+    _PLANS[key] = (fields, plan)  # holding ``fields`` keeps its id from being reused
     return plan
 
 

@@ -34,7 +34,8 @@ class Selection:
             raise ValueError(f"unknown record kinds: {sorted(unknown)}")
         # bytes of each group id as a record key holds it, to skip other groups' records
         # without decoding them (a prefilter only: a match is still decoded and compared)
-        self._needles = [g.encode("utf-8") for g in self.groups]
+        # (none when an id holds U+FFFD: it may stand for malformed bytes in the key)
+        self._needles = [] if any("\ufffd" in g for g in self.groups) else [g.encode("utf-8") for g in self.groups]
 
     def partitions(self, offsets_partitions: int) -> list[int]:
         """The offsets-log partitions holding the selected groups (all when none is selected)."""
