@@ -56,13 +56,19 @@ def cluster_for(conn: tuple):
     """The one read-only Cluster of this command, for the connection options
     ``(bootstrap, x, command_config, timeout, verbose)``; built on first use."""
     from kgroup.adapter import connect
-    from kgroup.settings import ConnectionSettings
 
     global _CLUSTER
     if _CLUSTER is None:
-        bootstrap, x, command_config, timeout, verbose = conn
-        _CLUSTER = connect(ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose))
+        _CLUSTER = connect(settings_for(conn))
     return _CLUSTER
+
+
+def settings_for(conn: tuple):
+    """The ConnectionSettings of the connection options ``(bootstrap, x, command_config, timeout, verbose)``."""
+    from kgroup.settings import ConnectionSettings
+
+    bootstrap, x, command_config, timeout, verbose = conn
+    return ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose)
 
 
 _CLUSTER = None

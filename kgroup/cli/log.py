@@ -11,7 +11,7 @@ from typing import IO, Iterator, List, Optional
 import typer
 from typing_extensions import Annotated
 
-from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app
+from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
 from kgroup.errors import EXIT_FLAGGED, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, printable, warn
@@ -37,12 +37,6 @@ OffsetsTopic = Annotated[str, typer.Option(
 Since = Annotated[Optional[str], typer.Option(
     "--since", metavar="TIME", help="Only records at or after TIME: 2h (ago), 2026-11-22T03:00Z, or epoch ms.")]
 Until = Annotated[Optional[str], typer.Option("--until", metavar="TIME", help="Only records at or before TIME.")]
-
-
-def _settings(bootstrap, x, command_config, timeout, verbose):
-    from kgroup.settings import ConnectionSettings
-
-    return ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose)
 
 
 def live_records(settings, topic: str, partitions: list[int] | None, follow: bool, progress,
@@ -171,7 +165,7 @@ def log(
                 wanted = set(partition)
                 raw = (r for r in raw if r.partition in wanted)
         else:
-            settings = _settings(bootstrap, x, command_config, timeout, verbose)
+            settings = settings_for((bootstrap, x, command_config, timeout, verbose))
             raw = _saving(live_records(settings, offsets_topic, partition, follow, progress, selection), save)
         writer = log_output.writer(output.value, sys.stdout, printable)
         for entry in select(raw, selection, tally):
@@ -195,7 +189,7 @@ def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: 
     if input_ is not None:
         raw = file_records(input_, progress)
     else:
-        raw = live_records(_settings(*conn), offsets_topic, None, False, progress, selection)
+        raw = live_records(settings_for(conn), offsets_topic, None, False, progress, selection)
     return (e for e in select(raw, selection) if e.record is not None)
 
 

@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 from typing_extensions import Annotated
 
-from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app
+from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
 from kgroup.errors import EXIT_FLAGGED, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, Table, emit, info, printable, warn
@@ -80,9 +80,8 @@ def scan(
     settings = ranges = leaders = brokers = None
     if input_ is None:
         from kgroup.adapter import offsets_log_leaders, offsets_log_ranges
-        from kgroup.settings import ConnectionSettings
 
-        settings = ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose)
+        settings = settings_for((bootstrap, x, command_config, timeout, verbose))
         ranges = offsets_log_ranges(settings, offsets_topic)
         leaders, brokers = offsets_log_leaders(settings, offsets_topic)
     total = sum(r.count for r in ranges) if ranges is not None else None
