@@ -11,7 +11,7 @@ alternating, each timed over --runs runs (median):
 
 * raw:         stream the file and parse each line into a RawRecord (no decoding);
 * decode-only: the same, plus decoding every record completely (kgroup.offsets_log.records.decode);
-* decoding alone per record kind, over records already in memory;
+* decoding alone, over records already in memory: the mix, then per record kind;
 * `kgroup log --input FILE -o json > /dev/null` end to end, in a subprocess, with its peak RSS,
   and the same on the first half of the file (memory must not grow with the log).
 
@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from logbuilder import Log  # noqa: E402
 
 from kgroup.offsets_log.raw import RawRecord, read_jsonl, write_jsonl  # noqa: E402
+from kgroup.offsets_log import codec  # noqa: E402
 from kgroup.offsets_log.records import decode  # noqa: E402
 
 T0 = 1763780000000
@@ -102,12 +103,14 @@ def time_decode(path: Path) -> tuple[float, int]:
 
 def decode_rates(path: Path, limit: int = 200_000) -> dict[str, float]:
     """Decoding alone (records already in memory), per kind: records per second on one core."""
-    kinds: dict[str, list] = {"offset commits": [], "GroupMetadata (10-100 members)": []}
+    kinds: dict[str, list] = {"the mix, as in the file": [], "offset commits": [],
+                              "GroupMetadata (10-100 members)": []}
     with open(path, "rb") as f:
         for i, r in enumerate(read_jsonl(f, str(path))):
             if i >= limit:
                 break
             kinds["offset commits" if r.key[1] == 1 else "GroupMetadata (10-100 members)"].append((r.key, r.value))
+            kinds["the mix, as in the file"].append((r.key, r.value))
     rates = {}
     for kind, recs in kinds.items():
         best = float("inf")
@@ -167,6 +170,8 @@ def main() -> int:
         ("read + decode every record", n / med(dec), f"{med(raw) / med(dec):.2f}× raw"),
         ("`kgroup log --input F -o json > /dev/null`", n / med(cli), f"{med(raw) / med(cli):.2f}× raw"),
     ]
+    walker = "compiled walker" if codec.COMPILED else "pure-Python reader (KGROUP_PURE_PYTHON or no C build)"
+    print(f"\ndecoder: {walker}")
     print(f"\n{n:,} records ({counts['commits']:,} offset commits, {counts['groups']:,} GroupMetadata of 10-100 "
           f"members; {counts['bytes'] / 2**20:.0f} MiB), median of {args.runs}, "
           f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}\n")

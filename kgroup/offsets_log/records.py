@@ -7,7 +7,7 @@ tombstone. :func:`decode` reads both with the layouts of layouts.py.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kgroup.offsets_log import codec
 from kgroup.offsets_log.codec import DecodeError
@@ -30,8 +30,7 @@ def kind_of(record_type: int) -> str:
     return _KIND.get(record_type, "unknown")
 
 
-@dataclass(slots=True)
-class CoordinatorRecord:
+class CoordinatorRecord(NamedTuple):
     """One decoded record: its type, key fields, value version and fields (None: tombstone)."""
 
     type: int
@@ -88,8 +87,36 @@ _KEY_READERS = _Readers(value=False)
 _VALUE_READERS = _Readers(value=True)
 
 
+def _program(type_id: int, version: int):
+    """The walker's program for a record type's key (version -1) or value version; None if unknown."""
+    rt = RECORD_TYPES.get(type_id)
+    if rt is None:
+        return None
+    if version < 0:
+        return codec.compiled_reader(rt.key, 0).args[0]
+    if not rt.value.valid(version):
+        return None
+    return codec.compiled_reader(rt.value, version).args[0]
+
+
+def _compiled_decode():
+    if not codec.COMPILED:
+        return None
+    walker = codec._walker
+    walker.configure_records(CoordinatorRecord, _program)
+    return walker.decode_record
+
+
+_decode_record = _compiled_decode()
+
+
 def decode(key: bytes | None, value: bytes | None) -> CoordinatorRecord:
     """Decode one record of the offsets log; DecodeError says why it cannot be read."""
+    if _decode_record is not None:  # the whole record in one call to the compiled walker
+        try:
+            return _decode_record(key, value)
+        except (DecodeError, TypeError):
+            raise _diagnose(key, value) from None
     try:  # the fast path: every failure falls through to the diagnosis below
         type_id = _I16(key, 0)[0]  # type: ignore[arg-type]
         key_fields = _KEY_READERS[type_id](key, 2)[0]
@@ -112,7 +139,7 @@ def _diagnose(key: bytes | None, value: bytes | None) -> DecodeError:
     if rt is None:
         return DecodeError(f"unknown record type {type_id}")
     try:
-        codec.reader(rt.key, 0)(key, 2)
+        codec.python_reader(rt.key, 0)(key, 2)
     except struct.error:
         return DecodeError(f"truncated key of record type {type_id}")
     except DecodeError as e:
@@ -123,7 +150,7 @@ def _diagnose(key: bytes | None, value: bytes | None) -> DecodeError:
     if not rt.value.valid(version):
         return DecodeError(f"unknown version {version} of record type {type_id} ({rt.name}Value)")
     try:
-        codec.reader(rt.value, version)(value, 2)
+        codec.python_reader(rt.value, version)(value, 2)
     except struct.error:
         return DecodeError(f"truncated value of record type {type_id} v{version}")
     except DecodeError as e:
