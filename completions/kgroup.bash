@@ -94,6 +94,7 @@ _kgroup() {
             --storm) COMPREPLY=(); return ;;
             --out) COMPREPLY=(); return ;;
             --master) COMPREPLY=(); return ;;
+            --scratch) COMPREPLY=(); return ;;
             --conf) COMPREPLY=(); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
@@ -101,7 +102,7 @@ _kgroup() {
             --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--input --save --offsets-topic --since --until --top --stale-after --storm --out --master --conf --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--input --save --offsets-topic --since --until --top --stale-after --storm --out --master --scratch --conf --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     snapshot)
         case "$prev" in
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from bisect import bisect_left
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -180,6 +181,27 @@ def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenar
         # the latest rows printed are the newest records of each table
         assert len(rep.latest_commits) == 5 and len(rep.latest_events) == 5
         assert rep.latest_commits[-1]["group"] == "storm-1" and rep.latest_commits[-1]["committed_offset"] == 600
+
+
+def test_staging_on_disk_cache_scratch_or_temp_gives_the_same_tables_and_leaves_nothing(spark, scenario, saved,
+                                                                                          tmp_path):
+    import tempfile
+
+    from kgroup.scan.run import ScanRequest, _scan_report
+
+    groups, coordinators, _ = expected(scenario)
+    path = str(saved / "log.parquet")
+    before = {p.name for p in Path(tempfile.gettempdir()).glob("kgroup-scan-*")}
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    staged_temp = _scan(spark, input=path)                          # local master: a temporary directory
+    staged_scratch = _scan(spark, input=path, scratch=str(scratch))  # --scratch
+    cached = _scan_report(spark, ScanRequest(input=path, stale_after_ms=STALE_AFTER, storm=STORM, top=5),
+                          lambda *a: None, None)                    # no shared directory: Spark's disk cache
+    for rep in (staged_temp, staged_scratch, cached):
+        assert rep.groups == groups and rep.coordinators == coordinators
+    assert list(scratch.iterdir()) == []
+    assert {p.name for p in Path(tempfile.gettempdir()).glob("kgroup-scan-*")} == before
 
 
 def test_live_scan_matches_input_and_adds_lag_and_coordinators(spark, scenario, saved, live, tmp_path):

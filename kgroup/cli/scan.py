@@ -41,6 +41,11 @@ def scan(
     master: Annotated[str, typer.Option(
         "--master", metavar="URL", rich_help_panel=SPARK,
         help="Spark master: local[*], spark://HOST:PORT, yarn, k8s://...")] = "local[*]",
+    scratch: Annotated[Optional[str], typer.Option(
+        "--scratch", metavar="DIR", rich_help_panel=SPARK,
+        help="Where decoded records are staged during the scan, on a path the driver and every executor "
+        "reach (hdfs://, s3a://, a shared mount); default: a temporary directory on a local master, "
+        "Spark's disk cache otherwise.")] = None,
     conf: Annotated[Optional[List[str]], typer.Option(
         "--conf", metavar="KEY=VALUE", rich_help_panel=SPARK, help="Spark property, repeatable.")] = None,
     output: Output = OutputFormat.table,
@@ -93,7 +98,7 @@ def scan(
     request = ScanRequest(input=input_, save=save, topic=offsets_topic, settings=settings, ranges=ranges,
                           leaders=leaders, brokers=brokers, since_ms=window.since_ms, until_ms=window.until_ms,
                           stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table else 0,
-                          out=out, master=master)
+                          out=out, master=master, scratch=scratch)
     with progress_bar() as progress:
         progress("starting Spark", 0, 1)
         spark = build_session(master, spark_conf, verbose)

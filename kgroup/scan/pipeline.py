@@ -28,17 +28,31 @@ class ScanResult:
     events_df: object = None
 
 
+def stage(decoded, stage_dir: str | None):
+    """Decoded records kept for the aggregations below, each of which reads them again.
+
+    On disk, never in the JVM heap (in local[*] the executors are the driver, whose memory
+    must not grow with the log): with ``stage_dir``, a Parquet dataset written there in
+    parallel and read back column by column (about three times faster than Spark's disk
+    cache here, which serialises whole rows); without, Spark's DISK_ONLY cache (a cluster
+    with no shared scratch directory)."""
+    if stage_dir is None:
+        from pyspark import StorageLevel
+
+        return decoded.persist(StorageLevel.DISK_ONLY)
+    decoded.write.mode("overwrite").parquet(stage_dir)
+    return decoded.sparkSession.read.parquet(stage_dir)
+
+
 def run(raw, since_ms: int | None, until_ms: int | None, want_committed: bool = False,
-        progress=None, decoded: bool = False) -> ScanResult:
-    """``raw``: raw records (RAW_DDL), or with ``decoded`` records already decoded."""
-    from pyspark import StorageLevel
+        progress=None, decoded: bool = False, stage_dir: str | None = None) -> ScanResult:
+    """``raw``: raw records (RAW_DDL), or with ``decoded`` records already decoded; the
+    decoded records are staged once (see :func:`stage`)."""
     from pyspark.sql import Window as W
     from pyspark.sql import functions as F
 
-    # on disk, not in the JVM heap: in local[*] the executors are the driver, whose memory must
-    # not grow with the log (read back once per aggregation, sequentially)
-    decoded = (raw if decoded else decode_frame(raw)).persist(StorageLevel.DISK_ONLY)
-    read = decoded.count()  # reads and decodes the log once
+    decoded = stage(raw if decoded else decode_frame(raw), stage_dir)
+    read = decoded.count()  # reads and decodes the log once (when cached) or reads Parquet's footers
     if progress:
         progress("decoded", read, read)
     win = decoded

@@ -5,6 +5,7 @@ The CLI builds the session and renders; tests call :func:`scan_report` on theirs
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from kgroup.errors import UsageError
@@ -28,6 +29,7 @@ class ScanRequest:
     out: str | None = None
     master: str = "local[*]"
     split: int | None = None          # records per read task (default: source.DEFAULT_SPLIT)
+    scratch: str | None = None        # where decoded records are staged (default: see scratch_dir)
 
 
 @dataclass
@@ -44,7 +46,44 @@ class ScanReport:
                 "summary": self.summary}
 
 
+def scratch_dir(req: ScanRequest) -> str | None:
+    """Where to stage decoded records (a directory of this scan's own, deleted afterwards):
+    under ``--scratch`` when given (any path the driver and every executor reach); else, on
+    a local master, under the system's temporary directory; else nowhere (Spark's disk cache)."""
+    import uuid
+
+    from kgroup.scan.session import is_local
+
+    name = f"kgroup-scan-{uuid.uuid4().hex}"
+    if req.scratch:
+        return f"{req.scratch.rstrip('/')}/{name}"
+    if is_local(req.master):
+        import tempfile
+
+        return str(Path(tempfile.gettempdir()) / name)
+    return None
+
+
+def _delete(spark, path: str) -> None:
+    """Delete a staging directory on whatever file system holds it (Hadoop's API: local, hdfs, s3a)."""
+    try:
+        jvm = spark.sparkContext._jvm
+        p = jvm.org.apache.hadoop.fs.Path(path)
+        p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(p, True)
+    except Exception:  # the scan's answer stands; a leftover directory is named in no output
+        pass
+
+
 def scan_report(spark, req: ScanRequest, progress=lambda stage, done, total: None) -> ScanReport:
+    stage_dir = scratch_dir(req)
+    try:
+        return _scan_report(spark, req, progress, stage_dir)
+    finally:
+        if stage_dir is not None:
+            _delete(spark, stage_dir)
+
+
+def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> ScanReport:
     from kgroup.scan.source import DEFAULT_SPLIT, input_frame, live_frame, save_parquet
 
     live = req.input is None
@@ -62,7 +101,8 @@ def scan_report(spark, req: ScanRequest, progress=lambda stage, done, total: Non
     else:
         raw = input_frame(spark, req.input)
     with _watch(spark, total, progress):
-        result = pipeline.run(raw, req.since_ms, req.until_ms, want_committed=live, decoded=decoded)
+        result = pipeline.run(raw, req.since_ms, req.until_ms, want_committed=live, decoded=decoded,
+                              stage_dir=stage_dir)
     rows = [report.group_row(f, result.window, req.stale_after_ms, req.storm) for f in result.facts]
     coordinators = report.coordinator_rows(result.per_partition, result.window)
     broker_rows: list[dict] = []

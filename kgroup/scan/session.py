@@ -117,7 +117,9 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
         spark.sparkContext.setLogLevel("ERROR")
     if "spark.sql.shuffle.partitions" not in conf:
         spark.conf.set("spark.sql.shuffle.partitions", str(max(4, 2 * spark.sparkContext.defaultParallelism)))
-    if not is_local(master):
+    # executors get kgroup from here, unless their environment has it installed (with its
+    # compiled walker, which a zip cannot carry) and the user says so
+    if not is_local(master) and settings.get("spark.kgroup.shipPackage", "true").lower() != "false":
         spark.sparkContext.addPyFile(str(package_zip()))
     return spark
 
