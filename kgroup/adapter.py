@@ -28,9 +28,17 @@ _NOT_AUTHORIZED = {KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FA
                    KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError._SSL}
 # OffsetFetch requests in flight at once when many groups are read (--all-groups)
 _GROUP_WINDOW = 64
+# librdkafka refuses a connection set-up timeout under 1 s; --timeout may be shorter.
+_MIN_SETUP_MS = 1000
+# How often a wait on the cluster looks at the client's own errors.
+_SLICE = 0.05
 # Properties kgroup forces so that the clients it makes stay read-only.
 _READ_ONLY = {"enable.auto.commit": "false", "enable.auto.offset.store": "false",
               "allow.auto.create.topics": "false"}
+
+
+class _Deadline(ClusterError):
+    """--timeout ran out while waiting for an answer."""
 
 
 class _RedactingHandler(logging.Handler):
@@ -54,12 +62,15 @@ class Cluster:
         self._logger.addHandler(_RedactingHandler(settings))
         noisy = settings.verbose or "debug" in settings.properties
         self._logger.setLevel(logging.DEBUG if noisy else logging.CRITICAL + 1)
+        # --timeout bounds the whole command: every request gets what is left of it
+        self._deadline = time.monotonic() + settings.timeout
+        self._answered = False  # has any broker answered yet?
         self._admin = AdminClient(self._config())
 
     # -- plumbing -------------------------------------------------------------
 
     def _config(self, **extra: object) -> dict:
-        conf: dict = {"socket.connection.setup.timeout.ms": int(self.settings.timeout * 1000),
+        conf: dict = {"socket.connection.setup.timeout.ms": max(_MIN_SETUP_MS, int(self.settings.timeout * 1000)),
                       **self.settings.properties, **extra}
         conf["logger"] = self._logger
         conf["error_cb"] = self._errors.append
@@ -75,6 +86,51 @@ class Cluster:
             f"cannot reach the cluster at {self.bootstrap} within {self.settings.timeout:g} s "
             f"while trying to {what} ({detail})"))
 
+    def _left(self, what: str) -> float:
+        """Seconds left of --timeout; the command fails (exit 3) when none are."""
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise self._fail(what, KafkaError(KafkaError._TIMED_OUT))
+        return left
+
+    def _check_errors(self, what: str) -> None:
+        """Fail now on what the client already knows to be final: an authentication failure,
+        or no broker reachable (refused, unknown host) before any has answered."""
+        self._admin.poll(0)
+        for e in self._errors:
+            if e.code() in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED):
+                raise ClusterError(self.settings.redact(f"authentication failed: could not {what} ({e.str()})"))
+        # Every broker down, and the client says why: a refused connection or a name that does
+        # not resolve. (A broker that dropped a connection is reconnected by the client, and
+        # reported as down without such a reason: that waits, up to --timeout.)
+        if not self._answered and any(e.code() == KafkaError._ALL_BROKERS_DOWN for e in self._errors) \
+                and self._connect_failure() is not None:
+            raise ClusterError(self.settings.redact(f"cannot reach the cluster at {self.bootstrap} "
+                                                    f"while trying to {what} ({self._connect_failure()})"))
+
+    def _connect_failure(self) -> str | None:
+        for e in self._errors:
+            if e.code() == KafkaError._RESOLVE or (e.code() == KafkaError._TRANSPORT and "Disconnected" not in e.str()):
+                return e.str()
+        return None
+
+    def _wait(self, what: str, future, grace: float = 0.0):
+        """The result of ``future`` (KafkaException as raised), waited for no longer than what is
+        left of --timeout (plus ``grace``), failing early on final client errors."""
+        import concurrent.futures
+
+        while True:
+            left = self._deadline + grace - time.monotonic()
+            if left <= 0:
+                raise _Deadline(self._fail(what, KafkaError(KafkaError._TIMED_OUT)).message)
+            try:
+                result = future.result(timeout=min(_SLICE, left))
+            except concurrent.futures.TimeoutError:
+                self._check_errors(what)
+                continue
+            self._answered = True
+            return result
+
     def _detail(self, err: KafkaError | None) -> str:
         # The client's own errors (error_cb) say why better than the final timeout does.
         self._admin.poll(0)
@@ -89,10 +145,31 @@ class Cluster:
 
     def metadata(self) -> ClusterMetadata:
         """Brokers and every topic visible to this client (no topic is named)."""
-        try:
-            md = self._admin.list_topics(timeout=self.settings.timeout)
-        except KafkaException as e:
-            raise self._fail("read cluster metadata", e) from None
+        import concurrent.futures
+        import threading
+
+        what = "read cluster metadata"
+        while True:
+            future: concurrent.futures.Future = concurrent.futures.Future()
+            left = self._left(what)
+
+            def call(future=future, left=left) -> None:  # list_topics blocks: it runs aside so that
+                try:                                      # the wait can fail early and Ctrl-C works
+                    future.set_result(self._admin.list_topics(timeout=left))
+                except BaseException as e:  # handed over to the waiting thread
+                    future.set_exception(e)
+
+            threading.Thread(target=call, daemon=True, name="kgroup-metadata").start()
+            try:
+                md = self._wait(what, future, grace=0.5)
+                break
+            except KafkaException as e:
+                # a connection dropped under the request: the client reconnects, ask again
+                if e.args and e.args[0].code() == KafkaError._TRANSPORT and self._deadline - time.monotonic() > 0.2:
+                    self._check_errors(what)
+                    time.sleep(0.1)
+                    continue
+                raise self._fail(what, e) from None
         brokers = {b.id: Broker(b.id, b.host, b.port) for b in md.brokers.values()}
         topics = {}
         for name, t in md.topics.items():
@@ -105,9 +182,9 @@ class Cluster:
     # -- groups ---------------------------------------------------------------
 
     def list_groups(self) -> list[GroupListing]:
-        future = self._admin.list_consumer_groups(request_timeout=self.settings.timeout)
+        future = self._admin.list_consumer_groups(request_timeout=self._left("list groups"))
         try:
-            result = future.result()
+            result = self._wait("list groups", future)
         except KafkaException as e:
             err = e.args[0]
             if err.code() == KafkaError._UNSUPPORTED_FEATURE:
@@ -138,11 +215,10 @@ class Cluster:
         unsupported: list[str] = []
         if not groups:
             return out
-        futures = self._admin.describe_consumer_groups(groups, request_timeout=self.settings.timeout)
-        deadline = time.monotonic() + self.settings.timeout + 1
+        futures = self._admin.describe_consumer_groups(groups, request_timeout=self._left("find coordinators"))
         for group, future in futures.items():
             try:
-                desc = future.result(timeout=max(0.1, deadline - time.monotonic()))
+                desc = self._wait(f"find the coordinator of group {group}", future)
             except KafkaException as e:
                 err: KafkaError = e.args[0]
                 if err.code() == KafkaError._UNSUPPORTED_FEATURE:
@@ -152,8 +228,6 @@ class Cluster:
                     raise self._fail(f"find the coordinator of group {group}", e) from None
                 out[group] = CoordinatorLookup(group, None, err.name(), err.str())
                 continue
-            except Exception as e:  # concurrent.futures.TimeoutError
-                raise self._fail(f"find the coordinator of group {group}", KafkaError(KafkaError._TIMED_OUT)) from e
             node = desc.coordinator
             out[group] = CoordinatorLookup(group, brokers.get(node.id) or Broker(node.id, node.host, node.port))
         if unsupported:
@@ -179,7 +253,7 @@ class Cluster:
                 "group.id": group, "statistics.interval.ms": 100,
                 "stats_cb": lambda stats, h=holder: h.__setitem__("stats", stats)})
             consumers[group] = (Consumer(conf), holder)
-        deadline = time.monotonic() + self.settings.timeout
+        deadline = self._deadline
         try:
             while consumers and time.monotonic() < deadline:
                 for group, (consumer, holder) in list(consumers.items()):
@@ -207,7 +281,8 @@ class Cluster:
     def brokers_with_racks(self) -> list[Broker]:
         """DescribeCluster: brokers with their racks (KIP-881 rack-aware assignment)."""
         try:
-            desc = self._admin.describe_cluster(request_timeout=self.settings.timeout).result()
+            desc = self._wait("describe the cluster", self._admin.describe_cluster(
+                request_timeout=self._left("describe the cluster")))
         except KafkaException as e:
             raise self._fail("describe the cluster", e) from None
         return sorted((Broker(n.id, n.host, n.port, n.rack or None) for n in desc.nodes), key=lambda b: b.id)
@@ -217,10 +292,10 @@ class Cluster:
         out: dict[str, GroupDescription] = {}
         if not groups:
             return out
-        futures = self._admin.describe_consumer_groups(groups, request_timeout=self.settings.timeout)
+        futures = self._admin.describe_consumer_groups(groups, request_timeout=self._left("describe groups"))
         for group, future in futures.items():
             try:
-                d = future.result()
+                d = self._wait(f"describe group {group}", future)
             except KafkaException as e:
                 raise self._group_error(group, "describe", e) from None
             members = [Member(
@@ -273,11 +348,11 @@ class Cluster:
             request = ConsumerGroupTopicPartitions(
                 group, None if partitions is None else [TopicPartition(t, p) for t, p in partitions])
             futures[group] = self._admin.list_consumer_group_offsets(
-                [request], request_timeout=self.settings.timeout, require_stable=False)[group]
+                [request], request_timeout=self._left("fetch committed offsets"), require_stable=False)[group]
         out: dict[str, dict[tuple[str, int], PartitionOffsets]] = {}
         for group, future in futures.items():
             try:
-                result = future.result()
+                result = self._wait(f"fetch the committed offsets of group {group}", future)
             except KafkaException as e:
                 raise self._group_error(group, "fetch the committed offsets of", e) from None
             found = {}
@@ -306,20 +381,32 @@ class Cluster:
         if not partitions:
             return {}, problems
         requests = {TopicPartition(t, p): None for t, p in partitions}
+        # the client answers each partition before the command's deadline, so that what did
+        # come back is shown and what did not is named
+        request_timeout = max(0.1, self._left("list offsets") - 0.3)
         # earliest and latest go out together; the client sends one request per leader broker
         pending = [(index, self._admin.list_offsets({tp: spec for tp in requests},
-                                                    request_timeout=self.settings.timeout))
+                                                    request_timeout=request_timeout))
                    for index, spec in ((0, OffsetSpec.earliest()), (1, OffsetSpec.latest()))]
         for index, futures in pending:
+            which = ("earliest", "latest")[index]
             for tp, future in futures.items():
                 try:
-                    info = future.result()
+                    info = self._wait("list offsets", future, grace=0.5)
                 except KafkaException as e:
                     err = e.args[0]
                     if err.code() in _UNREACHABLE | _NOT_AUTHORIZED and not problems and index == 0 and \
                             all(v == [None, None] for v in result.values()):
                         raise self._fail("list offsets", e) from None
                     problems.append(f"{tp.topic}-{tp.partition}: {err.str()}")
+                    continue
+                except _Deadline:  # the deadline passed: what is missing is named, never guessed
+                    future.cancel()
+                    problems.append(f"{tp.topic}-{tp.partition}: no {which} offset within {self.settings.timeout:g} s")
+                    continue
+                if info.offset < 0:  # a client sentinel (-1001: no answer in time), not an offset
+                    problems.append(f"{tp.topic}-{tp.partition}: no valid {which} offset came back "
+                                    f"(the client returned {info.offset})")
                     continue
                 result[(tp.topic, tp.partition)][index] = info.offset
         return {tp: (v[0], v[1]) for tp, v in result.items()}, problems
@@ -341,7 +428,7 @@ class Cluster:
         try:
             consumer.assign([TopicPartition(t, p, o) for (t, p), o in positions.items()])
             pending = set(positions)
-            deadline = time.monotonic() + self.settings.timeout
+            deadline = self._deadline - 0.2
             while pending and time.monotonic() < deadline:
                 for msg in consumer.consume(num_messages=500, timeout=0.2):
                     key = (msg.topic(), msg.partition())
@@ -448,7 +535,7 @@ class _LogClient:
         logger.addHandler(_RedactingHandler(settings))
         logger.setLevel(logging.DEBUG if settings.verbose or "debug" in settings.properties else logging.CRITICAL + 1)
         self._logger = logger
-        conf: dict = {"socket.connection.setup.timeout.ms": int(settings.timeout * 1000),
+        conf: dict = {"socket.connection.setup.timeout.ms": max(_MIN_SETUP_MS, int(settings.timeout * 1000)),
                       **_LOG_READ_CONF, **settings.properties, **extra, **_READ_ONLY,
                       "group.id": f"kgroup-readonly-{uuid.uuid4()}", "enable.partition.eof": "true",
                       "logger": logger, "error_cb": self.errors.append}
