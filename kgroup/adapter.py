@@ -50,6 +50,24 @@ class _RedactingHandler(logging.Handler):
         sys.stderr.write(self.settings.redact(f"librdkafka: {record.getMessage()}") + "\n")
 
 
+class _DisconnectCounter(logging.Handler):
+    """Counts connections the broker closed or reset as soon as they were up: the sign of a
+    listener that wants authentication (SASL) or TLS from a client that offers neither."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "Disconnected" in message and "after 0ms" in message:
+            self.count += 1
+
+
+# Connections closed at once, before any answer, that make kgroup say authentication is the likely cause
+_CLOSED_AT_ONCE = 5
+
+
 class Cluster:
     """A read-only view of one cluster, built from connection settings."""
 
@@ -59,9 +77,13 @@ class Cluster:
         self._errors: list[KafkaError] = []
         self._logger = logging.getLogger(f"kgroup.librdkafka.{id(self)}")
         self._logger.propagate = False
-        self._logger.addHandler(_RedactingHandler(settings))
         noisy = settings.verbose or "debug" in settings.properties
-        self._logger.setLevel(logging.DEBUG if noisy else logging.CRITICAL + 1)
+        printer = _RedactingHandler(settings)
+        printer.setLevel(logging.DEBUG if noisy else logging.CRITICAL + 1)
+        self._closed = _DisconnectCounter()
+        self._logger.addHandler(printer)
+        self._logger.addHandler(self._closed)
+        self._logger.setLevel(logging.DEBUG)
         # --timeout bounds the whole command: every request gets what is left of it
         self._deadline = time.monotonic() + settings.timeout
         self._answered = False  # has any broker answered yet?
@@ -107,6 +129,18 @@ class Cluster:
                 and self._connect_failure() is not None:
             raise ClusterError(self.settings.redact(f"cannot reach the cluster at {self.bootstrap} "
                                                     f"while trying to {what} ({self._connect_failure()})"))
+        if not self._answered and self._closed.count >= _CLOSED_AT_ONCE:
+            raise ClusterError(self.settings.redact(f"cannot {what}: {self._closed_hint()}"))
+
+    def _closed_hint(self) -> str:
+        protocol = self.settings.properties.get("security.protocol", "plaintext").upper()
+        if protocol.startswith("SASL"):
+            return (f"the broker at {self.bootstrap} closed {self._closed.count} connections as soon as they "
+                    f"were open (security.protocol={protocol}): check sasl.mechanisms and the credentials")
+        return (f"the broker at {self.bootstrap} closed {self._closed.count} connections as soon as they were "
+                f"open: it probably requires authentication (SASL) or TLS, and none was configured "
+                f"(-X security.protocol=SASL_PLAINTEXT|SASL_SSL|SSL with -X sasl.mechanisms, -X sasl.username, "
+                f"-X sasl.password, or --command-config)")
 
     def _connect_failure(self) -> str | None:
         for e in self._errors:
