@@ -226,3 +226,32 @@ def test_timeout_out_of_range_is_one_usage_line(value):
     r = run_kgroup("offsets", GROUP, "-b", "127.0.0.1:9", "--timeout", value)
     assert r.returncode == 2
     assert r.stderr.startswith("kgroup: error: --timeout must be") and len(r.stderr.splitlines()) == 1
+
+
+def test_whatif_on_the_live_group_with_list_offsets_garbled(proxy):
+    proxy.fault(fp.LIST_OFFSETS, "garble", spare=SPARE)
+    r = run_kgroup("whatif", GROUP, "--add", "new1", "-s", "range", "-b", proxy.address, "-o", "json",
+                   "--timeout", "3")
+    assert r.returncode == 3 and r.seconds < 4.0, (r.seconds, r.stdout, r.stderr)
+    (result,) = json.loads(r.stdout)["strategies"]
+    assert "lag" not in result  # no lag was read: none is shown, not a sum of zeros
+    assert "INCOMPLETE" in r.stderr
+    _no_negative_numbers(r.stdout)
+
+
+def test_whatif_lag_from_a_snapshot_with_a_sentinel_is_unknown(tmp_path):
+    snap = {"kgroup_snapshot": 1, "cluster": {"topics": {"T": {"partitions": 2}}},
+            "group": {"group_id": "W", "state": "Stable", "protocol": "range",
+                      "members": [{"member_id": "a", "subscription": ["T"], "assignment": {"T": [0]}},
+                                  {"member_id": "b", "subscription": ["T"], "assignment": {"T": [1]}}],
+                      "offsets": {"T": {"0": {"committed": 5, "log_start": 0, "log_end": 12},
+                                        "1": {"committed": 5, "log_start": -1001, "log_end": -1001}}}}}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(snap))
+    r = run_kgroup("whatif", "--snapshot", str(path), "-s", "range", "-o", "json")
+    if r.returncode == 2:  # a validator that refuses sentinel offsets in snapshot files is right too
+        assert len(r.stderr.splitlines()) == 1
+        return
+    assert r.returncode == 0, r.stderr
+    (result,) = json.loads(r.stdout)["strategies"]
+    assert result["lag"] == {"a": 7, "b": None}

@@ -42,7 +42,7 @@ def _timeout(value: float) -> float:
 
 Timeout = Annotated[float, typer.Option(
     "--timeout", metavar="SECONDS", rich_help_panel=CONNECTION, callback=_timeout,
-    help="Give up on the cluster after this long: bounds the whole command (at most 3600).")]
+    help="Give up on the cluster after this long.")]
 Output = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format; data goes to stdout.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show client logs on stderr (secrets redacted).")]
 
