@@ -116,37 +116,11 @@ class Cluster:
         return left
 
     def _check_errors(self, what: str) -> None:
-        """Fail now on what the client already knows to be final: an authentication failure,
-        or no broker reachable (refused, unknown host) before any has answered."""
+        """Fail now on what the client already knows to be final (see _final_error)."""
         self._admin.poll(0)
-        for e in self._errors:
-            if e.code() in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED):
-                raise ClusterError(self.settings.redact(f"authentication failed: could not {what} ({e.str()})"))
-        # Every broker down, and the client says why: a refused connection or a name that does
-        # not resolve. (A broker that dropped a connection is reconnected by the client, and
-        # reported as down without such a reason: that waits, up to --timeout.)
-        if not self._answered and any(e.code() == KafkaError._ALL_BROKERS_DOWN for e in self._errors) \
-                and self._connect_failure() is not None:
-            raise ClusterError(self.settings.redact(f"cannot reach the cluster at {self.bootstrap} "
-                                                    f"while trying to {what} ({self._connect_failure()})"))
-        if not self._answered and self._closed.count >= _CLOSED_AT_ONCE:
-            raise ClusterError(self.settings.redact(f"cannot {what}: {self._closed_hint()}"))
-
-    def _closed_hint(self) -> str:
-        protocol = self.settings.properties.get("security.protocol", "plaintext").upper()
-        if protocol.startswith("SASL"):
-            return (f"the broker at {self.bootstrap} closed {self._closed.count} connections as soon as they "
-                    f"were open (security.protocol={protocol}): check sasl.mechanisms and the credentials")
-        return (f"the broker at {self.bootstrap} closed {self._closed.count} connections as soon as they were "
-                f"open: it probably requires authentication (SASL) or TLS, and none was configured "
-                f"(-X security.protocol=SASL_PLAINTEXT|SASL_SSL|SSL with -X sasl.mechanisms, -X sasl.username, "
-                f"-X sasl.password, or --command-config)")
-
-    def _connect_failure(self) -> str | None:
-        for e in self._errors:
-            if e.code() == KafkaError._RESOLVE or (e.code() == KafkaError._TRANSPORT and "Disconnected" not in e.str()):
-                return e.str()
-        return None
+        error = _final_error(self.settings, self.bootstrap, what, self._errors, self._closed.count, self._answered)
+        if error is not None:
+            raise error
 
     def _wait(self, what: str, future, grace: float = 0.0):
         """The result of ``future`` (KafkaException as raised), waited for no longer than what is
@@ -477,6 +451,36 @@ class Cluster:
         return out
 
 
+def _final_error(settings: ConnectionSettings, bootstrap: str, what: str, errors: list[KafkaError],
+                 closed_at_once: int, answered: bool) -> ClusterError | None:
+    """What the client already knows to be final, so the command need not wait out --timeout:
+    an authentication failure; before any broker answered, every broker down with a reason (a
+    refused connection, a name that does not resolve); or connections closed as soon as they
+    were open (a listener that wants SASL or TLS). A broker that dropped a connection is
+    reconnected by the client and reported as down without such a reason: that waits."""
+    for e in errors:
+        if e.code() in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED):
+            return ClusterError(settings.redact(f"authentication failed: could not {what} ({e.str()})"))
+    if answered:
+        return None
+    if any(e.code() == KafkaError._ALL_BROKERS_DOWN for e in errors):
+        for e in errors:
+            if e.code() == KafkaError._RESOLVE or (e.code() == KafkaError._TRANSPORT and "Disconnected" not in e.str()):
+                return ClusterError(settings.redact(f"cannot reach the cluster at {bootstrap} "
+                                                    f"while trying to {what} ({e.str()})"))
+    if closed_at_once >= _CLOSED_AT_ONCE:
+        protocol = settings.properties.get("security.protocol", "plaintext").upper()
+        if protocol.startswith("SASL"):
+            hint = (f"the broker at {bootstrap} closed {closed_at_once} connections as soon as they were open "
+                    f"(security.protocol={protocol}): check sasl.mechanisms and the credentials")
+        else:
+            hint = (f"the broker at {bootstrap} closed {closed_at_once} connections as soon as they were open: "
+                    f"it probably requires authentication (SASL) or TLS, and none was configured "
+                    f"(-X security.protocol=SASL_PLAINTEXT|SASL_SSL|SSL with -X sasl.mechanisms, -X sasl.username, "
+                    f"-X sasl.password, or --command-config)")
+        return ClusterError(settings.redact(f"cannot {what}: {hint}"))
+    return None
+
 def _by_topic(partitions) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     for tp in partitions:
@@ -599,21 +603,20 @@ class _LogClient:
             self._logger.handlers.clear()
 
 
-def _log_topic(client: "_LogClient", topic: str):
-    """The metadata of the offsets-log topic (and of the cluster); expected failures as KgroupError."""
-    try:
-        # no topic is named: a broker with auto-creation on would create it
-        md = client.consumer.list_topics(timeout=client.settings.timeout)
-    except KafkaException as e:
-        raise client.fail("read cluster metadata", e) from None
+def _log_topic(client: "_LogClient", topic: str) -> tuple[TopicInfo, ClusterMetadata]:
+    """The metadata of the offsets-log topic (and of the cluster); expected failures as KgroupError.
+
+    Read through the admin client, whose wait fails at once on a refusal, an unknown host or a
+    listener that wants authentication (a consumer cannot be polled for its errors meanwhile)."""
+    md = connect(client.settings).metadata()  # no topic is named: a broker with auto-creation on would create it
     t = md.topics.get(topic)
-    if t is None or (t.error is not None and t.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+    if t is None or t.error == "UNKNOWN_TOPIC_OR_PART":
         raise UsageError(f"topic {topic} does not exist on the cluster at {client.bootstrap}"
                          " (is the offsets log under another name? see --offsets-topic)")
     if t.error is not None:
-        if t.error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
+        if t.error == "TOPIC_AUTHORIZATION_FAILED":
             raise ClusterError(f"not authorized to read topic {topic} (this principal needs DESCRIBE and READ on it)")
-        raise client.fail(f"read the metadata of topic {topic}", t.error)
+        raise ClusterError(f"cannot read the metadata of topic {topic} ({t.error})")
     return t, md
 
 
@@ -636,9 +639,13 @@ def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: lis
         if bad:
             raise UsageError(f"partition {bad[0]}: topic {topic} has partitions 0-{count - 1}")
         reported: dict[int, tuple[int, int]] = {}
+        deadline = time.monotonic() + settings.timeout  # for all of them together
         for p in wanted:
             try:
-                low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=settings.timeout, cached=False)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise client.fail(f"list the offsets of {topic}-{p}", KafkaError(KafkaError._TIMED_OUT))
+                low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=left, cached=False)
             except KafkaException as e:
                 raise client.fail(f"list the offsets of {topic}-{p}", e) from None
             reported[p] = (max(0, low), max(0, high, low))
@@ -740,6 +747,6 @@ def offsets_log_leaders(settings: ConnectionSettings, topic: str) -> tuple[dict[
     try:
         t, md = _log_topic(client, topic)
         brokers = {b.id: (b.host, b.port) for b in md.brokers.values()}
-        return {p.id: (p.leader if p.leader >= 0 else None) for p in t.partitions.values()}, brokers
+        return {p.partition: (p.leader if p.leader >= 0 else None) for p in t.partitions.values()}, brokers
     finally:
         client.close()

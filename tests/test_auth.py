@@ -27,7 +27,8 @@ def _sasl(mechanism: str, user: str, password: str) -> list[str]:
             "-X", f"sasl.username={user}", "-X", f"sasl.password={password}"]
 
 
-@pytest.mark.parametrize("command", [["offsets", "G1"], ["describe", "G1"], ["list"], ["find-coordinator", "G1"]])
+@pytest.mark.parametrize("command", [["offsets", "G1"], ["describe", "G1"], ["list"], ["find-coordinator", "G1"],
+                                     ["log"], ["snapshot", "G1", "--at", "2h"]])
 def test_no_credentials_names_authentication(authenticating, command):
     r = run_kgroup(*command, "-b", authenticating, "--timeout", "20")
     assert r.returncode == 3 and r.seconds < 5, (r.seconds, r.stderr)

@@ -207,6 +207,17 @@ def test_refused_port_fails_at_once():
     assert "Connection refused" in r.stderr and len(r.stderr.splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", [["log"], ["history", GROUP], ["snapshot", GROUP, "--at", "2h"],
+                                     ["whatif", GROUP, "--add", "x"], ["find-coordinator", GROUP], ["list"]])
+def test_refused_port_fails_at_once_for_every_command(command):
+    from brokers import free_port
+
+    r = run_kgroup(*command, "-b", f"127.0.0.1:{free_port()}", "--timeout", "20")
+    assert r.returncode == 3 and r.seconds < 3, (r.seconds, r.stderr)
+    (line,) = r.stderr.splitlines()
+    assert "Connection refused" in line
+
+
 def test_unknown_host_fails_at_once():
     r = run_kgroup("describe", GROUP, "-b", "no-such-host.invalid:9092", "--timeout", "20")
     assert r.returncode == 3 and r.seconds < 3, (r.seconds, r.stderr)
