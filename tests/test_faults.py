@@ -180,12 +180,24 @@ def test_a_broker_freezing_mid_command_is_bounded_by_the_timeout(proxy, args, ap
     _no_negative_numbers(r.stdout)
 
 
-def test_silent_broker_gets_ctrl_c_within_half_a_second(proxy):
-    proxy.fault(fp.METADATA, "freeze", everywhere=True, spare=SPARE)
-    proc = subprocess.Popen([sys.executable, "-m", "kgroup", "snapshot", GROUP, "-b", proxy.address,
+INTERRUPTED = [
+    (["snapshot", GROUP], fp.METADATA),
+    (["offsets", GROUP, "--time-lag"], fp.FETCH),
+    (["offsets", GROUP], fp.LIST_OFFSETS),
+    (["describe", GROUP], fp.CONSUMER_GROUP_DESCRIBE),
+    (["whatif", GROUP, "--add", "new1"], fp.OFFSET_FETCH),
+    (["find-coordinator", GROUP], fp.FIND_COORDINATOR),
+    (["log"], fp.METADATA),
+]
+
+
+@pytest.mark.parametrize("args,api", INTERRUPTED, ids=[f"{a[0]}-{api}" for a, api in INTERRUPTED])
+def test_silent_broker_gets_ctrl_c_within_half_a_second(proxy, args, api):
+    proxy.fault(api, "freeze", everywhere=True, spare=SPARE)
+    proc = subprocess.Popen([sys.executable, "-m", "kgroup", *args, "-b", proxy.address,
                              "--timeout", "30"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 10
-    while proxy.seen(fp.METADATA) == 0 and time.monotonic() < deadline:
+    while proxy.seen(api) == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.3)
     assert proc.poll() is None
@@ -266,3 +278,14 @@ def test_whatif_lag_from_a_snapshot_with_a_sentinel_is_unknown(tmp_path):
     assert r.returncode == 0, r.stderr
     (result,) = json.loads(r.stdout)["strategies"]
     assert result["lag"] == {"a": 7, "b": None}
+
+
+def test_offsets_partitions_led_is_unknown_without_the_offsets_topic():
+    r = run_kgroup("find-coordinator", "--snapshot", str(ROOT / "examples" / "seed-g1.json"), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    (report,) = doc["groups"]
+    (broker,) = doc["brokers"]
+    # the snapshot records that broker 1 leads G1's offsets partition, not how many it leads
+    assert report["partition_leader"]["id"] == broker["id"] == 1
+    assert broker["offsets_partitions_led"] is None
