@@ -289,3 +289,20 @@ def test_offsets_partitions_led_is_unknown_without_the_offsets_topic():
     # the snapshot records that broker 1 leads G1's offsets partition, not how many it leads
     assert report["partition_leader"]["id"] == broker["id"] == 1
     assert broker["offsets_partitions_led"] is None
+
+
+def test_snapshot_with_garbled_list_offsets_writes_nulls_and_exits_3(proxy, tmp_path):
+    proxy.fault(fp.LIST_OFFSETS, "garble", spare=SPARE)
+    out = tmp_path / "g.json"
+    r = run_kgroup("snapshot", GROUP, "-b", proxy.address, "--out", str(out), "--timeout", "5")
+    assert r.returncode == 3, r.stderr
+    assert "INCOMPLETE" in r.stderr
+    doc = json.loads(out.read_text())
+    offsets = doc["group"]["offsets"]
+    got = {(t, int(p)): (o["committed"], o["log_start"], o["log_end"]) for t, ps in offsets.items() for p, o in ps.items()}
+    assert got == {tp: (c, None, None) for tp, (c, _, _, _) in EXPECTED.items()}
+    # and the file read back is itself INCOMPLETE: its lags are unknown, not guessed
+    r = run_kgroup("offsets", "--snapshot", str(out), "-o", "json", "--lag-above", "0")
+    assert r.returncode == 3
+    (g,) = json.loads(r.stdout)["groups"]
+    assert g["total_lag"] is None and all(p["lag"] is None for p in g["partitions"])
