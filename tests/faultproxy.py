@@ -92,6 +92,8 @@ class _Connection:
     upstream: socket.socket
     pending: dict[int, tuple[int, str | None]] = field(default_factory=dict)  # correlation id -> (api, client id)
     frozen: bool = False
+    touched: bool = False  # a rule fired on it, or it went silent with the rest
+    client_id: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -136,13 +138,15 @@ class FaultProxy:
         return rule
 
     def reset(self) -> None:
-        """No rules, nothing frozen, every connection closed (clients reconnect cleanly)."""
+        """No rules, nothing frozen; every connection a fault touched is closed (its client
+        reconnects cleanly), the others (spared clients') carry on."""
         with self._lock:
             self.rules.clear()
             self.requests.clear()
             self.frozen_everywhere = False
-            connections, self._connections = self._connections, []
-        for c in connections:
+            closing = [c for c in self._connections if c.touched]
+            self._connections = [c for c in self._connections if not c.touched]
+        for c in closing:
             c.close()
 
     def seen(self, api_key: int) -> int:
@@ -160,6 +164,10 @@ class FaultProxy:
             self._server.close()
         finally:
             self.reset()
+            with self._lock:
+                connections, self._connections = self._connections, []
+            for c in connections:
+                c.close()
 
     # -- plumbing ---------------------------------------------------------------
 
@@ -194,6 +202,7 @@ class FaultProxy:
                 self.requests.append((api_key, version, client_id))
             with conn.lock:
                 conn.pending[corr] = (api_key, client_id)
+                conn.client_id = client_id
             try:
                 conn.upstream.sendall(frame)
             except OSError:
@@ -220,6 +229,7 @@ class FaultProxy:
                 api_key, client_id = conn.pending.pop(corr, (None, None))
             rule = self._rule_for(api_key, client_id) if api_key is not None else None
             if rule is not None:
+                conn.touched = True
                 if rule.action == "delay":
                     time.sleep(rule.seconds)
                 elif rule.action == "drop":
@@ -231,6 +241,7 @@ class FaultProxy:
                 elif rule.action == "close":
                     break
             if conn.frozen or (self.frozen_everywhere and (client_id or "") not in _spared(self.rules)):
+                conn.touched = True
                 continue  # silent: the answer is read from the broker and never passed on
             try:
                 conn.client.sendall(frame)
