@@ -481,6 +481,7 @@ def _final_error(settings: ConnectionSettings, bootstrap: str, what: str, errors
         return ClusterError(settings.redact(f"cannot {what}: {hint}"))
     return None
 
+
 def _by_topic(partitions) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     for tp in partitions:
