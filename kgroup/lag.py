@@ -54,7 +54,7 @@ def unknown_reason(committed: int | None, log_start: int | None, log_end: int | 
     (or when there is no commit, so no lag to state)."""
     for name, value in (("committed", committed), ("log-start", log_start), ("log-end", log_end)):
         if value is not None and value < 0:
-            return f"{name} offset {value} is not an offset (no valid answer from the cluster)"
+            return f"{name} offset {value} is not an offset (a client sentinel for no valid answer)"
     if log_start is not None and log_end is not None and log_start > log_end:
         return f"log-start offset {log_start} is past the log-end offset {log_end}"
     if committed is None:
