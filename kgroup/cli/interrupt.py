@@ -27,14 +27,13 @@ def install() -> None:
     """Route SIGINT to the watcher (main thread only; a no-op where that is not possible)."""
     if threading.current_thread() is not threading.main_thread():
         return
-    reader, writer = socket.socketpair()
-    reader.setblocking(True)
-    writer.setblocking(False)
     try:
+        reader, writer = socket.socketpair()
+        reader.setblocking(True)
+        writer.setblocking(False)
         signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
-        signal.signal(signal.SIGINT, lambda signum, frame: None)  # the watcher acts, not the main thread
     except (ValueError, OSError):
-        return
+        return  # Python's own KeyboardInterrupt stays in place
 
     def watch() -> None:
         while True:
@@ -49,3 +48,5 @@ def install() -> None:
 
     threading.Thread(target=watch, daemon=True, name="kgroup-interrupt").start()
     install.sockets = (reader, writer)  # kept alive with the process
+    # only now that the watcher runs: the main thread no longer acts on SIGINT itself
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
