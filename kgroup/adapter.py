@@ -28,9 +28,17 @@ _NOT_AUTHORIZED = {KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FA
                    KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError._SSL}
 # OffsetFetch requests in flight at once when many groups are read (--all-groups)
 _GROUP_WINDOW = 64
+# librdkafka refuses a connection set-up timeout under 1 s; --timeout may be shorter.
+_MIN_SETUP_MS = 1000
+# How often a wait on the cluster looks at the client's own errors.
+_SLICE = 0.05
 # Properties kgroup forces so that the clients it makes stay read-only.
 _READ_ONLY = {"enable.auto.commit": "false", "enable.auto.offset.store": "false",
               "allow.auto.create.topics": "false"}
+
+
+class _Deadline(ClusterError):
+    """--timeout ran out while waiting for an answer."""
 
 
 class _RedactingHandler(logging.Handler):
@@ -42,6 +50,24 @@ class _RedactingHandler(logging.Handler):
         sys.stderr.write(self.settings.redact(f"librdkafka: {record.getMessage()}") + "\n")
 
 
+class _DisconnectCounter(logging.Handler):
+    """Counts connections the broker closed or reset as soon as they were up: the sign of a
+    listener that wants authentication (SASL) or TLS from a client that offers neither."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "Disconnected" in message and "after 0ms" in message:
+            self.count += 1
+
+
+# Connections closed at once, before any answer, that make kgroup say authentication is the likely cause
+_CLOSED_AT_ONCE = 5
+
+
 class Cluster:
     """A read-only view of one cluster, built from connection settings."""
 
@@ -51,15 +77,22 @@ class Cluster:
         self._errors: list[KafkaError] = []
         self._logger = logging.getLogger(f"kgroup.librdkafka.{id(self)}")
         self._logger.propagate = False
-        self._logger.addHandler(_RedactingHandler(settings))
         noisy = settings.verbose or "debug" in settings.properties
-        self._logger.setLevel(logging.DEBUG if noisy else logging.CRITICAL + 1)
+        printer = _RedactingHandler(settings)
+        printer.setLevel(logging.DEBUG if noisy else logging.CRITICAL + 1)
+        self._closed = _DisconnectCounter()
+        self._logger.addHandler(printer)
+        self._logger.addHandler(self._closed)
+        self._logger.setLevel(logging.DEBUG)
+        # --timeout bounds the whole command: every request gets what is left of it
+        self._deadline = time.monotonic() + settings.timeout
+        self._answered = False  # has any broker answered yet?
         self._admin = AdminClient(self._config())
 
     # -- plumbing -------------------------------------------------------------
 
     def _config(self, **extra: object) -> dict:
-        conf: dict = {"socket.connection.setup.timeout.ms": int(self.settings.timeout * 1000),
+        conf: dict = {"socket.connection.setup.timeout.ms": max(_MIN_SETUP_MS, int(self.settings.timeout * 1000)),
                       **self.settings.properties, **extra}
         conf["logger"] = self._logger
         conf["error_cb"] = self._errors.append
@@ -75,6 +108,37 @@ class Cluster:
             f"cannot reach the cluster at {self.bootstrap} within {self.settings.timeout:g} s "
             f"while trying to {what} ({detail})"))
 
+    def _left(self, what: str) -> float:
+        """Seconds left of --timeout; the command fails (exit 3) when none are."""
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise self._fail(what, KafkaError(KafkaError._TIMED_OUT))
+        return left
+
+    def _check_errors(self, what: str) -> None:
+        """Fail now on what the client already knows to be final (see _final_error)."""
+        self._admin.poll(0)
+        error = _final_error(self.settings, self.bootstrap, what, self._errors, self._closed.count, self._answered)
+        if error is not None:
+            raise error
+
+    def _wait(self, what: str, future, grace: float = 0.0):
+        """The result of ``future`` (KafkaException as raised), waited for no longer than what is
+        left of --timeout (plus ``grace``), failing early on final client errors."""
+        import concurrent.futures
+
+        while True:
+            left = self._deadline + grace - time.monotonic()
+            if left <= 0:
+                raise _Deadline(self._fail(what, KafkaError(KafkaError._TIMED_OUT)).message)
+            try:
+                result = future.result(timeout=min(_SLICE, left))
+            except concurrent.futures.TimeoutError:
+                self._check_errors(what)
+                continue
+            self._answered = True
+            return result
+
     def _detail(self, err: KafkaError | None) -> str:
         # The client's own errors (error_cb) say why better than the final timeout does.
         self._admin.poll(0)
@@ -89,10 +153,31 @@ class Cluster:
 
     def metadata(self) -> ClusterMetadata:
         """Brokers and every topic visible to this client (no topic is named)."""
-        try:
-            md = self._admin.list_topics(timeout=self.settings.timeout)
-        except KafkaException as e:
-            raise self._fail("read cluster metadata", e) from None
+        import concurrent.futures
+        import threading
+
+        what = "read cluster metadata"
+        while True:
+            future: concurrent.futures.Future = concurrent.futures.Future()
+            left = self._left(what)
+
+            def call(future=future, left=left) -> None:  # list_topics blocks: it runs aside so that
+                try:                                      # the wait can fail early and Ctrl-C works
+                    future.set_result(self._admin.list_topics(timeout=left))
+                except BaseException as e:  # handed over to the waiting thread
+                    future.set_exception(e)
+
+            threading.Thread(target=call, daemon=True, name="kgroup-metadata").start()
+            try:
+                md = self._wait(what, future, grace=0.5)
+                break
+            except KafkaException as e:
+                # a connection dropped under the request: the client reconnects, ask again
+                if e.args and e.args[0].code() == KafkaError._TRANSPORT and self._deadline - time.monotonic() > 0.2:
+                    self._check_errors(what)
+                    time.sleep(0.1)
+                    continue
+                raise self._fail(what, e) from None
         brokers = {b.id: Broker(b.id, b.host, b.port) for b in md.brokers.values()}
         topics = {}
         for name, t in md.topics.items():
@@ -105,9 +190,9 @@ class Cluster:
     # -- groups ---------------------------------------------------------------
 
     def list_groups(self) -> list[GroupListing]:
-        future = self._admin.list_consumer_groups(request_timeout=self.settings.timeout)
+        future = self._admin.list_consumer_groups(request_timeout=self._left("list groups"))
         try:
-            result = future.result()
+            result = self._wait("list groups", future)
         except KafkaException as e:
             err = e.args[0]
             if err.code() == KafkaError._UNSUPPORTED_FEATURE:
@@ -138,11 +223,10 @@ class Cluster:
         unsupported: list[str] = []
         if not groups:
             return out
-        futures = self._admin.describe_consumer_groups(groups, request_timeout=self.settings.timeout)
-        deadline = time.monotonic() + self.settings.timeout + 1
+        futures = self._admin.describe_consumer_groups(groups, request_timeout=self._left("find coordinators"))
         for group, future in futures.items():
             try:
-                desc = future.result(timeout=max(0.1, deadline - time.monotonic()))
+                desc = self._wait(f"find the coordinator of group {group}", future)
             except KafkaException as e:
                 err: KafkaError = e.args[0]
                 if err.code() == KafkaError._UNSUPPORTED_FEATURE:
@@ -152,8 +236,6 @@ class Cluster:
                     raise self._fail(f"find the coordinator of group {group}", e) from None
                 out[group] = CoordinatorLookup(group, None, err.name(), err.str())
                 continue
-            except Exception as e:  # concurrent.futures.TimeoutError
-                raise self._fail(f"find the coordinator of group {group}", KafkaError(KafkaError._TIMED_OUT)) from e
             node = desc.coordinator
             out[group] = CoordinatorLookup(group, brokers.get(node.id) or Broker(node.id, node.host, node.port))
         if unsupported:
@@ -179,7 +261,7 @@ class Cluster:
                 "group.id": group, "statistics.interval.ms": 100,
                 "stats_cb": lambda stats, h=holder: h.__setitem__("stats", stats)})
             consumers[group] = (Consumer(conf), holder)
-        deadline = time.monotonic() + self.settings.timeout
+        deadline = self._deadline
         try:
             while consumers and time.monotonic() < deadline:
                 for group, (consumer, holder) in list(consumers.items()):
@@ -207,7 +289,8 @@ class Cluster:
     def brokers_with_racks(self) -> list[Broker]:
         """DescribeCluster: brokers with their racks (KIP-881 rack-aware assignment)."""
         try:
-            desc = self._admin.describe_cluster(request_timeout=self.settings.timeout).result()
+            desc = self._wait("describe the cluster", self._admin.describe_cluster(
+                request_timeout=self._left("describe the cluster")))
         except KafkaException as e:
             raise self._fail("describe the cluster", e) from None
         return sorted((Broker(n.id, n.host, n.port, n.rack or None) for n in desc.nodes), key=lambda b: b.id)
@@ -217,10 +300,10 @@ class Cluster:
         out: dict[str, GroupDescription] = {}
         if not groups:
             return out
-        futures = self._admin.describe_consumer_groups(groups, request_timeout=self.settings.timeout)
+        futures = self._admin.describe_consumer_groups(groups, request_timeout=self._left("describe groups"))
         for group, future in futures.items():
             try:
-                d = future.result()
+                d = self._wait(f"describe group {group}", future)
             except KafkaException as e:
                 raise self._group_error(group, "describe", e) from None
             members = [Member(
@@ -273,11 +356,11 @@ class Cluster:
             request = ConsumerGroupTopicPartitions(
                 group, None if partitions is None else [TopicPartition(t, p) for t, p in partitions])
             futures[group] = self._admin.list_consumer_group_offsets(
-                [request], request_timeout=self.settings.timeout, require_stable=False)[group]
+                [request], request_timeout=self._left("fetch committed offsets"), require_stable=False)[group]
         out: dict[str, dict[tuple[str, int], PartitionOffsets]] = {}
         for group, future in futures.items():
             try:
-                result = future.result()
+                result = self._wait(f"fetch the committed offsets of group {group}", future)
             except KafkaException as e:
                 raise self._group_error(group, "fetch the committed offsets of", e) from None
             found = {}
@@ -306,20 +389,32 @@ class Cluster:
         if not partitions:
             return {}, problems
         requests = {TopicPartition(t, p): None for t, p in partitions}
+        # the client answers each partition before the command's deadline, so that what did
+        # come back is shown and what did not is named
+        request_timeout = max(0.1, self._left("list offsets") - 0.3)
         # earliest and latest go out together; the client sends one request per leader broker
         pending = [(index, self._admin.list_offsets({tp: spec for tp in requests},
-                                                    request_timeout=self.settings.timeout))
+                                                    request_timeout=request_timeout))
                    for index, spec in ((0, OffsetSpec.earliest()), (1, OffsetSpec.latest()))]
         for index, futures in pending:
+            which = ("earliest", "latest")[index]
             for tp, future in futures.items():
                 try:
-                    info = future.result()
+                    info = self._wait("list offsets", future, grace=0.5)
                 except KafkaException as e:
                     err = e.args[0]
                     if err.code() in _UNREACHABLE | _NOT_AUTHORIZED and not problems and index == 0 and \
                             all(v == [None, None] for v in result.values()):
                         raise self._fail("list offsets", e) from None
                     problems.append(f"{tp.topic}-{tp.partition}: {err.str()}")
+                    continue
+                except _Deadline:  # the deadline passed: what is missing is named, never guessed
+                    future.cancel()
+                    problems.append(f"{tp.topic}-{tp.partition}: no {which} offset within {self.settings.timeout:g} s")
+                    continue
+                if info.offset < 0:  # a client sentinel (-1001: no answer in time), not an offset
+                    problems.append(f"{tp.topic}-{tp.partition}: no valid {which} offset came back "
+                                    f"(the client returned {info.offset})")
                     continue
                 result[(tp.topic, tp.partition)][index] = info.offset
         return {tp: (v[0], v[1]) for tp, v in result.items()}, problems
@@ -341,7 +436,7 @@ class Cluster:
         try:
             consumer.assign([TopicPartition(t, p, o) for (t, p), o in positions.items()])
             pending = set(positions)
-            deadline = time.monotonic() + self.settings.timeout
+            deadline = self._deadline - 0.2
             while pending and time.monotonic() < deadline:
                 for msg in consumer.consume(num_messages=500, timeout=0.2):
                     key = (msg.topic(), msg.partition())
@@ -354,6 +449,37 @@ class Cluster:
         finally:
             consumer.close()
         return out
+
+
+def _final_error(settings: ConnectionSettings, bootstrap: str, what: str, errors: list[KafkaError],
+                 closed_at_once: int, answered: bool) -> ClusterError | None:
+    """What the client already knows to be final, so the command need not wait out --timeout:
+    an authentication failure; before any broker answered, every broker down with a reason (a
+    refused connection, a name that does not resolve); or connections closed as soon as they
+    were open (a listener that wants SASL or TLS). A broker that dropped a connection is
+    reconnected by the client and reported as down without such a reason: that waits."""
+    for e in errors:
+        if e.code() in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED):
+            return ClusterError(settings.redact(f"authentication failed: could not {what} ({e.str()})"))
+    if answered:
+        return None
+    if any(e.code() == KafkaError._ALL_BROKERS_DOWN for e in errors):
+        for e in errors:
+            if e.code() == KafkaError._RESOLVE or (e.code() == KafkaError._TRANSPORT and "Disconnected" not in e.str()):
+                return ClusterError(settings.redact(f"cannot reach the cluster at {bootstrap} "
+                                                    f"while trying to {what} ({e.str()})"))
+    if closed_at_once >= _CLOSED_AT_ONCE:
+        protocol = settings.properties.get("security.protocol", "plaintext").upper()
+        if protocol.startswith("SASL"):
+            hint = (f"the broker at {bootstrap} closed {closed_at_once} connections as soon as they were open "
+                    f"(security.protocol={protocol}): check sasl.mechanisms and the credentials")
+        else:
+            hint = (f"the broker at {bootstrap} closed {closed_at_once} connections as soon as they were open: "
+                    f"it probably requires authentication (SASL) or TLS, and none was configured "
+                    f"(-X security.protocol=SASL_PLAINTEXT|SASL_SSL|SSL with -X sasl.mechanisms, -X sasl.username, "
+                    f"-X sasl.password, or --command-config)")
+        return ClusterError(settings.redact(f"cannot {what}: {hint}"))
+    return None
 
 
 def _by_topic(partitions) -> dict[str, list[int]]:
@@ -448,7 +574,7 @@ class _LogClient:
         logger.addHandler(_RedactingHandler(settings))
         logger.setLevel(logging.DEBUG if settings.verbose or "debug" in settings.properties else logging.CRITICAL + 1)
         self._logger = logger
-        conf: dict = {"socket.connection.setup.timeout.ms": int(settings.timeout * 1000),
+        conf: dict = {"socket.connection.setup.timeout.ms": max(_MIN_SETUP_MS, int(settings.timeout * 1000)),
                       **_LOG_READ_CONF, **settings.properties, **extra, **_READ_ONLY,
                       "group.id": f"kgroup-readonly-{uuid.uuid4()}", "enable.partition.eof": "true",
                       "logger": logger, "error_cb": self.errors.append}
@@ -478,21 +604,20 @@ class _LogClient:
             self._logger.handlers.clear()
 
 
-def _log_topic(client: "_LogClient", topic: str):
-    """The metadata of the offsets-log topic (and of the cluster); expected failures as KgroupError."""
-    try:
-        # no topic is named: a broker with auto-creation on would create it
-        md = client.consumer.list_topics(timeout=client.settings.timeout)
-    except KafkaException as e:
-        raise client.fail("read cluster metadata", e) from None
+def _log_topic(client: "_LogClient", topic: str) -> tuple[TopicInfo, ClusterMetadata]:
+    """The metadata of the offsets-log topic (and of the cluster); expected failures as KgroupError.
+
+    Read through the admin client, whose wait fails at once on a refusal, an unknown host or a
+    listener that wants authentication (a consumer cannot be polled for its errors meanwhile)."""
+    md = connect(client.settings).metadata()  # no topic is named: a broker with auto-creation on would create it
     t = md.topics.get(topic)
-    if t is None or (t.error is not None and t.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+    if t is None or t.error == "UNKNOWN_TOPIC_OR_PART":
         raise UsageError(f"topic {topic} does not exist on the cluster at {client.bootstrap}"
                          " (is the offsets log under another name? see --offsets-topic)")
     if t.error is not None:
-        if t.error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
+        if t.error == "TOPIC_AUTHORIZATION_FAILED":
             raise ClusterError(f"not authorized to read topic {topic} (this principal needs DESCRIBE and READ on it)")
-        raise client.fail(f"read the metadata of topic {topic}", t.error)
+        raise ClusterError(f"cannot read the metadata of topic {topic} ({t.error})")
     return t, md
 
 
@@ -515,9 +640,13 @@ def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: lis
         if bad:
             raise UsageError(f"partition {bad[0]}: topic {topic} has partitions 0-{count - 1}")
         reported: dict[int, tuple[int, int]] = {}
+        deadline = time.monotonic() + settings.timeout  # for all of them together
         for p in wanted:
             try:
-                low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=settings.timeout, cached=False)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise client.fail(f"list the offsets of {topic}-{p}", KafkaError(KafkaError._TIMED_OUT))
+                low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=left, cached=False)
             except KafkaException as e:
                 raise client.fail(f"list the offsets of {topic}-{p}", e) from None
             reported[p] = (max(0, low), max(0, high, low))
@@ -619,6 +748,6 @@ def offsets_log_leaders(settings: ConnectionSettings, topic: str) -> tuple[dict[
     try:
         t, md = _log_topic(client, topic)
         brokers = {b.id: (b.host, b.port) for b in md.brokers.values()}
-        return {p.id: (p.leader if p.leader >= 0 else None) for p in t.partitions.values()}, brokers
+        return {p.partition: (p.leader if p.leader >= 0 else None) for p in t.partitions.values()}, brokers
     finally:
         client.close()

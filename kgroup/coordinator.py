@@ -49,7 +49,7 @@ class CoordinatorReport:
 class BrokerLoad:
     broker: Broker
     groups: int
-    offsets_partitions_led: int
+    offsets_partitions_led: int | None  # None: unknown (no metadata of the offsets topic)
     hot: bool
 
     def to_json(self) -> dict:
@@ -145,13 +145,15 @@ def broker_loads(reports: list[CoordinatorReport], metadata: ClusterMetadata | N
         if owner is not None:
             counts[owner.id] += 1
             known.setdefault(owner.id, owner)
-    led: Counter[int] = Counter()
+    # how many offsets partitions each broker leads is known only from the offsets topic's
+    # metadata; without it (a snapshot, a cluster that shows no such topic) it is unknown, not 0
+    led: Counter[int] | None = None
     topic = metadata.topics.get(OFFSETS_TOPIC) if metadata else None
     if topic:
-        led.update(p.leader for p in topic.partitions.values() if p.leader >= 0)
+        led = Counter(p.leader for p in topic.partitions.values() if p.leader >= 0)
     total = sum(counts.values())
     mean = total / len(known) if known else 0
-    return [BrokerLoad(known[i], counts[i], led[i], hot=total >= 3 and counts[i] > 1.5 * mean)
+    return [BrokerLoad(known[i], counts[i], None if led is None else led[i], hot=total >= 3 and counts[i] > 1.5 * mean)
             for i in sorted(known)]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from kgroup.assignment import normalized, partition_count
-from kgroup.lag import offset_rows, totals
+from kgroup.lag import offset_rows, over_threshold, totals, unknown_rows
 from kgroup.model import GroupDescription, GroupListing, GroupState
 
 
@@ -69,11 +69,31 @@ def describe_notes(g: dict) -> list[str]:
 
 
 def offsets_document(states: Iterable[GroupState], topics: list[str] | None, record_timestamps: dict | None,
-                     now_ms: int) -> dict:
+                     now_ms: int, lag_above: int | None = None) -> dict:
+    """The offsets document. Per group: ``complete`` is false when any value could not be
+    known (``unknown`` lists those partitions and why; their lag and the totals over them are
+    null); with ``lag_above``, ``over_threshold`` lists the partitions whose lag exceeds it."""
     groups = []
     for s in states:
         rows = offset_rows(s, topics, record_timestamps, now_ms)
         per_topic, total = totals(rows)
-        groups.append({"group": s.group.group_id, "state": s.group.state,
-                       "partitions": [r.to_json() for r in rows], "total_lag": total, "topic_lag": per_topic})
+        unknown = unknown_rows(rows)
+        g = {"group": s.group.group_id, "state": s.group.state,
+             "partitions": [r.to_json() for r in rows], "total_lag": total, "topic_lag": per_topic,
+             "complete": not unknown,
+             "unknown": [{"topic": r.topic, "partition": r.partition, "reason": r.unknown} for r in unknown]}
+        if lag_above is not None:
+            g["over_threshold"] = [{"topic": r.topic, "partition": r.partition, "lag": r.lag}
+                                   for r in over_threshold(rows, lag_above)]
+        groups.append(g)
     return {"groups": groups}
+
+
+def lag_verdict(doc: dict, lag_above: int | None) -> str:
+    """``incomplete`` when any value is unknown (nothing can pass on it), else ``over`` when a
+    partition's lag exceeds ``lag_above``, else ``ok``."""
+    if any(not g["complete"] for g in doc["groups"]):
+        return "incomplete"
+    if lag_above is not None and any(g["over_threshold"] for g in doc["groups"]):
+        return "over"
+    return "ok"

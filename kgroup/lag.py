@@ -1,6 +1,10 @@
 """Lag arithmetic: one row per partition of the group's topics, with its owner.
 
-Pure: works on GroupState (live capture or snapshot alike).
+Pure: works on GroupState (live capture or snapshot alike). Every number it hands
+on is a fact: an offset that is not one (a client sentinel such as -1001, a log
+start past the log end, a commit past the log end) or a value that could not be
+read makes the row *unknown*, with the reason, and an unknown row makes the whole
+answer incomplete: no total is summed over it and no threshold can pass on it.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ class OffsetRow:
     host: str | None
     metadata: str | None
     time_lag_ms: int | None = None
+    unknown: str | None = None  # why a value this row should have is not known (the answer is incomplete)
 
     def to_json(self) -> dict:
         return {"topic": self.topic, "partition": self.partition, "committed": self.committed,
@@ -31,10 +36,34 @@ class OffsetRow:
 
 
 def lag(committed: int | None, log_end: int | None) -> int | None:
-    """Log-end minus committed; unknown when either is unknown."""
-    if committed is None or log_end is None:
+    """Log-end minus committed; unknown when either is unknown or not an offset,
+    or when the commit lies past the log end (never a negative lag)."""
+    if committed is None or log_end is None or committed < 0 or log_end < committed:
         return None
     return log_end - committed
+
+
+def _offset(value: int | None) -> int | None:
+    """An offset as a fact: negative values are client sentinels (-1 latest, -2 earliest,
+    -1001 invalid: no answer), never offsets."""
+    return value if value is None or value >= 0 else None
+
+
+def unknown_reason(committed: int | None, log_start: int | None, log_end: int | None) -> str | None:
+    """Why the lag of a partition with these raw offsets cannot be stated, or None when it can
+    (or when there is no commit, so no lag to state)."""
+    for name, value in (("committed", committed), ("log-start", log_start), ("log-end", log_end)):
+        if value is not None and value < 0:
+            return f"{name} offset {value} is not an offset (a client sentinel for no valid answer)"
+    if log_start is not None and log_end is not None and log_start > log_end:
+        return f"log-start offset {log_start} is past the log-end offset {log_end}"
+    if committed is None:
+        return None
+    if log_end is None:
+        return "log-end offset unknown"
+    if committed > log_end:
+        return f"committed offset {committed} is past the log-end offset {log_end}"
+    return None
 
 
 def owners(members: list[Member]) -> dict[tuple[str, int], Member]:
@@ -61,23 +90,46 @@ def offset_rows(state: GroupState, topics: list[str] | None = None,
         for p in sorted(set(range(count)) | known):
             o = state.offsets.get(topic, {}).get(p)
             m = owner.get((topic, p))
-            committed = o.committed if o else None
-            ts = (record_timestamps or {}).get((topic, p))
+            raw = (o.committed, o.log_start, o.log_end) if o else (None, None, None)
+            reason = unknown_reason(*raw)
+            committed, log_start, log_end = (_offset(v) for v in raw)
+            if reason is not None and not reason.startswith("committed"):
+                log_start = log_end = None  # one of them is wrong: neither is shown as a fact
+            row_lag = None if reason else lag(committed, log_end)
             time_lag = None
-            if record_timestamps is not None and now_ms is not None and committed is not None and o.log_end is not None:
-                time_lag = 0 if committed >= o.log_end else (max(0, now_ms - ts) if ts is not None else None)
-            rows.append(OffsetRow(topic, p, committed, o.log_start if o else None, o.log_end if o else None,
-                                  lag(committed, o.log_end if o else None), m.member_id if m else None,
+            if record_timestamps is not None and now_ms is not None and row_lag is not None:
+                ts = record_timestamps.get((topic, p))
+                if row_lag == 0:
+                    time_lag = 0
+                elif ts is not None and ts >= 0:
+                    time_lag = max(0, now_ms - ts)
+                else:
+                    reason = f"time lag unknown: the record at offset {committed} was not read"
+            rows.append(OffsetRow(topic, p, committed, log_start, log_end, row_lag, m.member_id if m else None,
                                   m.client_id if m else None, m.host if m else None,
-                                  o.metadata if o else None, time_lag))
+                                  o.metadata if o else None, time_lag, reason))
     return rows
 
 
-def totals(rows: list[OffsetRow]) -> tuple[dict[str, int], int]:
-    """Lag per topic and for the group (known lags only)."""
-    per_topic: dict[str, int] = {}
+def unknown_rows(rows: list[OffsetRow]) -> list[OffsetRow]:
+    """The rows whose values are not all known: the answer is incomplete when there is any."""
+    return [r for r in rows if r.unknown is not None]
+
+
+def over_threshold(rows: list[OffsetRow], threshold: int) -> list[OffsetRow]:
+    """The partitions whose lag exceeds ``threshold`` (known lags only: see unknown_rows)."""
+    return [r for r in rows if r.lag is not None and r.lag > threshold]
+
+
+def totals(rows: list[OffsetRow]) -> tuple[dict[str, int | None], int | None]:
+    """Lag per topic and for the group, summed over the committed partitions; None (unknown)
+    for a topic with an unknown row, and for the group when any topic is unknown."""
+    per_topic: dict[str, int | None] = {}
     for r in rows:
-        per_topic.setdefault(r.topic, 0)
-        if r.lag is not None:
-            per_topic[r.topic] += r.lag
-    return per_topic, sum(per_topic.values())
+        so_far = per_topic.setdefault(r.topic, 0)
+        if so_far is None or r.unknown is not None and r.lag is None:
+            per_topic[r.topic] = None
+        elif r.lag is not None:
+            per_topic[r.topic] = so_far + r.lag
+    values = list(per_topic.values())
+    return per_topic, None if any(v is None for v in values) else sum(values)

@@ -6,6 +6,7 @@ librdkafka names), the bootstrap server (``-b``, else the file, else
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -193,6 +194,17 @@ def parse_x_options(items: list[str]) -> dict[str, str]:
     return out
 
 
+MAX_TIMEOUT = 3600.0
+
+
+def check_timeout(timeout: float) -> float:
+    """--timeout as given, when it is a finite number of seconds in (0, 3600]."""
+    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):
+        raise UsageError(f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:g} "
+                         f"(got {timeout:g})" if isinstance(timeout, (int, float)) else "--timeout must be a number")
+    return timeout
+
+
 @dataclass
 class ConnectionSettings:
     """Everything needed to talk to a cluster, with librdkafka property names."""
@@ -224,8 +236,7 @@ class ConnectionSettings:
         elif "bootstrap.servers" not in props and environ.get(BOOTSTRAP_ENV):
             props["bootstrap.servers"] = environ[BOOTSTRAP_ENV]
         props.update(parse_x_options(x_options))
-        if timeout <= 0:
-            raise UsageError("--timeout must be a positive number of seconds")
+        check_timeout(timeout)
         secrets = sorted({v for k, v in props.items() if is_secret_key(k) and v}, key=len, reverse=True)
         return cls(properties=props, timeout=timeout, verbose=verbose, secrets=secrets)
 

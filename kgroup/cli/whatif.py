@@ -8,7 +8,7 @@ from typing_extensions import Annotated
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
                                group_states)
-from kgroup.errors import UsageError
+from kgroup.errors import EXIT_CLUSTER, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
 STRATEGY_NAMES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range", "all"]
@@ -82,6 +82,9 @@ def whatif(
     if vote is not None:
         doc["protocol_vote"] = vote
     emit(output, doc, [] if output == OutputFormat.json else _whatif_tables(state, result, vote))
+    if problems:  # what the cluster did not answer is not presented as a complete answer
+        warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
+        raise typer.Exit(EXIT_CLUSTER)
 
 
 def _vote_after(state, change, result) -> dict:

@@ -1,0 +1,308 @@
+"""kgroup under faults: a Kafka-protocol proxy (tests/faultproxy.py) in front of a real Tansu
+broker delays, drops, freezes or garbles the answers to one API while kgroup runs.
+
+What must hold: no made-up number (a value the cluster did not give is null/`-`, the answer is
+INCOMPLETE and exits 3, also with --lag-above), --timeout bounds the whole command within 1 s,
+an immediate refusal fails at once with its reason, Ctrl-C stops within 0.5 s.
+"""
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import ROOT, run_kgroup
+
+import faultproxy as fp
+import seed
+
+GROUP = "G-fault"
+SPARE = tuple(seed.CLIENTS)  # the live group's own consumers are never faulted
+EXPECTED = {(t, p): (seed.committed(t, p), 0, seed.records(t, p), p + 1)
+            for t, n in seed.TOPICS.items() for p in range(n)}
+
+
+@pytest.fixture(scope="module")
+def proxied():
+    """Tansu advertising the proxy's address, seeded, with a live group G-fault (C1, C2, C3)
+    that has committed seed.committed(); yields the proxy (bootstrap: proxy.address)."""
+    from brokers import stop_process
+
+    proc, proxy = fp.start_tansu_behind_proxy()
+    group = None
+    try:
+        seed.create_topics(proxy.address)
+        seed.produce(proxy.address)
+        group = seed.LiveGroup(proxy.address, GROUP).start()
+        group.commit_seed_offsets()
+        yield proxy
+    finally:
+        if group is not None:
+            proxy.reset()
+            group.stop()
+        proxy.stop()
+        stop_process(proc)
+
+
+@pytest.fixture
+def proxy(proxied):
+    proxied.reset()
+    yield proxied
+    proxied.reset()
+
+
+def _no_negative_numbers(text: str) -> None:
+    assert not re.search(r"(?<![\w.])-\d", text), text
+
+
+def _offsets(doc: dict) -> dict:
+    (g,) = doc["groups"]
+    return {(p["topic"], p["partition"]): (p["committed"], p["log_start"], p["log_end"], p["lag"])
+            for p in g["partitions"]}
+
+
+def test_healthy_through_the_proxy(proxy):
+    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "10")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert _offsets(doc) == EXPECTED
+    (g,) = doc["groups"]
+    assert g["complete"] is True and g["unknown"] == [] and g["total_lag"] == 43
+    assert proxy.seen(fp.LIST_OFFSETS) >= 1  # the answers really went through the proxy
+
+
+@pytest.mark.parametrize("action", ["freeze", "garble", "drop"])
+def test_list_offsets_without_answer_is_incomplete_never_a_number(proxy, action):
+    proxy.fault(fp.LIST_OFFSETS, action, spare=SPARE)
+    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "3", "--lag-above", "0")
+    assert r.returncode == 3, (r.stdout, r.stderr)
+    assert r.seconds < 4.0
+    doc = json.loads(r.stdout)
+    got = _offsets(doc)
+    # committed offsets came from OffsetFetch and are facts; nothing from ListOffsets is shown
+    assert got == {tp: (c, None, None, None) for tp, (c, _, _, _) in EXPECTED.items()}
+    (g,) = doc["groups"]
+    assert g["total_lag"] is None and g["complete"] is False
+    assert {(u["topic"], u["partition"]) for u in g["unknown"]} == set(EXPECTED)
+    assert "INCOMPLETE" in r.stderr and "Traceback" not in r.stderr
+    _no_negative_numbers(r.stdout)
+
+
+def test_list_offsets_frozen_table_and_lag_above(proxy):
+    proxy.fault(fp.LIST_OFFSETS, "freeze", spare=SPARE)
+    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "--timeout", "2", "--lag-above", "0")
+    assert r.returncode == 3  # never 0 (pass) nor 1 (flagged) on data that is not there
+    assert "total lag unknown (INCOMPLETE)" in r.stdout
+    _no_negative_numbers(r.stdout)
+    assert "-1001" not in r.stdout + r.stderr.replace("returned -1001", "")
+
+
+def test_list_offsets_frozen_all_groups(proxy):
+    proxy.fault(fp.LIST_OFFSETS, "freeze", spare=SPARE)
+    r = run_kgroup("offsets", "--all-groups", "-b", proxy.address, "-o", "json", "--timeout", "3")
+    assert r.returncode == 3
+    groups = {g["group"]: g for g in json.loads(r.stdout)["groups"]}
+    assert GROUP in groups
+    assert all(g["total_lag"] is None and not g["complete"] for g in groups.values() if g["partitions"])
+    assert all(p["lag"] is None for g in groups.values() for p in g["partitions"])
+
+
+def test_slow_answers_within_the_timeout_are_complete(proxy):
+    proxy.fault(fp.LIST_OFFSETS, "delay", 1.0, spare=SPARE)
+    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "8")
+    assert r.returncode == 0, r.stderr
+    assert _offsets(json.loads(r.stdout)) == EXPECTED
+    assert r.seconds >= 1.0
+
+
+def test_a_closed_connection_is_retried(proxy):
+    proxy.fault(fp.METADATA, "close", once=True, spare=SPARE)
+    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "8")
+    assert r.returncode == 0, r.stderr
+    assert _offsets(json.loads(r.stdout)) == EXPECTED
+
+
+def test_time_lag_with_fetch_frozen_is_incomplete(proxy):
+    proxy.fault(fp.FETCH, "freeze", spare=SPARE)
+    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "3", "--time-lag")
+    assert r.returncode == 3, r.stderr
+    assert r.seconds < 4.0
+    doc = json.loads(r.stdout)
+    assert _offsets(doc) == EXPECTED  # the offsets were read; only the record ages were not
+    (g,) = doc["groups"]
+    assert all(p["time_lag_ms"] is None for p in g["partitions"])
+    assert g["total_lag"] == 43 and g["complete"] is False
+    assert "time lag unknown" in r.stderr and "INCOMPLETE" in r.stderr
+
+
+def test_lag_above_names_the_partitions_over_it(proxy):
+    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--lag-above", "4", "--timeout", "10")
+    assert r.returncode == 1, r.stderr
+    over = {(t, p) for (t, p), (_, _, _, lag) in EXPECTED.items() if lag > 4}
+    assert over == {("Order", 4), ("Order", 5), ("Order", 6), ("Stock", 4)}
+    (g,) = json.loads(r.stdout)["groups"]
+    assert {(o["topic"], o["partition"]): o["lag"] for o in g["over_threshold"]} == {tp: EXPECTED[tp][3] for tp in over}
+    (line,) = [x for x in r.stderr.splitlines() if "lag above" in x]
+    assert line == (f"kgroup: warning: lag above 4 on 4 partition(s): {GROUP} Order-4 (5), {GROUP} Order-5 (6), "
+                    f"{GROUP} Order-6 (7), {GROUP} Stock-4 (5)")
+
+
+# -- --timeout bounds the whole command ----------------------------------------------------
+
+BOUNDED = [
+    (["offsets", GROUP], fp.METADATA),
+    (["offsets", GROUP], fp.OFFSET_FETCH),
+    (["describe", GROUP], fp.CONSUMER_GROUP_DESCRIBE),
+    (["describe", GROUP], fp.FIND_COORDINATOR),
+    (["snapshot", GROUP], fp.LIST_OFFSETS),
+    (["snapshot", GROUP], fp.OFFSET_FETCH),
+    (["whatif", GROUP, "--add", "new1"], fp.LIST_OFFSETS),
+    (["whatif", GROUP, "--add", "new1"], fp.METADATA),
+    (["find-coordinator", GROUP], fp.CONSUMER_GROUP_DESCRIBE),
+    (["find-coordinator", GROUP], fp.FIND_COORDINATOR),
+    (["list"], fp.LIST_GROUPS),
+]
+
+
+@pytest.mark.parametrize("args,api", BOUNDED, ids=[f"{a[0]}-{api}" for a, api in BOUNDED])
+def test_a_broker_freezing_mid_command_is_bounded_by_the_timeout(proxy, args, api):
+    proxy.fault(api, "freeze", everywhere=True, spare=SPARE)
+    timeout = 3
+    r = run_kgroup(*args, "-b", proxy.address, "--timeout", str(timeout))
+    assert proxy.seen(api) >= 1  # the command did reach the frozen API
+    assert abs(r.seconds - timeout) <= 1.0, (r.seconds, r.stderr)
+    assert r.returncode == 3, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and r.stderr.strip()
+    _no_negative_numbers(r.stdout)
+
+
+INTERRUPTED = [
+    (["snapshot", GROUP], fp.METADATA),
+    (["offsets", GROUP, "--time-lag"], fp.FETCH),
+    (["offsets", GROUP], fp.LIST_OFFSETS),
+    (["describe", GROUP], fp.CONSUMER_GROUP_DESCRIBE),
+    (["whatif", GROUP, "--add", "new1"], fp.OFFSET_FETCH),
+    (["find-coordinator", GROUP], fp.FIND_COORDINATOR),
+    (["log"], fp.METADATA),
+]
+
+
+@pytest.mark.parametrize("args,api", INTERRUPTED, ids=[f"{a[0]}-{api}" for a, api in INTERRUPTED])
+def test_silent_broker_gets_ctrl_c_within_half_a_second(proxy, args, api):
+    proxy.fault(api, "freeze", everywhere=True, spare=SPARE)
+    proc = subprocess.Popen([sys.executable, "-m", "kgroup", *args, "-b", proxy.address,
+                             "--timeout", "30"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while proxy.seen(api) == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert proc.poll() is None
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert time.monotonic() - sent <= 0.5
+    assert (proc.returncode, err) == (130, "kgroup: interrupted\n")
+
+
+# -- failing at once, with the reason -------------------------------------------------------
+
+def test_refused_port_fails_at_once():
+    from brokers import free_port
+
+    port = free_port()  # nothing listens there
+    r = run_kgroup("offsets", GROUP, "-b", f"127.0.0.1:{port}", "--timeout", "20")
+    assert r.returncode == 3 and r.seconds < 3, (r.seconds, r.stderr)
+    assert "Connection refused" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", [["log"], ["history", GROUP], ["snapshot", GROUP, "--at", "2h"],
+                                     ["whatif", GROUP, "--add", "x"], ["find-coordinator", GROUP], ["list"]])
+def test_refused_port_fails_at_once_for_every_command(command):
+    from brokers import free_port
+
+    r = run_kgroup(*command, "-b", f"127.0.0.1:{free_port()}", "--timeout", "20")
+    assert r.returncode == 3 and r.seconds < 3, (r.seconds, r.stderr)
+    (line,) = r.stderr.splitlines()
+    assert "Connection refused" in line
+
+
+def test_unknown_host_fails_at_once():
+    r = run_kgroup("describe", GROUP, "-b", "no-such-host.invalid:9092", "--timeout", "20")
+    assert r.returncode == 3 and r.seconds < 3, (r.seconds, r.stderr)
+    assert "resolve" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_short_timeout_names_no_property_the_user_did_not_set(proxy):
+    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "0.5")
+    assert ".ms" not in r.stderr and "configuration" not in r.stderr, r.stderr
+    assert r.returncode in (0, 3)
+    if r.returncode == 0:
+        assert _offsets(json.loads(r.stdout)) == EXPECTED
+
+
+@pytest.mark.parametrize("value", ["3601", "inf", "nan", "-inf", "0", "-1"])
+def test_timeout_out_of_range_is_one_usage_line(value):
+    r = run_kgroup("offsets", GROUP, "-b", "127.0.0.1:9", "--timeout", value)
+    assert r.returncode == 2
+    assert r.stderr.startswith("kgroup: error: --timeout must be") and len(r.stderr.splitlines()) == 1
+
+
+def test_whatif_on_the_live_group_with_list_offsets_garbled(proxy):
+    proxy.fault(fp.LIST_OFFSETS, "garble", spare=SPARE)
+    r = run_kgroup("whatif", GROUP, "--add", "new1", "-s", "range", "-b", proxy.address, "-o", "json",
+                   "--timeout", "3")
+    assert r.returncode == 3 and r.seconds < 4.0, (r.seconds, r.stdout, r.stderr)
+    (result,) = json.loads(r.stdout)["strategies"]
+    assert "lag" not in result  # no lag was read: none is shown, not a sum of zeros
+    assert "INCOMPLETE" in r.stderr
+    _no_negative_numbers(r.stdout)
+
+
+def test_whatif_lag_from_a_snapshot_with_a_sentinel_is_unknown(tmp_path):
+    snap = {"kgroup_snapshot": 1, "cluster": {"topics": {"T": {"partitions": 2}}},
+            "group": {"group_id": "W", "state": "Stable", "protocol": "range",
+                      "members": [{"member_id": "a", "subscription": ["T"], "assignment": {"T": [0]}},
+                                  {"member_id": "b", "subscription": ["T"], "assignment": {"T": [1]}}],
+                      "offsets": {"T": {"0": {"committed": 5, "log_start": 0, "log_end": 12},
+                                        "1": {"committed": 5, "log_start": -1001, "log_end": -1001}}}}}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(snap))
+    r = run_kgroup("whatif", "--snapshot", str(path), "-s", "range", "-o", "json")
+    if r.returncode == 2:  # a validator that refuses sentinel offsets in snapshot files is right too
+        assert len(r.stderr.splitlines()) == 1
+        return
+    assert r.returncode == 0, r.stderr
+    (result,) = json.loads(r.stdout)["strategies"]
+    assert result["lag"] == {"a": 7, "b": None}
+
+
+def test_offsets_partitions_led_is_unknown_without_the_offsets_topic():
+    r = run_kgroup("find-coordinator", "--snapshot", str(ROOT / "examples" / "seed-g1.json"), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    (report,) = doc["groups"]
+    (broker,) = doc["brokers"]
+    # the snapshot records that broker 1 leads G1's offsets partition, not how many it leads
+    assert report["partition_leader"]["id"] == broker["id"] == 1
+    assert broker["offsets_partitions_led"] is None
+
+
+def test_snapshot_with_garbled_list_offsets_writes_nulls_and_exits_3(proxy, tmp_path):
+    proxy.fault(fp.LIST_OFFSETS, "garble", spare=SPARE)
+    out = tmp_path / "g.json"
+    r = run_kgroup("snapshot", GROUP, "-b", proxy.address, "--out", str(out), "--timeout", "5")
+    assert r.returncode == 3, r.stderr
+    assert "INCOMPLETE" in r.stderr
+    doc = json.loads(out.read_text())
+    offsets = doc["group"]["offsets"]
+    got = {(t, int(p)): (o["committed"], o["log_start"], o["log_end"]) for t, ps in offsets.items() for p, o in ps.items()}
+    assert got == {tp: (c, None, None) for tp, (c, _, _, _) in EXPECTED.items()}
+    # and the file read back is itself INCOMPLETE: its lags are unknown, not guessed
+    r = run_kgroup("offsets", "--snapshot", str(out), "-o", "json", "--lag-above", "0")
+    assert r.returncode == 3
+    (g,) = json.loads(r.stdout)["groups"]
+    assert g["total_lag"] is None and all(p["lag"] is None for p in g["partitions"])
