@@ -149,7 +149,7 @@ def build_scenario(groups: int = 2000, partitions: int = 8, seed: int = 7) -> Sc
     """Thousands of groups over ``partitions`` offsets-log partitions, six hours of traffic:
     classic groups (generations, members, commits), KIP-848 consumer groups, share and
     streams groups, legacy commits, tombstones (offsets and groups deleted), stale groups,
-    one rebalance storm, one rewind, and one undecodable record."""
+    one rebalance storm, two rewinds (one across a deleted commit), and one undecodable record."""
     from kgroup.hashing import offsets_partition_for
 
     rnd = random.Random(seed)
@@ -258,6 +258,13 @@ def build_scenario(groups: int = 2000, partitions: int = 8, seed: int = 7) -> Sc
     classic_meta(rw, T0 + HOUR, 1, 1, "range")
     for ts, off in ((T0 + 2 * HOUR, 900), (T0 + 3 * HOUR, 950), (T0 + 4 * HOUR, 120), (T0 + 5 * HOUR, 180)):
         commit(rw, ts, "payments", 1, off)
+    # a commit deleted (tombstone) then made again lower: a rewind against the commit before the
+    # tombstone (the tombstone is not a commit); and the newest record is a commit, so it has lag
+    rd = "rewinder-after-delete"
+    classic_meta(rd, T0 + HOUR, 1, 1, "range")
+    commit(rd, T0 + 2 * HOUR, "payments", 2, 800)
+    add(T0 + 3 * HOUR, rd, 1, {"group": rd, "topic": "payments", "partition": 2}, None, None)
+    commit(rd, T0 + 4 * HOUR, "payments", 2, 70)
     # undecodable records: an unknown record type, and a truncated commit value
     seq += 1
     events.append(((T0 + 2 * HOUR) * 1_000_000 + seq, Rec(0, T0 + 2 * HOUR, -1, {}, None, None,

@@ -161,7 +161,8 @@ def _strip_live(rows):
 def test_scenario_has_what_the_report_must_find(scenario):
     groups, coordinators, extra = expected(scenario)
     assert len(groups) > 2000 and extra["undecodable"] == 2
-    assert sum(g["storm"] for g in groups) == 1 and sum(g["rewinds"] for g in groups) == 1
+    assert sum(g["storm"] for g in groups) == 1 and sum(g["rewinds"] for g in groups) == 2
+    assert {g["group"]: g["rewinds"] for g in groups if g["rewinds"]} == {"rewinder": 1, "rewinder-after-delete": 1}
     assert sum(g["stale"] for g in groups) >= 100 and sum(g["deleted"] for g in groups) >= 10
     assert {g["type"] for g in groups} == {"classic", "consumer", "share", "streams"}
 

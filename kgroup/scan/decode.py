@@ -80,34 +80,34 @@ def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, l
     topic_c, tp_c, off_c, epoch_c, meta_c, cts_c, ets_c = (
         cols[c] for c in ("topic", "topic_partition", "committed_offset", "leader_epoch", "metadata",
                           "commit_timestamp", "expire_timestamp"))
-    for i in range(n):
-        k = keys[i]
-        v = values[i]
-        size[i] = (len(k) if k else 0) + (len(v) if v else 0)
+    for i, k, v in zip(range(n), keys, values):
         try:
             rec = decode(k, v)
         except DecodeError as e:
+            size[i] = (len(k) if k else 0) + (len(v) if v else 0)
             error_c[i] = str(e)
             tomb_c[i] = v is None
             if k is not None and len(k) >= 2:
                 type_c[i] = int.from_bytes(k[:2], "big", signed=True)
             continue
-        t = rec.type
-        key = rec.key
-        value = rec.value
+        t, key, _, value = rec
         type_c[i] = t
-        tomb_c[i] = value is None
         if t <= 1:
-            group_c[i] = key["group"]
-            topic_c[i] = key["topic"]
-            tp_c[i] = key["partition"]
-            if value is not None:
-                off_c[i] = value["offset"]
-                epoch_c[i] = value.get("leaderEpoch", -1)
-                meta_c[i] = value["metadata"]
-                cts_c[i] = value["commitTimestamp"]
-                ets_c[i] = value.get("expireTimestamp", -1)
+            group_c[i], topic_c[i], tp_c[i] = key.values()  # OffsetCommitKey: group, topic, partition
+            if value is None:
+                size[i] = len(k)
+                tomb_c[i] = True
+                continue
+            size[i] = len(k) + len(v)
+            tomb_c[i] = False
+            off_c[i] = value["offset"]
+            epoch_c[i] = value.get("leaderEpoch", -1)
+            meta_c[i] = value["metadata"]
+            cts_c[i] = value["commitTimestamp"]
+            ets_c[i] = value.get("expireTimestamp", -1)
             continue
+        size[i] = len(k) + (len(v) if v is not None else 0)
+        tomb_c[i] = value is None
         group_c[i] = rec.group_id
         for name, x in _state_fields(rec).items():
             cols[name][i] = x

@@ -48,7 +48,6 @@ def run(raw, since_ms: int | None, until_ms: int | None, want_committed: bool = 
         progress=None, decoded: bool = False, stage_dir: str | None = None) -> ScanResult:
     """``raw``: raw records (RAW_DDL), or with ``decoded`` records already decoded; the
     decoded records are staged once (see :func:`stage`)."""
-    from pyspark.sql import Window as W
     from pyspark.sql import functions as F
 
     decoded = stage(raw if decoded else decode_frame(raw), stage_dir)
@@ -86,17 +85,27 @@ def run(raw, since_ms: int | None, until_ms: int | None, want_committed: bool = 
         r.asDict() for r in win.filter(F.col("error").isNotNull()).select("partition", "offset", "type", "error")
         .orderBy("partition", "offset").limit(ERROR_SAMPLE).collect()]
 
-    # offset commits, the bulk of the log: per (group, topic, partition), then per group (hash aggregates);
-    # rewinds need the previous commit of the same key: one sort of the narrow commit columns
+    # offset commits, the bulk of the log: per (group, topic, partition), then per group
     offsets = ok.filter(F.col("type").isin(*OFFSET_TYPES)).select(
         "group", "topic", "topic_partition", "partition", "offset", "tombstone", "committed_offset", "commit_timestamp")
-    commits_only = offsets.filter(~F.col("tombstone"))
-    by_tp = W.partitionBy("group", "topic", "topic_partition").orderBy("partition", "offset")
-    per_tp = (commits_only.withColumn("rewind", F.when(F.col("committed_offset") < F.lag("committed_offset").over(by_tp), 1)
-                                      .otherwise(0))
-              .groupBy("group", "topic", "topic_partition")
-              .agg(F.count(F.lit(1)).alias("commits"), F.min("commit_timestamp").alias("first"),
-                   F.max("commit_timestamp").alias("last"), F.sum("rewind").alias("rewinds")))
+    # one sort of the narrow offset-record columns gives, per key, the commits, their times, the
+    # rewinds (against the previous commit: tombstones, whose offset is null, are skipped) and,
+    # for lag, the newest record (a tombstone there means nothing is committed)
+    by_tp = "PARTITION BY `group`, topic, topic_partition ORDER BY `partition`, `offset`"
+    is_value = ~F.col("tombstone")
+    at = F.struct("partition", "offset")  # exact for any partition and offset (a packed long is not)
+    per_key = (offsets
+               .withColumn("rewind", F.when(is_value & (F.col("committed_offset") < F.expr(
+                   f"lag(committed_offset) IGNORE NULLS OVER ({by_tp})")), 1).otherwise(0))
+               .groupBy("group", "topic", "topic_partition")
+               .agg(F.sum(F.when(is_value, 1).otherwise(0)).alias("commits"), F.min("commit_timestamp").alias("first"),
+                    F.max("commit_timestamp").alias("last"), F.sum("rewind").alias("rewinds"),
+                    F.max_by("tombstone", at).alias("gone"), F.max_by("committed_offset", at).alias("committed")))
+    if want_committed:  # read twice (group facts, then lag): kept, one row per key, on disk
+        from pyspark import StorageLevel
+
+        per_key = per_key.persist(StorageLevel.DISK_ONLY)
+    per_tp = per_key.filter(F.col("commits") > 0)
     commit_stats = per_tp.groupBy("group").agg(
         F.sum("commits").alias("commits"), F.min("first").alias("first_commit_ms"),
         F.max("last").alias("last_commit_ms"), F.count(F.lit(1)).alias("partitions"),
@@ -139,12 +148,9 @@ def run(raw, since_ms: int | None, until_ms: int | None, want_committed: bool = 
 
     committed = []
     if want_committed:
-        # the newest record of each key decides: a tombstone means nothing is committed
-        at = F.col("partition").cast("long") * (1 << 40) + F.col("offset")
-        last = (offsets.groupBy("group", "topic", "topic_partition")
-                .agg(F.max_by("tombstone", at).alias("gone"), F.max_by("committed_offset", at).alias("committed"))
-                .filter(~F.col("gone")))
+        last = per_key.filter(~F.col("gone"))
         committed = [(r["group"], r["topic"], r["topic_partition"], r["committed"]) for r in last.collect()]
+        per_key.unpersist()
 
     commits_df = ok.filter(F.col("type").isin(*OFFSET_TYPES)).select(*COMMIT_COLUMNS)
     events_df = ok.filter(~F.col("type").isin(*OFFSET_TYPES)).select(*EVENT_COLUMNS)
