@@ -504,9 +504,25 @@ def subscription_order(members: Sequence[MemberSubscription]) -> list[MemberSubs
     return [by_id[m] for m in hash_iteration_order(list(by_id))]  # type: ignore[index]
 
 
+_protocol_topics_cache: dict[tuple[str, ...], tuple[str, ...]] = {}
+_PROTOCOL_TOPICS_CACHE_LIMIT = 4096
+
+
+def _sorted_topics(topics: tuple[str, ...]) -> tuple[str, ...]:
+    """``topics`` as a set sorted in Java order, memoised: every member of a group usually
+    subscribes to the same topics, and every assignor asks for every member's list."""
+    cached = _protocol_topics_cache.get(topics)
+    if cached is None:
+        cached = tuple(sorted(set(topics), key=java_key))
+        if len(_protocol_topics_cache) >= _PROTOCOL_TOPICS_CACHE_LIMIT:
+            _protocol_topics_cache.clear()
+        _protocol_topics_cache[topics] = cached
+    return cached
+
+
 def protocol_topics(member: MemberSubscription) -> list[str]:
     """The member's topics as ConsumerProtocol delivers them: a set, sorted in Java order."""
-    return sorted(set(member.topics), key=java_key)
+    return list(_sorted_topics(tuple(member.topics)))
 
 
 def protocol_owned(member: MemberSubscription) -> list[tuple[str, int]]:
@@ -527,7 +543,10 @@ def partitions_per_topic(
     Subscribed topics (collected into a ``HashSet`` member by member) that exist in
     the metadata with at least one partition, put into a ``HashMap``.
     """
-    subscribed = hash_iteration_order([t for m in members_in_order for t in protocol_topics(m)])
+    # Members of a group mostly share one subscription: walk each distinct one once, in the
+    # order the members bring them (a topic's first appearance is all a HashSet keeps).
+    distinct = dict.fromkeys(tuple(m.topics) for m in members_in_order)
+    subscribed = hash_iteration_order(dict.fromkeys(t for ts in distinct for t in _sorted_topics(ts)))
     existing = [t for t in subscribed if topics.get(t, 0) > 0]  # type: ignore[call-overload]
     return {t: topics[t] for t in hash_iteration_order(existing)}  # type: ignore[index]
 
