@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, offsets_partition_for
-from kgroup.model import OFFSETS_TOPIC, Broker, ClusterMetadata, CoordinatorLookup, PartitionInfo, TopicInfo
+from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, OFFSETS_TOPIC, offsets_partition_for
+
+if TYPE_CHECKING:  # the model is loaded where its classes are built: --offline needs none of them
+    from kgroup.model import Broker, ClusterMetadata, CoordinatorLookup, TopicInfo
 
 AGREE, MISMATCH, UNVERIFIED, OFFLINE = "agree", "mismatch", "unverified", "offline"
 
@@ -191,6 +194,8 @@ def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
         count = PartitionCount(state.offsets_partitions, "snapshot")
     else:
         count = offsets_partition_count(None, offsets_partitions)
+    from kgroup.model import ClusterMetadata, CoordinatorLookup
+
     group = state.group.group_id
     partition = offsets_partition_for(group, count.count)
     coordinator = state.group.coordinator
@@ -206,4 +211,6 @@ def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
 
 
 def _single_partition_topic(partition: int, leader: int) -> TopicInfo:
+    from kgroup.model import PartitionInfo, TopicInfo
+
     return TopicInfo(OFFSETS_TOPIC, {partition: PartitionInfo(partition, leader)})

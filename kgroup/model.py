@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-OFFSETS_TOPIC = "__consumer_offsets"
+from kgroup.hashing import OFFSETS_TOPIC  # noqa: F401  (the model's name for it)
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,9 @@ import sys
 import time
 from enum import Enum
 from pathlib import Path
-from typing import IO, Iterator, List, Optional
+from typing import Annotated, IO, Iterator, List, Optional
 
 import typer
-from typing_extensions import Annotated
 
 from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
 from kgroup.errors import EXIT_FLAGGED, UsageError
