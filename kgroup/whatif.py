@@ -205,15 +205,21 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
     subscribed = sorted({t for m in members for t in m.topics if t in topics})
     lag_of = {(t, p): o.log_end - o.committed for t, parts in state.offsets.items() for p, o in parts.items()
               if o.committed is not None and o.log_end is not None}
+    # what every strategy is compared against, computed once
+    partitions = [(t, p) for t in subscribed for p in range(topics[t])]
+    owners_before = [before.get(tp) for tp in partitions]
     results = []
     for strategy in strategies:
         raw, first_raw = _assign(strategy, topics, members, racks)
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
         after = _owners(assignment)
-        moves = [Move(t, p, before.get((t, p)), after.get((t, p)))
-                 for t in subscribed for p in range(topics[t]) if before.get((t, p)) != after.get((t, p))]
-        unassigned = {t: ps for t in subscribed
-                      if (ps := [p for p in range(topics[t]) if (t, p) not in after])}
+        owners_after = [after.get(tp) for tp in partitions]
+        moves = [Move(tp[0], tp[1], source, target)
+                 for tp, source, target in zip(partitions, owners_before, owners_after) if source != target]
+        unassigned: dict[str, list[int]] = {}
+        for tp, target in zip(partitions, owners_after):
+            if target is None:
+                unassigned.setdefault(tp[0], []).append(tp[1])
         first_round = None
         if first_raw is not None:
             first_round = {m.member_id: by_topic(first_raw.get(m.member_id, [])) for m in members}

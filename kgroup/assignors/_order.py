@@ -393,6 +393,14 @@ def hash_iteration_order(
     """
     key_list = list(keys)
     if compute_if_absent:
+        unique = list(dict.fromkeys(key_list))
+        if initial_capacity is None and len(unique) <= _TREEIFY_THRESHOLD - 1:
+            # Fast path: up to 7 keys in a new HashMap's 16 buckets neither resize (threshold
+            # 12) nor treeify a bucket; each new key goes to the head of its bucket, so the
+            # order is by bucket, then latest inserted first.
+            buckets = [spread(hash_of(k)) & 15 for k in unique]
+            order = sorted(range(len(unique)), key=lambda i: (buckets[i], -i))
+            return [unique[i] for i in order]
         table = _SimulatedHashMap(initial_capacity)
         for key in key_list:
             table.compute_if_absent(key, hash_of(key), None if sort_key_of is None else sort_key_of(key))
