@@ -6,7 +6,8 @@ Every command is a fresh process, timed end to end (process start to exit) with 
 stdout and stderr not a terminal (as in a pipe or a script); the commands take turns in
 each round (interleaved), so that load on the machine hits all of them alike, and the
 median of the runs is reported with its ratio to the median of the reference, a Python
-that only imports typer (the CLI layer kgroup is built on). The goal: every row within
+that only imports typer (the CLI layer kgroup is built on). Bytecode is written (the
+warm-up round compiles kgroup's modules, as an installed package has them compiled). The goal: every row within
 1.2x of the reference. With --importtime, the modules each command imports (python -X
 importtime, cumulative microseconds, top 12) are printed too.
 """
@@ -72,6 +73,8 @@ def main() -> int:
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in RENDERING_ENV}
     env["PYTHONPATH"] = str(ROOT)  # this checkout's kgroup, wherever the package is installed from
+    # the warm-up run writes kgroup's .pyc files, as installing a package does
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     cases = [REFERENCE, *COMMANDS]
     for _, argv in cases:  # warm the file cache and the .pyc files
         run_once(argv, env)

@@ -12,6 +12,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,12 +34,23 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
+# runs `python -m kgroup ARGV` and writes the names in sys.modules at exit to the file ARGV[0]
+_PROBE = """
+import atexit, runpy, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
+sys.argv = ["kgroup", *sys.argv[2:]]
+runpy.run_module("kgroup", run_name="__main__", alter_sys=True)
+"""
+
+
 def _imported(*argv: str, env: dict[str, str] | None = None) -> tuple[set[str], subprocess.CompletedProcess]:
-    """The modules ``python -m kgroup ARGV`` imports (from -X importtime), and the run itself."""
-    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "kgroup", *argv], cwd=ROOT, env=env or _env(),
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True)
-    modules = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
-    return modules, r
+    """The modules ``python -m kgroup ARGV`` has loaded when it exits, and the run itself."""
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "modules"
+        r = subprocess.run([sys.executable, "-c", _PROBE, str(listing), *argv], cwd=ROOT, env=env or _env(),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        return set(listing.read_text().split("\n")), r
 
 
 def _tops(modules: set[str]) -> set[str]:

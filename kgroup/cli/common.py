@@ -1,7 +1,5 @@
 """What every command shares: the Typer app, connection and output options,
 and the way a command gets a cluster or a snapshot."""
-from __future__ import annotations
-
 from pathlib import Path
 from typing import List, Optional
 

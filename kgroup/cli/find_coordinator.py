@@ -1,6 +1,4 @@
 """kgroup find-coordinator."""
-from __future__ import annotations
-
 from typing import Annotated, List, Optional
 
 import typer

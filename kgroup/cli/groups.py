@@ -1,6 +1,4 @@
 """kgroup list, describe, offsets, snapshot: what a group is and how far behind it is."""
-from __future__ import annotations
-
 import json
 import sys
 import time

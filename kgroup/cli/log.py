@@ -1,6 +1,4 @@
 """kgroup log: every record of the offsets log, decoded as Kafka prints it."""
-from __future__ import annotations
-
 import os
 import sys
 import time

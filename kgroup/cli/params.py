@@ -18,7 +18,6 @@ from __future__ import annotations
 import gc
 import os
 import re
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, get_args, get_origin
@@ -120,10 +119,13 @@ def fast_coercion(descriptor: TypeDescriptor) -> Leaf | None:
     return _leaf(annotation, info)
 
 
-@dataclass(frozen=True)
 class FastRuntimeParam(RuntimeParam):
-    coerce_fast: Leaf
-    descriptor: TypeDescriptor
+    """Typer's runtime parameter (a frozen dataclass) with :func:`fast_coercion` in front."""
+
+    def __init__(self, descriptor: TypeDescriptor, coerce_fast: Leaf) -> None:
+        super().__init__(descriptor.parameter_info, descriptor.annotation)
+        object.__setattr__(self, "coerce_fast", coerce_fast)
+        object.__setattr__(self, "descriptor", descriptor)
 
     def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
         try:
@@ -140,7 +142,7 @@ def _install(params: list) -> None:
             continue
         fast = fast_coercion(descriptor)
         if fast is not None:
-            p._runtime_param = FastRuntimeParam(descriptor.parameter_info, descriptor.annotation, fast, descriptor)
+            p._runtime_param = FastRuntimeParam(descriptor, fast)
 
 
 class KgroupCommand(TyperCommand):

@@ -1,6 +1,4 @@
 """kgroup scan: the fleet-wide report over the whole offsets log, on Spark."""
-from __future__ import annotations
-
 import sys
 import time
 from typing import Annotated, List, Optional

@@ -1,6 +1,4 @@
 """kgroup whatif and kgroup vote: dry-run rebalances and protocol selection."""
-from __future__ import annotations
-
 from typing import Annotated, List, Optional
 
 import typer
