@@ -65,8 +65,11 @@ def main() -> None:
 
         text = stored_help(args[0] if len(args) == 2 else "")
         if text is not None:
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            try:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            except BrokenPipeError:  # as _run: a reader that stopped early is no error
+                pass
             sys.exit(0)
     _run(args[0] if args and args[0] in COMMANDS else None)
 

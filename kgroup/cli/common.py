@@ -1,9 +1,7 @@
 """What every command shares: the Typer app, connection and output options,
 and the way a command gets a cluster or a snapshot."""
 from pathlib import Path
-from typing import List, Optional
-
-from typing import Annotated
+from typing import Annotated, List, Optional
 
 import typer
 
