@@ -82,9 +82,10 @@ class StrategyResult:
         doc = {"strategy": self.strategy, "assignment": self.assignment}
         if self.first_round is not None:
             doc["first_round"] = self.first_round
+        counts = [_count(a) for a in self.assignment.values()]  # min and max from one count
         doc.update({"moved_partitions": self.moved_partitions, "moves": [m.to_json() for m in self.moves],
                     "changed_members": self.changed_members, "unassigned": self.unassigned,
-                    "min_partitions": self.min_partitions, "max_partitions": self.max_partitions})
+                    "min_partitions": min(counts, default=0), "max_partitions": max(counts, default=0)})
         if self.lag is not None:
             doc["lag"] = self.lag
         return doc
@@ -108,7 +109,7 @@ class WhatIf:
 
 
 def _count(a: dict[str, list[int]]) -> int:
-    return sum(len(ps) for ps in a.values())
+    return sum(map(len, a.values()))
 
 
 def resolve_member(members: list[Member], ref: str) -> Member:
@@ -192,8 +193,19 @@ def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscript
     return module.assign(topics, members, topic_racks=racks), None
 
 
-def _owners(assignment: dict[str, dict[str, list[int]]]) -> dict[tuple[str, int], str]:
-    return {(t, p): member for member, a in assignment.items() for t, ps in a.items() for p in ps}
+def _owner_list(assignment: dict[str, dict[str, list[int]]], subscribed: list[str],
+                topics: dict[str, int]) -> list[str | None]:
+    """The owner of every partition of the ``subscribed`` topics, topic by topic, partition by
+    partition (None: nobody); a partition claimed twice goes to the later claimant."""
+    owners: dict[str, list[str | None]] = {t: [None] * topics[t] for t in subscribed}
+    for member, a in assignment.items():
+        for t, ps in a.items():
+            slots = owners.get(t)
+            if slots is not None:
+                for p in ps:
+                    if 0 <= p < len(slots):
+                        slots[p] = member
+    return [owner for t in subscribed for owner in owners[t]]
 
 
 def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
@@ -201,19 +213,18 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
     racks = _topic_racks(state, members)
     current = {m.member_id: {t: sorted(ps) for t, ps in sorted(m.assignment.items()) if ps}
                for m in state.group.members}
-    before = _owners(current)
-    subscribed = sorted({t for m in members for t in m.topics if t in topics})
+    # members mostly share one subscription: each distinct one is walked once
+    subscribed = sorted({t for ts in dict.fromkeys(tuple(m.topics) for m in members) for t in ts if t in topics})
     lag_of = {(t, p): o.log_end - o.committed for t, parts in state.offsets.items() for p, o in parts.items()
               if o.committed is not None and o.log_end is not None}
-    # what every strategy is compared against, computed once
+    # every subscribed partition and its owner now, which every strategy is compared against
     partitions = [(t, p) for t in subscribed for p in range(topics[t])]
-    owners_before = [before.get(tp) for tp in partitions]
+    owners_before = _owner_list(current, subscribed, topics)
     results = []
     for strategy in strategies:
         raw, first_raw = _assign(strategy, topics, members, racks)
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
-        after = _owners(assignment)
-        owners_after = [after.get(tp) for tp in partitions]
+        owners_after = _owner_list(assignment, subscribed, topics)
         moves = [Move(tp[0], tp[1], source, target)
                  for tp, source, target in zip(partitions, owners_before, owners_after) if source != target]
         unassigned: dict[str, list[int]] = {}

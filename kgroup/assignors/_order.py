@@ -509,7 +509,16 @@ def subscription_order(members: Sequence[MemberSubscription]) -> list[MemberSubs
         if member.member_id in by_id:
             raise ValueError(f"duplicate member id {member.member_id!r}")
         by_id[member.member_id] = member
-    return [by_id[m] for m in hash_iteration_order(list(by_id))]  # type: ignore[index]
+    ids = tuple(by_id)
+    order = _member_order_cache.get(ids)
+    if order is None:  # every assignor of a what-if asks for the same group's order
+        order = hash_iteration_order(ids)
+        _member_order_cache.clear()
+        _member_order_cache[ids] = order
+    return [by_id[m] for m in order]  # type: ignore[index]
+
+
+_member_order_cache: dict[tuple[str, ...], list] = {}  # the last group's member order
 
 
 _protocol_topics_cache: dict[tuple[str, ...], tuple[str, ...]] = {}
