@@ -28,6 +28,8 @@ class PartitionCount:
 
 @dataclass(frozen=True)
 class CoordinatorReport:
+    """One group's offsets partition, its leader, the coordinator reported and the verdict."""
+
     group: str
     offsets_partition: int
     offsets_partitions: int
@@ -50,6 +52,8 @@ class CoordinatorReport:
 
 @dataclass(frozen=True)
 class BrokerLoad:
+    """How many groups a broker coordinates, how many offsets partitions it leads, whether it is hot."""
+
     broker: Broker
     groups: int
     offsets_partitions_led: int
@@ -160,6 +164,8 @@ def broker_loads(reports: list[CoordinatorReport], metadata: ClusterMetadata | N
 
 @dataclass(frozen=True)
 class CoordinatorSurvey:
+    """Every group's report, the per-broker load and the warnings of one run."""
+
     reports: list[CoordinatorReport]
     brokers: list[BrokerLoad]
     warnings: list[str]

@@ -12,6 +12,8 @@ from kgroup.hashing import OFFSETS_TOPIC  # noqa: F401  (the model's name for it
 
 @dataclass(frozen=True)
 class Broker:
+    """A broker of the cluster: id, advertised host and port, rack."""
+
     id: int
     host: str
     port: int
@@ -27,6 +29,8 @@ class Broker:
 
 @dataclass(frozen=True)
 class PartitionInfo:
+    """One partition of a topic in the metadata: its leader, replicas and error, if any."""
+
     partition: int
     leader: int  # -1 when the partition has no live leader
     replicas: tuple[int, ...] = ()
@@ -35,6 +39,8 @@ class PartitionInfo:
 
 @dataclass(frozen=True)
 class TopicInfo:
+    """A topic in the metadata: its partitions by number, or the error the cluster gave."""
+
     name: str
     partitions: dict[int, PartitionInfo]
     error: str | None = None
@@ -46,6 +52,8 @@ class TopicInfo:
 
 @dataclass(frozen=True)
 class ClusterMetadata:
+    """The cluster's brokers and topics, as a metadata request returns them."""
+
     brokers: dict[int, Broker]
     topics: dict[str, TopicInfo]
     cluster_id: str | None = None
@@ -66,6 +74,8 @@ class CoordinatorLookup:
 
 @dataclass(frozen=True)
 class GroupListing:
+    """One group as ListGroups reports it."""
+
     group_id: str
     type: str | None = None  # classic | consumer
     state: str | None = None
@@ -75,6 +85,8 @@ class GroupListing:
 
 @dataclass
 class Member:
+    """A member of a group: ids, host, rack, subscription, protocols and assignment."""
+
     member_id: str
     client_id: str | None = None
     host: str | None = None

@@ -20,6 +20,8 @@ class OutputFormat(str, Enum):
 
 @dataclass
 class Table:
+    """One table of a command's output: headers, rows, an optional title and notes under it."""
+
     headers: list[str]
     rows: list[list[Any]]
     title: str | None = None

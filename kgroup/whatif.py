@@ -26,6 +26,8 @@ STRATEGIES = {
 
 @dataclass
 class AddedMember:
+    """A member ``--add`` brings into the group."""
+
     name: str
     topics: list[str] | None = None  # None: the group's topics
     protocols: list[str] | None = None
@@ -34,6 +36,8 @@ class AddedMember:
 
 @dataclass
 class Change:
+    """The hypothetical change: members removed or added, topics grown, subscriptions overridden."""
+
     remove: list[str] = field(default_factory=list)
     add: list[AddedMember] = field(default_factory=list)
     partitions: dict[str, int] = field(default_factory=dict)
@@ -42,6 +46,8 @@ class Change:
 
 @dataclass
 class Move:
+    """A partition whose owner differs after the change."""
+
     topic: str
     partition: int
     source: str | None  # member that owns it now (None: nobody)
@@ -53,6 +59,8 @@ class Move:
 
 @dataclass
 class StrategyResult:
+    """What one assignor does after the change, compared with the current assignment."""
+
     strategy: str
     assignment: dict[str, dict[str, list[int]]]
     moves: list[Move]
@@ -93,6 +101,8 @@ class StrategyResult:
 
 @dataclass
 class WhatIf:
+    """The group after the change and every strategy's result."""
+
     group: str
     inferred_subscriptions: bool
     current: dict[str, dict[str, list[int]]]
