@@ -149,7 +149,11 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
         if n < topics[t]:
             raise UsageError(f"--partitions {t}={n}: Kafka can only add partitions ({t} has {topics[t]})")
         topics[t] = n
-    removed = [resolve_member(state.group.members, ref) for ref in change.remove]
+    # a member id named exactly (and held by one member only) needs no search through the group
+    by_id: dict[str, Member | None] = {}
+    for m in state.group.members:
+        by_id[m.member_id] = None if m.member_id in by_id else m
+    removed = [by_id.get(ref) or resolve_member(state.group.members, ref) for ref in change.remove]
     removed_ids = {m.member_id for m in removed}
     if len(removed_ids) < len(removed):
         twice = next(m.member_id for i, m in enumerate(removed) if m in removed[:i])
@@ -175,8 +179,11 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
         if a.name in existing or any(x.member_id == a.name for x in members):
             raise UsageError(f"--add {a.name}: a member with that id already exists")
         members.append(MemberSubscription(a.name, tuple(a.topics or group_topics), None, a.rack, (), -1))
+    unknown_of: dict[tuple[str, ...], list[str]] = {}  # per distinct subscription
     for m in members:
-        unknown = [t for t in m.topics if t not in topics]
+        unknown = unknown_of.get(m.topics)
+        if unknown is None:
+            unknown = unknown_of[m.topics] = [t for t in m.topics if t not in topics]
         if unknown:
             notes.append(f"{m.member_id} subscribes to {', '.join(unknown)}, not in the metadata: Kafka's "
                          "assignors skip such topics")
