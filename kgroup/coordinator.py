@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, OFFSETS_TOPIC, offsets_partition_for
 
 if TYPE_CHECKING:  # the model is loaded where its classes are built: --offline needs none of them
-    from kgroup.model import Broker, ClusterMetadata, CoordinatorLookup, TopicInfo
+    from kgroup.metadata import ClusterMetadata, CoordinatorLookup, TopicInfo
+    from kgroup.model import Broker
 
 AGREE, MISMATCH, UNVERIFIED, OFFLINE = "agree", "mismatch", "unverified", "offline"
 
@@ -200,7 +201,7 @@ def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
         count = PartitionCount(state.offsets_partitions, "snapshot")
     else:
         count = offsets_partition_count(None, offsets_partitions)
-    from kgroup.model import ClusterMetadata, CoordinatorLookup
+    from kgroup.metadata import ClusterMetadata, CoordinatorLookup
 
     group = state.group.group_id
     partition = offsets_partition_for(group, count.count)
@@ -217,6 +218,6 @@ def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
 
 
 def _single_partition_topic(partition: int, leader: int) -> TopicInfo:
-    from kgroup.model import PartitionInfo, TopicInfo
+    from kgroup.metadata import PartitionInfo, TopicInfo
 
     return TopicInfo(OFFSETS_TOPIC, {partition: PartitionInfo(partition, leader)})

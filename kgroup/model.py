@@ -9,6 +9,18 @@ from dataclasses import dataclass, field
 
 from kgroup.hashing import OFFSETS_TOPIC  # noqa: F401  (the model's name for it)
 
+# what a live cluster answers (metadata, FindCoordinator, ListGroups) lives in kgroup.metadata,
+# which only commands talking to a cluster need; the model names those classes too
+_METADATA = ("PartitionInfo", "TopicInfo", "ClusterMetadata", "CoordinatorLookup", "GroupListing")
+
+
+def __getattr__(name: str):
+    if name in _METADATA:
+        from kgroup import metadata
+
+        return getattr(metadata, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 @dataclass(frozen=True)
 class Broker:
@@ -25,62 +37,6 @@ class Broker:
 
     def to_json(self) -> dict:
         return {"id": self.id, "host": self.host, "port": self.port}
-
-
-@dataclass(frozen=True)
-class PartitionInfo:
-    """One partition of a topic in the metadata: its leader, replicas and error, if any."""
-
-    partition: int
-    leader: int  # -1 when the partition has no live leader
-    replicas: tuple[int, ...] = ()
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class TopicInfo:
-    """A topic in the metadata: its partitions by number, or the error the cluster gave."""
-
-    name: str
-    partitions: dict[int, PartitionInfo]
-    error: str | None = None
-
-    @property
-    def partition_count(self) -> int:
-        return len(self.partitions)
-
-
-@dataclass(frozen=True)
-class ClusterMetadata:
-    """The cluster's brokers and topics, as a metadata request returns them."""
-
-    brokers: dict[int, Broker]
-    topics: dict[str, TopicInfo]
-    cluster_id: str | None = None
-
-    def broker(self, broker_id: int | None) -> Broker | None:
-        return None if broker_id is None else self.brokers.get(broker_id)
-
-
-@dataclass(frozen=True)
-class CoordinatorLookup:
-    """What the cluster answered to FindCoordinator for one group."""
-
-    group_id: str
-    coordinator: Broker | None
-    error_code: str | None = None  # Kafka error name, e.g. COORDINATOR_NOT_AVAILABLE
-    error_message: str | None = None
-
-
-@dataclass(frozen=True)
-class GroupListing:
-    """One group as ListGroups reports it."""
-
-    group_id: str
-    type: str | None = None  # classic | consumer
-    state: str | None = None
-    protocol_type: str | None = None
-    is_simple: bool | None = None
 
 
 @dataclass
