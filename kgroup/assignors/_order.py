@@ -36,7 +36,7 @@ from kgroup.hashing import java_string_hash, to_int32 as _to_int32
 from .base import MemberSubscription, TopicPartition, TopicRacks
 
 
-_NON_BMP = re.compile("[\U00010000-\U0010FFFF]")
+_NON_BMP: re.Pattern[str] | None = None  # compiled when the first non-ASCII name needs it
 _MASK32 = 0xFFFFFFFF
 
 _key_cache: dict[str, str] = {}
@@ -55,7 +55,13 @@ def java_key(text: str) -> str:
     """
     key = _key_cache.get(text)
     if key is None:
-        key = text if text.isascii() else _NON_BMP.sub(_surrogate_pair, text)
+        if text.isascii():
+            key = text
+        else:
+            global _NON_BMP
+            if _NON_BMP is None:
+                _NON_BMP = re.compile("[\U00010000-\U0010FFFF]")
+            key = _NON_BMP.sub(_surrogate_pair, text)
         _key_cache[text] = key
     return key
 

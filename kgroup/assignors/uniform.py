@@ -81,7 +81,6 @@ Output partition lists are sorted by topic then partition (Kafka returns sets).
 """
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Literal
 
@@ -119,7 +118,8 @@ def java_string_compare_key(text: str) -> bytes:
 
 def parse_uuid(text: str) -> tuple[int, int]:
     """``Uuid.fromString``: URL-safe base64 without padding -> (msb, lsb), signed longs."""
-    import base64  # only topic ids need it
+    import base64  # only topic ids need these
+    import struct
 
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, get_args, get_origin
@@ -26,8 +25,16 @@ from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
 from typer._param_types import coerce_cli_choice
 from typer.core import TyperCommand, TyperGroup
 
-_INT = re.compile(r"[0-9]{1,18}\Z")
-_FLOAT = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,15})?\Z")
+
+def _digits(text: str, most: int) -> bool:
+    """1 to ``most`` ASCII digits and nothing else."""
+    return 0 < len(text) <= most and text.isascii() and text.isdigit()
+
+
+def _decimal(text: str) -> bool:
+    """Digits, optionally a point and more digits: what float() and pydantic read alike."""
+    whole, point, fraction = text.partition(".")
+    return _digits(whole, 15) and (not point or _digits(fraction, 15))
 
 
 class _Delegate(Exception):
@@ -71,7 +78,7 @@ def _leaf(annotation: Any, info: Any) -> Leaf | None:
         def integer(value: Any, ctx: Any) -> int:
             if type(value) is int:
                 return _in_range(value, info)
-            if type(value) is str and _INT.match(value):
+            if type(value) is str and _digits(value, 18):
                 return _in_range(int(value), info)
             raise _Delegate
         return integer
@@ -79,7 +86,7 @@ def _leaf(annotation: Any, info: Any) -> Leaf | None:
         def real(value: Any, ctx: Any) -> float:
             if type(value) is float:
                 return _in_range(value, info)
-            if type(value) is str and _FLOAT.match(value):
+            if type(value) is str and _decimal(value):
                 return _in_range(float(value), info)
             raise _Delegate
         return real
