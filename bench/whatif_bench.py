@@ -205,10 +205,13 @@ def check_outputs(strategy: str, k_out: str, j_out: str) -> list[str]:
     return problems
 
 
-def sanity(k_out: str, topics: dict[str, int], index: int = 0) -> list[str]:
-    """Every partition assigned exactly once (server-side strategies have no JVM to compare with)."""
+def sanity(k_out: str, topics: dict[str, int], strategy: str | None = None) -> list[str]:
+    """Every partition assigned exactly once by ``strategy`` (default: the only one run); for
+    the server-side strategies, which have no JVM to compare with."""
+    docs = json.loads(k_out)["strategies"]
+    doc = docs[0] if strategy is None else next(d for d in docs if d["strategy"] == strategy)
     seen: dict[tuple[str, int], int] = {}
-    for a in json.loads(k_out)["strategies"][index]["assignment"].values():
+    for a in doc["assignment"].values():
         for t, ps in a.items():
             for p in ps:
                 seen[(t, p)] = seen.get((t, p), 0) + 1
@@ -303,7 +306,7 @@ def main() -> int:
                 print(file=sys.stderr)
                 problems = check_outputs(strategy, k_out, j_out) if java else sanity(k_out, topics)
                 if strategy == ALL:  # and the server-side ones, which have no JVM to compare with
-                    problems += [p for i in (4, 5) for p in sanity(k_out, topics, i)]
+                    problems += [p for name in SERVER_SIDE for p in sanity(k_out, topics, name)]
                 if problems:
                     failures.append((scenario, strategy, problems))
                     print(f"!!! MISMATCH {scenario} / {strategy}:\n    " + "\n    ".join(problems), file=sys.stderr)
