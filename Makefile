@@ -14,6 +14,7 @@ completions:
 	@.venv/bin/python scripts/gen_completions.py
 
 bench: setup
+	@.venv/bin/python bench/startup_bench.py
 	@.venv/bin/python bench/offsets_bench.py
 	@.venv/bin/python bench/whatif_bench.py
 	@.venv/bin/python bench/log_bench.py

@@ -1,12 +1,9 @@
 """kgroup scan: the fleet-wide report over the whole offsets log, on Spark."""
-from __future__ import annotations
-
 import sys
 import time
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
-from typing_extensions import Annotated
 
 from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
 from kgroup.errors import EXIT_FLAGGED, UsageError
