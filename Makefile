@@ -8,6 +8,7 @@ demo: setup
 	@.venv/bin/python scripts/demo.py
 
 test: setup
+	@.venv/bin/ruff check --quiet .
 	@.venv/bin/python -m pytest -q
 
 completions:

@@ -86,7 +86,6 @@ def scan(
         settings = settings_for((bootstrap, x, command_config, timeout, verbose))
         ranges = offsets_log_ranges(settings, offsets_topic)
         leaders, brokers = offsets_log_leaders(settings, offsets_topic)
-    total = sum(r.count for r in ranges) if ranges is not None else None
 
     from kgroup.progress import progress_bar
     from kgroup.scan.run import ScanRequest, scan_report
