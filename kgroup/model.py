@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 OFFSETS_TOPIC = "__consumer_offsets"
+# The most partitions kgroup examines in one group (snapshot files and whatif are refused
+# beyond it: every partition costs memory and time in the assignors).
+MAX_GROUP_PARTITIONS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -123,10 +126,12 @@ class GroupDescription:
 
 @dataclass
 class TopicLayout:
-    """What the assignors need of a topic: partition count and, for KIP-881, replica racks."""
+    """What the assignors need of a topic: partition count, for KIP-881 replica racks, and for
+    ``uniform`` the topic id."""
 
     partitions: int
     replica_racks: dict[int, list[str]] = field(default_factory=dict)
+    topic_id: str | None = None  # as Kafka prints it (base64), when the cluster reported it
 
 
 @dataclass

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks, by_topic
 from kgroup.errors import UsageError
-from kgroup.model import GroupState, Member
+from kgroup.model import MAX_GROUP_PARTITIONS, GroupState, Member
 
 # strategy name -> (module under kgroup.assignors, side)
 STRATEGIES = {
@@ -138,6 +138,9 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
         if n < topics[t]:
             raise UsageError(f"--partitions {t}={n}: Kafka can only add partitions ({t} has {topics[t]})")
         topics[t] = n
+    if sum(topics.values()) > MAX_GROUP_PARTITIONS:
+        raise UsageError(f"--partitions: the group's topics would hold {sum(topics.values()):,} partitions; kgroup "
+                         f"examines at most {MAX_GROUP_PARTITIONS:,} partitions per group")
     removed = [resolve_member(state.group.members, ref) for ref in change.remove]
     removed_ids = {m.member_id for m in removed}
     if len(removed_ids) < len(removed):
@@ -203,6 +206,8 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
                for m in state.group.members}
     before = _owners(current)
     subscribed = sorted({t for m in members for t in m.topics if t in topics})
+    if not members:  # nobody left to subscribe: the group's partitions all end up unowned
+        subscribed = sorted(t for t in state.group.topics if t in topics)
     lag_of = {(t, p): o.log_end - o.committed for t, parts in state.offsets.items() for p, o in parts.items()
               if o.committed is not None and o.log_end is not None}
     results = []
