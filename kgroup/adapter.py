@@ -212,6 +212,27 @@ class Cluster:
             raise self._fail("describe the cluster", e) from None
         return sorted((Broker(n.id, n.host, n.port, n.rack or None) for n in desc.nodes), key=lambda b: b.id)
 
+    def topic_ids(self, topics: list[str]) -> dict[str, str]:
+        """DescribeTopics: each topic's id as Kafka prints it, for the topics whose id the
+        cluster reports. Best effort: ids only refine the ``uniform`` what-if, so a broker
+        that cannot describe topics yields none (and whatif says it assumes name order)."""
+        from confluent_kafka import TopicCollection
+
+        try:
+            futures = self._admin.describe_topics(TopicCollection(list(topics)), request_timeout=self.settings.timeout)
+        except (KafkaException, ValueError, TypeError):
+            return {}
+        out = {}
+        for name, future in futures.items():
+            try:
+                topic_id = future.result().topic_id
+            except KafkaException:
+                continue
+            text = str(topic_id) if topic_id is not None else ""
+            if text and text != "AAAAAAAAAAAAAAAAAAAAAA":  # Kafka's zero id: unknown
+                out[name] = text
+        return out
+
     def describe_groups(self, groups: list[str]) -> dict[str, GroupDescription]:
         """DescribeGroups / ConsumerGroupDescribe for each group (batched by the client)."""
         out: dict[str, GroupDescription] = {}

@@ -7,7 +7,7 @@ module and compares the result with the current assignment.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks, by_topic
 from kgroup.errors import UsageError
@@ -187,12 +187,30 @@ def _topic_racks(state: GroupState, members: list[MemberSubscription]) -> TopicR
 
 
 def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscription],
-            racks: TopicRacks | None) -> tuple[Assignment, Assignment | None]:
+            racks: TopicRacks | None, topic_ids: dict[str, str] | None = None) -> tuple[Assignment, Assignment | None]:
     module = importlib.import_module(f"kgroup.assignors.{STRATEGIES[strategy][0]}")
     if strategy == "cooperative-sticky":
         first, converged = module.assign_rounds(topics, members, topic_racks=racks)
         return converged, first
+    if strategy == "uniform":
+        return module.assign(topics, members, topic_racks=racks, topic_ids=topic_ids), None
     return module.assign(topics, members, topic_racks=racks), None
+
+
+def topic_ids_of(state: GroupState, topics: dict[str, int]) -> dict[str, str] | None:
+    """Every topic's id when the snapshot has them all (``uniform`` orders by them), else None."""
+    ids = {t: state.topics[t].topic_id for t in topics if t in state.topics}
+    return ids if len(ids) == len(topics) and all(ids.values()) else None
+
+
+def _server_side(members: list[MemberSubscription], state: GroupState) -> list[MemberSubscription]:
+    """Members as the KIP-848 coordinator hands them to its assignors: what a member owns is
+    its current *target* assignment (the assignment it is reconciling towards), when known."""
+    targets = {m.member_id: m.target_assignment for m in state.group.members if m.target_assignment is not None}
+    if not targets:
+        return members
+    return [replace(m, owned=tuple((t, p) for t, ps in sorted(targets[m.member_id].items()) for p in sorted(ps)))
+            if m.member_id in targets else m for m in members]
 
 
 def _owners(assignment: dict[str, dict[str, list[int]]]) -> dict[tuple[str, int], str]:
@@ -210,9 +228,15 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
         subscribed = sorted(t for t in state.group.topics if t in topics)
     lag_of = {(t, p): o.log_end - o.committed for t, parts in state.offsets.items() for p, o in parts.items()
               if o.committed is not None and o.log_end is not None}
+    topic_ids = topic_ids_of(state, topics)
+    if "uniform" in strategies and topic_ids is None and len(subscribed) > 1:
+        notes.append("uniform: the topic ids are unknown (not in the snapshot), so its answer orders topics by "
+                     "name where Kafka's coordinator orders them by topic id; it may differ from the cluster's")
+    server_members = _server_side(members, state)
     results = []
     for strategy in strategies:
-        raw, first_raw = _assign(strategy, topics, members, racks)
+        raw, first_raw = _assign(strategy, topics, server_members if STRATEGIES[strategy][1] == "server" else members,
+                                 racks, topic_ids)
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
         after = _owners(assignment)
         moves = [Move(t, p, before.get((t, p)), after.get((t, p)))
