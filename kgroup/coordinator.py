@@ -49,7 +49,7 @@ class CoordinatorReport:
 class BrokerLoad:
     broker: Broker
     groups: int
-    offsets_partitions_led: int
+    offsets_partitions_led: int | None  # None: the __consumer_offsets leaders are unknown (snapshot, hidden topic)
     hot: bool
 
     def to_json(self) -> dict:
@@ -151,7 +151,7 @@ def broker_loads(reports: list[CoordinatorReport], metadata: ClusterMetadata | N
         led.update(p.leader for p in topic.partitions.values() if p.leader >= 0)
     total = sum(counts.values())
     mean = total / len(known) if known else 0
-    return [BrokerLoad(known[i], counts[i], led[i], hot=total >= 3 and counts[i] > 1.5 * mean)
+    return [BrokerLoad(known[i], counts[i], led[i] if topic else None, hot=total >= 3 and counts[i] > 1.5 * mean)
             for i in sorted(known)]
 
 

@@ -122,8 +122,11 @@ def resolve_member(members: list[Member], ref: str) -> Member:
         return hits[0]
     listing = "; ".join(f"{m.member_id} (client {m.client_id or '-'}, instance {m.group_instance_id or '-'}, "
                         f"host {m.host or '-'})" for m in (hits or members))
+    if not members:
+        raise UsageError(f"no member matches '{ref}': the group has no members, or the cluster does not "
+                         "describe them (some brokers, e.g. Tansu, return no member details)")
     if not hits:
-        raise UsageError(f"no member matches '{ref}'; members: {listing or 'none'}")
+        raise UsageError(f"no member matches '{ref}'; members: {listing}")
     raise UsageError(f"'{ref}' matches {len(hits)} members, name one by member id: {listing}")
 
 

@@ -99,7 +99,7 @@ def whatif(
     doc["refused"] = refused
     if vote is not None:
         doc["protocol_vote"] = vote
-    emit(output, doc, [] if output == OutputFormat.json else _whatif_tables(state, result, vote, refused))
+    emit(output, doc, [] if output == OutputFormat.json else _whatif_tables(state, result, vote, refused, subs))
 
 
 def _refused_joins(state, change) -> list[str]:
@@ -141,7 +141,7 @@ def _vote_after(state, change, result) -> dict:
             "explanation": v.explanation}
 
 
-def _whatif_tables(state, result, vote, refused=()) -> list[Table]:
+def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[Table]:
     from kgroup.assignment import compact
 
     client = {m.member_id: m.client_id for m in state.group.members}
@@ -149,6 +149,7 @@ def _whatif_tables(state, result, vote, refused=()) -> list[Table]:
         f"add {a}" + (" (refused: INCONSISTENT_GROUP_PROTOCOL)" if a in refused else "") for a in result.added]
     grown = {t: n for t, n in result.topics.items() if state.topics.get(t) and n != state.topics[t].partitions}
     change_bits += [f"{t}: {state.topics[t].partitions} -> {n} partitions" for t, n in grown.items()]
+    change_bits += [f"{ref} subscribes to {','.join(ts)}" for ref, ts in (subscriptions or {}).items()]
     header = f"What if {result.group}: " + ("; ".join(change_bits) if change_bits else "no change (re-run assignors)")
     tables = [Table([], [], title=header)]
     for r in result.results:
@@ -224,17 +225,30 @@ def vote(
         (state,) = group_states(snapshot, [], ())[0].values()
         for m in state.group.members:
             members[m.member_id] = list(m.protocols or ([state.group.protocol] if state.group.protocol else []))
+    given: set[str] = set()
     for item in member or []:
         mid, sep, protos = item.partition("=")
         if not sep or not mid or not protos:
             raise UsageError("--member expects ID=PROTO,PROTO...")
+        if mid in given:
+            raise UsageError(f"--member {mid} is given twice; name each member once")
+        given.add(mid)
         members[mid] = [p for p in protos.split(",") if p]
+        if not members[mid]:
+            raise UsageError(f"--member {mid} needs at least one protocol")
     if not members:
         raise UsageError("name members with --member ID=PROTO,... or pass --snapshot")
     if switch:
         source, sep, target = switch.partition(":")
         if not sep or not source or not target:
             raise UsageError("--switch expects FROM:TO, e.g. range:cooperative-sticky")
+        from kgroup.whatif import STRATEGIES
+
+        client_side = [n for n, (_, side) in STRATEGIES.items() if side == "client"]
+        for name in (source, target):
+            if name not in client_side:
+                raise UsageError(f"--switch {switch}: {name!r} is not a classic-group assignor; one of "
+                                 f"{', '.join(client_side)}")
         try:
             steps = plan_rolling_switch(members, source, target)
         except ValueError as e:
