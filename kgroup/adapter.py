@@ -19,6 +19,7 @@ from confluent_kafka.admin import AdminClient
 from kgroup.errors import ClusterError, UsageError
 from kgroup.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing, Member,
                           PartitionInfo, PartitionOffsets, TopicInfo)
+from kgroup.render import printable
 from kgroup.settings import ConnectionSettings
 
 _UNREACHABLE = {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT,
@@ -39,7 +40,8 @@ class _RedactingHandler(logging.Handler):
         self.settings = settings
 
     def emit(self, record: logging.LogRecord) -> None:
-        sys.stderr.write(self.settings.redact(f"librdkafka: {record.getMessage()}") + "\n")
+        # a client log line quotes what brokers sent (hosts, topic and group names): escaped too
+        sys.stderr.write(printable(self.settings.redact(f"librdkafka: {record.getMessage()}")) + "\n")
 
 
 class Cluster:
