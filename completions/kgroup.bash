@@ -12,52 +12,52 @@ _kgroup() {
         COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator history list log offsets scan snapshot vote whatif" -- "$cur")) ;;
     describe)
         case "$prev" in
-            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--all-groups --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     find-coordinator)
         case "$prev" in
             --offsets-partitions) COMPREPLY=(); return ;;
-            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     history)
         case "$prev" in
-            --input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
             --since) COMPREPLY=(); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--input --offsets-topic --since --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     list)
         case "$prev" in
-            --state) COMPREPLY=(); return ;;
-            --type) COMPREPLY=(); return ;;
+            --state) COMPREPLY=($(compgen -W "Stable Empty PreparingRebalance CompletingRebalance Assigning Reconciling Dead Unknown" -- "$cur")); return ;;
+            --type) COMPREPLY=($(compgen -W "classic consumer" -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--state --type --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     log)
         case "$prev" in
-            --input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-            --save) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --save) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
             --partition) COMPREPLY=(); return ;;
             --type) COMPREPLY=($(compgen -W "offsets group consumer share streams regex" -- "$cur")); return ;;
@@ -66,7 +66,7 @@ _kgroup() {
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--input --save --offsets-topic --partition --type --since --until --follow -f --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
@@ -74,52 +74,53 @@ _kgroup() {
         case "$prev" in
             --topic|-t) COMPREPLY=(); return ;;
             --lag-above) COMPREPLY=(); return ;;
-            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--all-groups --topic -t --lag-above --time-lag --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     scan)
         case "$prev" in
-            --input) COMPREPLY=(); return ;;
-            --save) COMPREPLY=(); return ;;
+            --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --save) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
             --since) COMPREPLY=(); return ;;
             --until) COMPREPLY=(); return ;;
             --top) COMPREPLY=(); return ;;
             --stale-after) COMPREPLY=(); return ;;
             --storm) COMPREPLY=(); return ;;
-            --out) COMPREPLY=(); return ;;
+            --out) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --master) COMPREPLY=(); return ;;
-            --scratch) COMPREPLY=(); return ;;
+            --scratch) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --conf) COMPREPLY=(); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--input --save --offsets-topic --since --until --top --stale-after --storm --out --master --scratch --conf --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     snapshot)
         case "$prev" in
-            --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --out) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --at) COMPREPLY=(); return ;;
-            --input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--out --at --input --offsets-topic --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--out --at --input --offsets-topic --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     vote)
         case "$prev" in
             --member|-m) COMPREPLY=(); return ;;
             --switch) COMPREPLY=(); return ;;
-            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--member -m --switch --snapshot --output -o -h --help" -- "$cur")) ;;
@@ -128,14 +129,14 @@ _kgroup() {
             --remove) COMPREPLY=(); return ;;
             --add) COMPREPLY=(); return ;;
             --partitions) COMPREPLY=(); return ;;
-            --strategy|-s) COMPREPLY=(); return ;;
+            --strategy|-s) COMPREPLY=($(compgen -W "range roundrobin sticky cooperative-sticky uniform server-range all" -- "$cur")); return ;;
             --subscription) COMPREPLY=(); return ;;
             --protocols) COMPREPLY=(); return ;;
-            --snapshot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
-            --command-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--remove --add --partitions --strategy -s --subscription --protocols --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;

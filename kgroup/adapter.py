@@ -19,6 +19,7 @@ from confluent_kafka.admin import AdminClient
 from kgroup.errors import ClusterError, UsageError
 from kgroup.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing, Member,
                           PartitionInfo, PartitionOffsets, TopicInfo)
+from kgroup.render import printable
 from kgroup.settings import ConnectionSettings
 
 _UNREACHABLE = {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT,
@@ -47,7 +48,8 @@ class _RedactingHandler(logging.Handler):
         self.settings = settings
 
     def emit(self, record: logging.LogRecord) -> None:
-        sys.stderr.write(self.settings.redact(f"librdkafka: {record.getMessage()}") + "\n")
+        # a client log line quotes what brokers sent (hosts, topic and group names): escaped too
+        sys.stderr.write(printable(self.settings.redact(f"librdkafka: {record.getMessage()}")) + "\n")
 
 
 class _DisconnectCounter(logging.Handler):
@@ -294,6 +296,27 @@ class Cluster:
         except KafkaException as e:
             raise self._fail("describe the cluster", e) from None
         return sorted((Broker(n.id, n.host, n.port, n.rack or None) for n in desc.nodes), key=lambda b: b.id)
+
+    def topic_ids(self, topics: list[str]) -> dict[str, str]:
+        """DescribeTopics: each topic's id as Kafka prints it, for the topics whose id the
+        cluster reports. Best effort: ids only refine the ``uniform`` what-if, so a broker
+        that cannot describe topics yields none (and whatif says it assumes name order)."""
+        from confluent_kafka import TopicCollection
+
+        try:
+            futures = self._admin.describe_topics(TopicCollection(list(topics)), request_timeout=self.settings.timeout)
+        except (KafkaException, ValueError, TypeError):
+            return {}
+        out = {}
+        for name, future in futures.items():
+            try:
+                topic_id = future.result().topic_id
+            except KafkaException:
+                continue
+            text = str(topic_id) if topic_id is not None else ""
+            if text and text != "AAAAAAAAAAAAAAAAAAAAAA":  # Kafka's zero id: unknown
+                out[name] = text
+        return out
 
     def describe_groups(self, groups: list[str]) -> dict[str, GroupDescription]:
         """DescribeGroups / ConsumerGroupDescribe for each group (batched by the client)."""

@@ -35,10 +35,14 @@ def normalized(assignment: dict[str, list[int]] | None) -> dict[str, list[int]]:
 
 def parse_topic_counts(items: list[str], option: str) -> dict[str, int]:
     """``["Order=12"]`` -> ``{"Order": 12}`` (for ``--partitions``)."""
+    import re
+
     out = {}
     for item in items:
         topic, sep, count = item.rpartition("=")
-        if not sep or not topic or not count.isdigit() or int(count) < 1:
-            raise UsageError(f"{option} expects TOPIC=N with N >= 1, got '{item}'")
+        # ASCII digits only ('²' and other Unicode digits are not numbers here), at most int32
+        if not sep or not topic or not re.fullmatch(r"[0-9]{1,10}", count) or not 1 <= int(count) <= 2**31 - 1:
+            raise UsageError(f"{option} expects TOPIC=N with N from 1 to 2147483647 (a topic's partition "
+                             f"count), got {item!r}")
         out[topic] = int(count)
     return out

@@ -89,6 +89,11 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
         log, problems = cluster.log_offsets(union)
         progress("log offsets", len(union), len(union))
     brokers = cluster.brokers_with_racks() if racks else sorted(metadata.brokers.values(), key=lambda b: b.id)
+    topic_ids: dict[str, str] = {}
+    if racks:  # the full picture (snapshot, whatif): topic ids order KIP-848's uniform assignor
+        wanted = sorted({t for g in group_ids for t, _ in _partitions_of(descriptions[g], committed[g], topics, metadata)}
+                        | {t for g in group_ids for t in descriptions[g].topics if t in metadata.topics})
+        topic_ids = cluster.topic_ids(wanted) if wanted and hasattr(cluster, "topic_ids") else {}
     rack_of = {b.id: b.rack for b in brokers}
     offsets_topic = metadata.topics.get(OFFSETS_TOPIC)
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
@@ -107,7 +112,7 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
                 replica_racks = {p.partition: sorted({rack_of[r] for r in p.replicas if rack_of.get(r)})
                                  for p in info.partitions.values()}
                 replica_racks = {p: rs for p, rs in replica_racks.items() if rs}
-            layout[t] = TopicLayout(info.partition_count, replica_racks)
+            layout[t] = TopicLayout(info.partition_count, replica_racks, topic_ids.get(t))
         by_topic: dict[str, dict[int, PartitionOffsets]] = {}
         for (t, p) in parts:
             c = committed[g].get((t, p)) or PartitionOffsets()

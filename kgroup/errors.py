@@ -1,7 +1,8 @@
 """Expected failures, each carrying the documented exit code.
 
 0 success; 1 a problem the command was asked to flag; 2 bad usage or bad input;
-3 cluster unreachable, timed out, or not authorized.
+3 cluster unreachable, timed out, or not authorized; 4 internal error (a bug in kgroup:
+an unexpected exception, reported as one line by the CLI's last guard).
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ EXIT_OK = 0
 EXIT_FLAGGED = 1
 EXIT_USAGE = 2
 EXIT_CLUSTER = 3
+EXIT_INTERNAL = 4
 
 
 class KgroupError(Exception):

@@ -22,6 +22,11 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+# The most partitions kgroup examines in one group (snapshot files and whatif are refused
+# beyond it: every partition costs memory and time in the assignors).
+MAX_GROUP_PARTITIONS = 1_000_000
+
+
 @dataclass(frozen=True)
 class Broker:
     """A broker of the cluster: id, advertised host and port, rack."""
@@ -91,10 +96,12 @@ class GroupDescription:
 
 @dataclass
 class TopicLayout:
-    """What the assignors need of a topic: partition count and, for KIP-881, replica racks."""
+    """What the assignors need of a topic: partition count, for KIP-881 replica racks, and for
+    ``uniform`` the topic id."""
 
     partitions: int
     replica_racks: dict[int, list[str]] = field(default_factory=dict)
+    topic_id: str | None = None  # as Kafka prints it (base64), when the cluster reported it
 
 
 @dataclass

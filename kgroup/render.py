@@ -29,15 +29,22 @@ class Table:
 
 
 def cell(value: Any) -> Any:
+    """A value as a table shows it: ``-`` for nothing, yes/no, and strings escaped for a terminal."""
     if value is None or value == "":
         return MISSING
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, str):
+        return printable(value)
     return value
 
 
 def emit(fmt: OutputFormat, document: dict, tables: list[Table], out: TextIO | None = None) -> None:
-    """Write ``document`` (JSON) or ``tables`` (table/CSV; CSV writes the first table only)."""
+    """Write ``document`` (JSON) or ``tables`` (table/CSV; CSV writes the first table only).
+
+    JSON and CSV carry every string exactly (both formats quote what they must); the table
+    format is for a terminal, so every string in it (cells, titles, notes) has its control
+    characters shown as escapes: a group id or a host cannot clear the screen or forge a line."""
     out = out or sys.stdout
     if fmt == OutputFormat.json:
         import json
@@ -57,10 +64,10 @@ def emit(fmt: OutputFormat, document: dict, tables: list[Table], out: TextIO | N
         blocks = []
         for t in tables:
             text = simple_table([[cell(v) for v in row] for row in t.rows], t.headers) if t.rows else "(none)"
-            parts = [t.title] if t.title else []
+            parts = [printable(t.title)] if t.title else []
             if t.headers or t.rows:  # a table without columns is a title and notes only
                 parts.append(text)
-            parts.extend(t.notes)
+            parts.extend(printable(n) for n in t.notes)
             blocks.append("\n".join(parts))
         out.write("\n\n".join(blocks) + "\n")
     out.flush()
@@ -116,15 +123,16 @@ def simple_table(rows: list[list[Any]], headers: list[str]) -> str:
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"kgroup: warning: {message}\n")
+    """One line on stderr; like every message, control characters (newlines too) escaped."""
+    sys.stderr.write(f"kgroup: warning: {printable(message)}\n")
 
 
 def info(message: str) -> None:
-    sys.stderr.write(f"kgroup: {message}\n")
+    sys.stderr.write(f"kgroup: {printable(message)}\n")
 
 
 def error(message: str) -> None:
-    sys.stderr.write(f"kgroup: error: {message}\n")
+    sys.stderr.write(f"kgroup: error: {printable(message)}\n")
 
 
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]}

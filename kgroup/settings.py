@@ -247,10 +247,40 @@ class ConnectionSettings:
         return self.bootstrap
 
     def redact(self, text: str) -> str:
-        """Replace every secret value (and JAAS-looking fragments) in ``text``."""
+        """``text`` with every secret value (and JAAS-looking fragments) masked, line by line.
+
+        Nothing is masked inside a word: a secret that stands as a value is replaced, a word
+        that holds a secret is replaced whole (a password ``e`` must not turn "reach" into
+        "r[redacted]ach" and so tell where it is). A secret shorter than MIN_MASKED_SECRET
+        characters is never masked in place: a line where it stands as a value is masked
+        whole, and one where it is only part of words keeps them (they tell nothing)."""
+        if not self.secrets:
+            return redact_patterns(text)
+        return "\n".join(self._redact_line(line) for line in text.split("\n"))
+
+    def _redact_line(self, line: str) -> str:
         for secret in self.secrets:
-            text = text.replace(secret, REDACTED)
-        return redact_patterns(text)
+            if len(secret) < MIN_MASKED_SECRET:
+                if _standalone(secret).search(line):
+                    return REDACTED_LINE
+            else:
+                line = _with_its_word(secret).sub(REDACTED, line)
+        return redact_patterns(line)
+
+
+# A secret shorter than this is never masked in place: the whole line goes instead.
+MIN_MASKED_SECRET = 4
+REDACTED_LINE = "[line redacted: it held a secret too short to mask in place]"
+
+
+def _standalone(secret: str) -> "re.Pattern[str]":
+    """The secret where it stands alone: not preceded or followed by a letter or digit."""
+    return re.compile(r"(?<![^\W_])" + re.escape(secret) + r"(?![^\W_])")
+
+
+def _with_its_word(secret: str) -> "re.Pattern[str]":
+    """The secret with the letters and digits that glue it into a longer word."""
+    return re.compile(r"[^\W_]*" + re.escape(secret) + r"[^\W_]*")
 
 
 _SECRET_PATTERNS = [

@@ -7,11 +7,11 @@ module and compares the result with the current assignment.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks, by_topic
 from kgroup.errors import UsageError
-from kgroup.model import GroupState, Member
+from kgroup.model import MAX_GROUP_PARTITIONS, GroupState, Member
 
 # strategy name -> (module under kgroup.assignors, side)
 STRATEGIES = {
@@ -133,8 +133,11 @@ def resolve_member(members: list[Member], ref: str) -> Member:
         return hits[0]
     listing = "; ".join(f"{m.member_id} (client {m.client_id or '-'}, instance {m.group_instance_id or '-'}, "
                         f"host {m.host or '-'})" for m in (hits or members))
+    if not members:
+        raise UsageError(f"no member matches '{ref}': the group has no members, or the cluster does not "
+                         "describe them (some brokers, e.g. Tansu, return no member details)")
     if not hits:
-        raise UsageError(f"no member matches '{ref}'; members: {listing or 'none'}")
+        raise UsageError(f"no member matches '{ref}'; members: {listing}")
     raise UsageError(f"'{ref}' matches {len(hits)} members, name one by member id: {listing}")
 
 
@@ -149,6 +152,9 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
         if n < topics[t]:
             raise UsageError(f"--partitions {t}={n}: Kafka can only add partitions ({t} has {topics[t]})")
         topics[t] = n
+    if sum(topics.values()) > MAX_GROUP_PARTITIONS:
+        raise UsageError(f"--partitions: the group's topics would hold {sum(topics.values()):,} partitions; kgroup "
+                         f"examines at most {MAX_GROUP_PARTITIONS:,} partitions per group")
     # a member id named exactly (and held by one member only) needs no search through the group
     by_id: dict[str, Member | None] = {}
     for m in state.group.members:
@@ -202,11 +208,13 @@ def _topic_racks(state: GroupState, members: list[MemberSubscription]) -> TopicR
 
 
 def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscription],
-            racks: TopicRacks | None) -> tuple[Assignment, Assignment | None]:
+            racks: TopicRacks | None, topic_ids: dict[str, str] | None = None) -> tuple[Assignment, Assignment | None]:
     module = importlib.import_module(f"kgroup.assignors.{STRATEGIES[strategy][0]}")
     if strategy == "cooperative-sticky":
         first, converged = module.assign_rounds(topics, members, topic_racks=racks)
         return converged, first
+    if strategy == "uniform":
+        return module.assign(topics, members, topic_racks=racks, topic_ids=topic_ids), None
     return module.assign(topics, members, topic_racks=racks), None
 
 
@@ -241,6 +249,22 @@ def _lags(state: GroupState) -> tuple[dict[tuple[str, int], int], set[tuple[str,
     return known, unknown
 
 
+def topic_ids_of(state: GroupState, topics: dict[str, int]) -> dict[str, str] | None:
+    """Every topic's id when the snapshot has them all (``uniform`` orders by them), else None."""
+    ids = {t: state.topics[t].topic_id for t in topics if t in state.topics}
+    return ids if len(ids) == len(topics) and all(ids.values()) else None
+
+
+def _server_side(members: list[MemberSubscription], state: GroupState) -> list[MemberSubscription]:
+    """Members as the KIP-848 coordinator hands them to its assignors: what a member owns is
+    its current *target* assignment (the assignment it is reconciling towards), when known."""
+    targets = {m.member_id: m.target_assignment for m in state.group.members if m.target_assignment is not None}
+    if not targets:
+        return members
+    return [replace(m, owned=tuple((t, p) for t, ps in sorted(targets[m.member_id].items()) for p in sorted(ps)))
+            if m.member_id in targets else m for m in members]
+
+
 def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
     topics, members, removed, inferred, notes = apply_change(state, change)
     racks = _topic_racks(state, members)
@@ -248,13 +272,21 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
                for m in state.group.members}
     # members mostly share one subscription: each distinct one is walked once
     subscribed = sorted({t for ts in dict.fromkeys(tuple(m.topics) for m in members) for t in ts if t in topics})
+    if not members:  # nobody left to subscribe: the group's partitions all end up unowned
+        subscribed = sorted(t for t in state.group.topics if t in topics)
     lag_of, lag_unknown = _lags(state)
+    topic_ids = topic_ids_of(state, topics)
+    if "uniform" in strategies and topic_ids is None and len(subscribed) > 1:
+        notes.append("uniform: the topic ids are unknown (not in the snapshot), so its answer orders topics by "
+                     "name where Kafka's coordinator orders them by topic id; it may differ from the cluster's")
+    server_members = _server_side(members, state)
     # every subscribed partition and its owner now, which every strategy is compared against
     partitions = [(t, p) for t in subscribed for p in range(topics[t])]
     owners_before = _owner_list(current, subscribed, topics)
     results = []
     for strategy in strategies:
-        raw, first_raw = _assign(strategy, topics, members, racks)
+        raw, first_raw = _assign(strategy, topics, server_members if STRATEGIES[strategy][1] == "server" else members,
+                                 racks, topic_ids)
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
         owners_after = _owner_list(assignment, subscribed, topics)
         moves = [Move(tp[0], tp[1], source, target)

@@ -12,6 +12,7 @@ rich (see kgroup/cli/helptext.py).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+CHOICES_BY_METAVAR: dict[str, list[str]] = {}  # filled from kgroup.cli.common when the CLI is loaded
 
 
 @dataclass
@@ -31,11 +33,23 @@ class Opt:
     is_file: bool
 
 
+_CHOICE_LIST = re.compile(r"[a-z0-9-]+(\|[a-z0-9-]+)+")
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first full stop that ends a sentence (not the dot of ".properties" or "e.g.")."""
+    match = re.search(r"(?<!e\.g)(?<!i\.e)\.(\s|$)", text)
+    return text[:match.start()] if match else text
+
+
 def cli_tree() -> dict[str, list[Opt]]:
     """Subcommand -> its options ("" is the top level)."""
     import typer.main
 
     from kgroup.cli import app
+    from kgroup.cli.common import CHOICES_BY_METAVAR
+
+    globals()["CHOICES_BY_METAVAR"] = CHOICES_BY_METAVAR
 
     root = typer.main.get_command(app)
     tree = {"": _options(root)}
@@ -54,8 +68,12 @@ def _options(cmd) -> list[Opt]:
         if inner and isinstance(inner[0], type) and issubclass(inner[0], Enum):
             annotation = inner[0]
         choices = [str(m.value) for m in annotation] if isinstance(annotation, type) and issubclass(annotation, Enum) else []
-        is_file = annotation is Path
-        help_text = (p.help or "").split(".")[0].replace("'", "").replace('"', "").replace("[", "(").replace("]", ")")
+        metavar = p.metavar or ""
+        if not choices and not p.is_flag:
+            # an option whose metavar lists its values (range|roundrobin|...), or one the CLI names
+            choices = CHOICES_BY_METAVAR.get(metavar) or (metavar.split("|") if _CHOICE_LIST.fullmatch(metavar) else [])
+        is_file = annotation is Path or metavar in ("FILE", "PATH", "DIR")
+        help_text = _first_sentence(p.help or "").replace("'", "").replace('"', "").replace("[", "(").replace("]", ")")
         out.append(Opt(list(p.opts) + list(p.secondary_opts), not p.is_flag, choices, help_text, is_file))
     out.append(Opt(["-h", "--help"], False, [], "Show help", False))
     return out
@@ -76,7 +94,8 @@ def bash(tree) -> str:
         for o in opts:
             if o.takes_value:
                 action = (f'COMPREPLY=($(compgen -W "{" ".join(o.choices)}" -- "$cur"))' if o.choices else
-                          'COMPREPLY=($(compgen -f -- "$cur"))' if o.is_file else "COMPREPLY=()")
+                          'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur"))' if o.is_file
+                          else "COMPREPLY=()")
                 value_cases.append(f'            {"|".join(o.names)}) {action}; return ;;')
         if value_cases:
             lines += ['        case "$prev" in', *value_cases, "        esac"]

@@ -88,7 +88,13 @@ def test_snapshot_round_trips_offsets(seed_group, tansu, tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
     assert doc["kgroup_snapshot"] == 1 and doc["group"]["group_id"] == "G1"
+    ids = {t: v.pop("topic_id") for t, v in doc["cluster"]["topics"].items()}
     assert doc["cluster"]["topics"] == {"Order": {"partitions": 7}, "Stock": {"partitions": 5}}
+    # the broker reports topic ids (Metadata v10+): recorded for the uniform assignor
+    from kgroup.snapshot import valid_topic_id
+
+    assert set(ids) == {"Order", "Stock"} and ids["Order"] != ids["Stock"]
+    assert all(valid_topic_id(i) for i in ids.values()), ids
     assert doc["group"]["offsets"]["Order"]["6"]["committed"] == seed.committed("Order", 6)
     live = run_kgroup("offsets", "G1", "-b", tansu, "-o", "json")
     offline = run_kgroup("offsets", "--snapshot", str(out), "-o", "json")

@@ -54,3 +54,22 @@ def test_no_secret_in_bad_usage(tmp_path):
     r = run_kgroup("find-coordinator", "--command-config", str(bad), "G1")
     assert r.returncode == 2 and "Custom" in r.stderr
     _assert_clean(r)
+
+
+def test_short_secret_never_mangles_messages_or_shows_where_it_is():
+    # a one-letter password: masking it in place would turn "reach" into "r[redacted]ach"
+    r = run_kgroup("find-coordinator", "-b", f"127.0.0.1:{free_port()}", "-X", "sasl.password=e",
+                   "--timeout", "2", "G1")
+    assert r.returncode == 3
+    assert "[redacted]" not in r.stderr and "cannot reach the cluster" in r.stderr
+    assert r.stderr.startswith("kgroup: error: ") and len(r.stderr.splitlines()) == 1
+
+
+def test_short_secret_as_a_value_masks_the_whole_line(tmp_path):
+    from kgroup.settings import REDACTED_LINE, ConnectionSettings
+
+    s = ConnectionSettings.build("h:1", ["sasl.password=ab1"], None, 5.0)
+    assert s.redact("login ab1 refused\nother") == f"{REDACTED_LINE}\nother"
+    assert s.redact("tab1e and cab1n") == "tab1e and cab1n"  # inside words: no secret shown
+    long = ConnectionSettings.build("h:1", [f"sasl.password={PASSWORD}"], None, 5.0)
+    assert long.redact(f"x{PASSWORD}y and {PASSWORD}.") == "[redacted] and [redacted]."

@@ -82,5 +82,13 @@ def test_missing_bootstrap_is_usage_error(tmp_path):
 
 def test_redaction(tmp_path):
     s = _build(tmp_path, x=["sasl.password=hunter2", "ssl.key.password=k3y", "client.id=visible"])
-    assert s.redact("auth hunter2 failed with k3y for visible") == "auth [redacted] failed with [redacted] for visible"
+    assert s.redact("auth hunter2 failed for visible") == "auth [redacted] failed for visible"
+    # k3y is shorter than 4 characters: a line holding it is masked whole, not in place
+    assert s.redact("auth hunter2 failed with k3y for visible\nnext line") == \
+        "[line redacted: it held a secret too short to mask in place]\nnext line"
+    # never masked in place inside another word
+    assert s.redact("hunter2x xk3y (hunter2) k3y.") == \
+        "[line redacted: it held a secret too short to mask in place]"
+    # a long secret glued into a word takes the word with it; a short one inside a word tells nothing
+    assert s.redact("hunter2x xk3y (hunter2) 'hunter2'") == "[redacted] xk3y ([redacted]) '[redacted]'"
     assert "zz" not in s.redact('jaas: password="zz";')

@@ -64,7 +64,9 @@ the heterogeneous one only on the member order and on the topic-id tie-break.
   order** (Python ``sorted``).  If you pass ``topic_ids`` (name -> the base64 ``Uuid``
   string Kafka prints, e.g. from ``kafka-topics --describe``) we emulate the HashSet
   exactly: bucket of ``Uuid.hashCode()`` (``(int)(msb^lsb >> 32) ^ (int)(msb^lsb)``)
-  in a table sized by ``new HashSet<>(collection)``; name order breaks bucket ties.
+  in a table sized by ``new HashSet<>(collection)``; ids that share a bucket keep the
+  order in which they were inserted, which is the iteration order of the member's
+  ``HashSet<String>`` of subscribed names (built from its subscription list).
 * Topic tie-break (heterogeneous): ``Uuid.compareTo`` (signed msb, then signed lsb) when
   ``topic_ids`` is given, else topic name order.
 * A member's current assignment (homogeneous revocation order): with ``order="java"``
@@ -204,6 +206,11 @@ def member_iteration_order(member_ids: Sequence[str]) -> list[str]:
     return java_hash_order(member_ids, java_string_hash)
 
 
+def subscribed_names_order(topics: Sequence[str]) -> list[str]:
+    """Iteration order of ``new HashSet<>(list)`` of topic names (a member's subscribed names)."""
+    return java_hash_order(list(topics), java_string_hash, initial_capacity=hashset_copy_capacity(len(topics)))
+
+
 def subscription_type(members: Sequence[MemberSubscription]) -> str:
     """``ConsumerGroup.subscriptionType`` for name-only subscriptions (no regex)."""
     counts: dict[str, int] = {}
@@ -245,11 +252,14 @@ class _Topics:
         assert self.ids is not None
         return java_uuid_hash(self.ids[name])
 
-    def set_order(self, names: Iterable[str], capacity: int) -> list[str]:
-        """Iteration order of a HashSet/HashMap keyed by these topics' ids."""
-        names = sorted(set(names))
+    def set_order(self, names: Iterable[str], capacity: int, *, inserted: bool = False) -> list[str]:
+        """Iteration order of a HashSet/HashMap keyed by these topics' ids.
+
+        ``names`` are inserted in name order, or in the order given when ``inserted``;
+        without topic ids the answer is name order."""
         if self.ids is None:
-            return names
+            return sorted(set(names))
+        names = list(dict.fromkeys(names)) if inserted else sorted(set(names))
         return java_hash_order(names, self.hash_code, initial_capacity=capacity)
 
     def id_key(self, name: str):
@@ -385,10 +395,13 @@ def _homogeneous(
     meta: _Topics, members: list[MemberSubscription], order: Order, pre_kafka_18688: bool
 ) -> dict[str, dict[str, set[int]]]:
     first = members[0]
-    # new HashSet<>(TopicIds): the table is sized from the number of subscribed *names*.
-    names = set(first.topics)
+    # The member's names are a HashSet<String> built from its subscription list
+    # (ConsumerGroupMember: new HashSet<>(list)); TopicIds iterates that set, skipping names
+    # that are not topics, and new HashSet<>(TopicIds) inserts the ids in that order into a
+    # table sized from the number of *names*.
+    names = subscribed_names_order(first.topics)
     subscribed = meta.set_order(
-        [t for t in names if meta.exists(t)], hashset_copy_capacity(len(names))
+        [t for t in names if meta.exists(t)], hashset_copy_capacity(len(names)), inserted=True
     )
     if not subscribed:
         return {}

@@ -81,7 +81,7 @@ def _run(command: str | None) -> None:
     """Run the app with the one command ``command`` registered (None: all of them)."""
     import typer
 
-    from kgroup.errors import KgroupError
+    from kgroup.errors import EXIT_USAGE, KgroupError
     from kgroup.render import error
 
     try:
@@ -100,6 +100,30 @@ def _run(command: str | None) -> None:
         code = 130
     except BrokenPipeError:
         code = 0
+    except MemoryError:
+        error("out of memory: the input is larger than this machine can examine")
+        code = EXIT_USAGE
+    except Exception as e:  # noqa: BLE001 - the last guard: never a traceback without -v
+        code = _internal_error(e)
     if code == 130:  # Ctrl-C caught inside the CLI framework, which returns 130 without a word
         sys.stderr.write("kgroup: interrupted\n")
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _internal_error(e: Exception) -> int:
+    """One line for a failure kgroup did not expect (a bug); the trace only with -v."""
+    from kgroup.errors import EXIT_INTERNAL
+    from kgroup.render import printable
+    from kgroup.settings import redact_patterns
+
+    detail = redact_patterns(f"{type(e).__name__}: {e}")
+    if len(detail) > 300:
+        detail = detail[:300] + "..."
+    verbose = any(a in ("-v", "--verbose") for a in sys.argv[1:sys.argv.index("--") if "--" in sys.argv else None])
+    if verbose:
+        import traceback
+
+        sys.stderr.write(printable(redact_patterns("".join(traceback.format_exception(e)))).replace("\\x0a", "\n"))
+    sys.stderr.write(f"kgroup: internal error: {printable(detail)} (a bug in kgroup: please report it with the "
+                     "command line" + (" and the trace above" if verbose else "; -v prints the trace") + ")\n")
+    return EXIT_INTERNAL

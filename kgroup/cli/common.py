@@ -11,6 +11,12 @@ from kgroup.errors import UsageError
 from kgroup.render import OutputFormat
 
 CONNECTION = "Connection"
+# States a group can be in, as Kafka names them (ConsumerGroupState / GroupState): the values
+# of list --state, offered by the shell completions.
+GROUP_STATES = ["Stable", "Empty", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling",
+                "Dead", "Unknown"]
+# Values of options whose metavar does not list them, for the shell completions.
+CHOICES_BY_METAVAR = {"STATE": GROUP_STATES}
 
 
 class _Typer(typer.Typer):
@@ -25,7 +31,7 @@ app = _Typer(
     name="kgroup",
     help="Read-only diagnostics for Apache Kafka consumer groups: coordinators, members, offsets, "
          "and what-if rebalances.\n\nExit codes: 0 ok; 1 a problem you asked to flag; 2 bad usage or "
-         "input; 3 cluster unreachable, timed out or not authorized.",
+         "input; 3 cluster unreachable, timed out or not authorized; 4 internal error (a bug: please report it).",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -50,7 +56,8 @@ def _timeout(value: float) -> float:
 Timeout = Annotated[float, typer.Option(
     "--timeout", metavar="SECONDS", rich_help_panel=CONNECTION, callback=_timeout,
     help="Give up on the cluster after this long.")]
-Output = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format; data goes to stdout.")]
+Output = Annotated[OutputFormat, typer.Option("--output", "-o", metavar="table|json|csv",
+                                              help="Output format; data goes to stdout.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show client logs on stderr (secrets redacted).")]
 
 
@@ -115,3 +122,21 @@ Snapshot = Annotated[Optional[Path], typer.Option(
 
 def broker_label(b) -> Optional[str]:
     return None if b is None else f"{b.host}:{b.port} ({b.id})"
+
+
+def _help_shows_chosen_metavars() -> None:
+    """Help names a value by the metavar the command chose (HOST:PORT, FILE, GROUP) or not at
+    all: never the framework's type labels (``<bool>`` after a flag, ``<str>`` or
+    ``<list[str]>`` after an argument that already names itself)."""
+    from typer import core
+
+    option_type = core.TyperOption.display_type_rich
+
+    def option_display(self, ctx):
+        return None if self.metavar is None and self.is_flag else option_type(self, ctx)
+
+    core.TyperOption.display_type_rich = option_display
+    core.TyperArgument.display_type_rich = lambda self, ctx: None
+
+
+_help_shows_chosen_metavars()

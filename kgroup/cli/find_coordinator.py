@@ -11,7 +11,7 @@ from kgroup.render import OutputFormat, Table, emit, warn
 
 @app.command("find-coordinator")
 def find_coordinator(
-    groups: Annotated[Optional[List[str]], typer.Argument(metavar="GROUP...", show_default=False,
+    groups: Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,
                                                           help="Group ids (use -- before ids that start with -).")] = None,
     all_groups: Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists, "
                                              "with a per-broker summary.")] = False,

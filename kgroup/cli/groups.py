@@ -12,7 +12,7 @@ from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeo
 from kgroup.errors import EXIT_CLUSTER, EXIT_FLAGGED, UsageError
 from kgroup.render import OutputFormat, Table, duration, emit, warn
 
-Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP...", show_default=False,
+Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,
                                                        help="Group ids (use -- before ids that start with -).")]
 AllGroups = Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists.")]
 
@@ -57,6 +57,12 @@ def list_groups(
 
     if type_ is not None and type_ not in ("classic", "consumer"):
         raise UsageError("--type must be classic or consumer")
+    from kgroup.cli.common import GROUP_STATES
+
+    known = {s.lower(): s for s in GROUP_STATES}
+    for s in state or []:
+        if s.lower().replace("_", "") not in known:
+            raise UsageError(f"--state {s!r} is not a group state; states: {', '.join(GROUP_STATES)}")
     cluster = cluster_for((bootstrap, x, command_config, timeout, verbose))
     listed = cluster.list_groups()
     described = cluster.describe_groups([g.group_id for g in listed]) if listed else {}
@@ -179,6 +185,8 @@ def snapshot(
         "--input", metavar="FILE", help="With --at: read raw records saved by 'kgroup log --save' instead of a cluster.")] = None,
     offsets_topic: Annotated[str, typer.Option(
         "--offsets-topic", metavar="NAME", help="With --at: read the offsets log from a topic of this name.")] = "__consumer_offsets",
+    output: Annotated[OutputFormat, typer.Option(
+        "--output", "-o", metavar="json", help="A snapshot is JSON: only json is accepted.")] = OutputFormat.json,
     bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
     timeout: Timeout = 10.0, verbose: Verbose = False,
 ) -> None:
@@ -194,6 +202,9 @@ def snapshot(
     """
     from kgroup import snapshot as snapshot_format
 
+    if output != OutputFormat.json:
+        raise UsageError(f"-o {output.value}: a snapshot is a JSON file; read it as a table with "
+                         "'kgroup describe --snapshot FILE' or 'kgroup offsets --snapshot FILE'")
     conn = (bootstrap, x, command_config, timeout, verbose)
     problems: list[str] = []
     if at is None:

@@ -25,7 +25,7 @@ class LogKind(str, Enum):
 
 
 LogGroups = Annotated[Optional[List[str]], typer.Argument(
-    metavar="[GROUP]...", show_default=False,
+    metavar="GROUP", show_default=False,
     help="Only these groups' records (and only the offsets-log partitions they hash to).")]
 Input = Annotated[Optional[Path], typer.Option(
     "--input", metavar="FILE", help="Read raw records saved earlier (JSON Lines; - for stdin) instead of a cluster.")]

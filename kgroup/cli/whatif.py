@@ -57,12 +57,16 @@ def whatif(
         raise UsageError(f"--strategy must be one of {', '.join(STRATEGY_NAMES)}")
     if group is None and snapshot is None:
         raise UsageError("name the GROUP, or pass --snapshot FILE")
+    proto_list = [p for p in (protocols or "").split(",") if p] or None
+    if protocols is not None and not proto_list:
+        raise UsageError("--protocols needs at least one protocol name, e.g. --protocols range,cooperative-sticky")
+    if proto_list and not add:
+        raise UsageError("--protocols gives the protocols of members added with --add; add one with --add NAME")
     conn = (bootstrap, x, command_config, timeout, verbose)
     states, problems = group_states(snapshot, [group] if group else [], conn, racks=True)
     for p in problems:
         warn(p)
     (state,) = states.values()
-    proto_list = [p for p in (protocols or "").split(",") if p] or None
     added = []
     for item in add or []:
         name, sep, topics = item.partition("=")
@@ -76,18 +80,53 @@ def whatif(
             raise UsageError("--subscription expects MEMBER=TOPIC,...")
         subs[ref] = _split_topics(topics, f"--subscription {ref}")
     change = Change(list(remove or []), added, parse_topic_counts(list(partitions or []), "--partitions"), subs)
+    if not state.group.members and state.group.state not in (None, "Empty", "Dead"):
+        warn(f"the cluster reports group {state.group.group_id} as {state.group.state} but lists no members "
+             "(this broker does not describe them): kgroup computes as if the group were empty")
+    refused = _refused_joins(state, change) if proto_list else []
+    if refused:
+        change.add = [a for a in change.add if a.name not in refused]
+        warn(f"{', '.join(refused)} would be refused at JoinGroup with INCONSISTENT_GROUP_PROTOCOL (none of "
+             f"{','.join(proto_list)} is supported by every member) and stay out of the group: "
+             "the tables leave them out")
     names = list(STRATEGIES) if strategy == "all" else [strategy]
     result = run(state, change, names)
+    result.added.extend(refused)  # asked for, and shown as refused
     vote = _vote_after(state, change, result) if proto_list or any(m.protocols for m in state.group.members) else None
+    if vote is not None and vote.get("selected") and strategy != "all" and vote["selected"] != strategy \
+            and vote["selected"] in STRATEGIES:
+        warn(f"the group would select '{vote['selected']}' after the change, not '{strategy}' (see the vote)")
     for note in result.notes:
         warn(note)
     doc = result.to_json()
+    doc["refused"] = refused
     if vote is not None:
         doc["protocol_vote"] = vote
-    emit(output, doc, [] if output == OutputFormat.json else _whatif_tables(state, result, vote))
+    emit(output, doc, [] if output == OutputFormat.json else _whatif_tables(state, result, vote, refused, subs))
     if problems:  # what the cluster did not answer is not presented as a complete answer
         warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
         raise typer.Exit(EXIT_CLUSTER)
+
+
+def _refused_joins(state, change) -> list[str]:
+    """Added members Kafka's JoinGroup check refuses, in --add order (each joins the group as
+    it stands after the removals and the joins before it)."""
+    from kgroup.protocol import supports_protocols
+
+    from kgroup.whatif import resolve_member
+
+    removed = {resolve_member(state.group.members, ref).member_id for ref in change.remove}
+    group = {m.member_id: list(m.protocols or ([state.group.protocol] if state.group.protocol else []))
+             for m in state.group.members if m.member_id not in removed}
+    if not all(group.values()):
+        return []  # some members' protocols are unknown: the check cannot be made
+    refused = []
+    for a in change.add:
+        if supports_protocols(group, a.protocols or []):
+            group[a.name] = list(a.protocols or [])
+        else:
+            refused.append(a.name)
+    return refused
 
 
 def _vote_after(state, change, result) -> dict:
@@ -98,6 +137,9 @@ def _vote_after(state, change, result) -> dict:
                for m in state.group.members if m.member_id not in removed}
     for a in change.add:
         ballots[a.name] = list(a.protocols or ([state.group.protocol] if state.group.protocol else []))
+    if not ballots:
+        return {"selected": None, "error": None, "explanation": "no member is left: an empty group selects no "
+                                                                "protocol until a member joins"}
     if not all(ballots.values()):
         return {"selected": None, "error": None, "explanation": "some members' protocols are unknown"}
     v = select_protocol(ballots)
@@ -105,15 +147,17 @@ def _vote_after(state, change, result) -> dict:
             "explanation": v.explanation}
 
 
-def _whatif_tables(state, result, vote) -> list[Table]:
+def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[Table]:
     from kgroup.assignment import compact
 
     client = {m.member_id: m.client_id for m in state.group.members}
-    change_bits = [f"remove {r}" for r in result.removed] + [f"add {a}" for a in result.added]
+    change_bits = [f"remove {r}" for r in result.removed] + [
+        f"add {a}" + (" (refused: INCONSISTENT_GROUP_PROTOCOL)" if a in refused else "") for a in result.added]
     grown = {t: n for t, n in result.topics.items() if state.topics.get(t) and n != state.topics[t].partitions}
     change_bits += [f"{t}: {state.topics[t].partitions} -> {n} partitions" for t, n in grown.items()]
+    change_bits += [f"{ref} subscribes to {','.join(ts)}" for ref, ts in (subscriptions or {}).items()]
     header = f"What if {result.group}: " + ("; ".join(change_bits) if change_bits else "no change (re-run assignors)")
-    tables = []
+    tables = [Table([], [], title=header)]
     for r in result.results:
         cooperative = r.first_round is not None
         headers = ["MEMBER-ID", "CLIENT-ID", "NOW", "AFTER", "CHANGE", "#"]
@@ -133,7 +177,7 @@ def _whatif_tables(state, result, vote) -> list[Table]:
                 row.append(r.lag.get(member, ""))
             rows.append(row)
         unassigned = compact(r.unassigned) or "none"
-        title = (f"{header}\n\n" if not tables else "") + (f"[{r.strategy}] {r.moved_partitions} partition(s) move, "
+        title = (f"[{r.strategy}] {r.moved_partitions} partition(s) move, "
                  f"{len(r.changed_members)} member(s) change, min/max per member "
                  f"{r.min_partitions}/{r.max_partitions}, unassigned: {unassigned}")
         notes = []
@@ -187,17 +231,30 @@ def vote(
         (state,) = group_states(snapshot, [], ())[0].values()
         for m in state.group.members:
             members[m.member_id] = list(m.protocols or ([state.group.protocol] if state.group.protocol else []))
+    given: set[str] = set()
     for item in member or []:
         mid, sep, protos = item.partition("=")
         if not sep or not mid or not protos:
             raise UsageError("--member expects ID=PROTO,PROTO...")
+        if mid in given:
+            raise UsageError(f"--member {mid} is given twice; name each member once")
+        given.add(mid)
         members[mid] = [p for p in protos.split(",") if p]
+        if not members[mid]:
+            raise UsageError(f"--member {mid} needs at least one protocol")
     if not members:
         raise UsageError("name members with --member ID=PROTO,... or pass --snapshot")
     if switch:
         source, sep, target = switch.partition(":")
         if not sep or not source or not target:
             raise UsageError("--switch expects FROM:TO, e.g. range:cooperative-sticky")
+        from kgroup.whatif import STRATEGIES
+
+        client_side = [n for n, (_, side) in STRATEGIES.items() if side == "client"]
+        for name in (source, target):
+            if name not in client_side:
+                raise UsageError(f"--switch {switch}: {name!r} is not a classic-group assignor; one of "
+                                 f"{', '.join(client_side)}")
         try:
             steps = plan_rolling_switch(members, source, target)
         except ValueError as e:
