@@ -73,20 +73,24 @@ def offsets_document(states: Iterable[GroupState], topics: list[str] | None, rec
     """The offsets document. Per group: ``complete`` is false when any value could not be
     known (``unknown`` lists those partitions and why; their lag and the totals over them are
     null); with ``lag_above``, ``over_threshold`` lists the partitions whose lag exceeds it."""
-    groups = []
-    for s in states:
-        rows = offset_rows(s, topics, record_timestamps, now_ms)
-        per_topic, total = totals(rows)
-        unknown = unknown_rows(rows)
-        g = {"group": s.group.group_id, "state": s.group.state,
-             "partitions": [r.to_json() for r in rows], "total_lag": total, "topic_lag": per_topic,
-             "complete": not unknown,
-             "unknown": [{"topic": r.topic, "partition": r.partition, "reason": r.unknown} for r in unknown]}
-        if lag_above is not None:
-            g["over_threshold"] = [{"topic": r.topic, "partition": r.partition, "lag": r.lag}
-                                   for r in over_threshold(rows, lag_above)]
-        groups.append(g)
-    return {"groups": groups}
+    return {"groups": [offsets_group(s, topics, record_timestamps, now_ms, lag_above) for s in states]}
+
+
+def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict | None,
+                  now_ms: int, lag_above: int | None = None) -> dict:
+    """One group of the offsets document (see offsets_document), built on its own so that a
+    command can write each group as soon as it is known."""
+    rows = offset_rows(s, topics, record_timestamps, now_ms)
+    per_topic, total = totals(rows)
+    unknown = unknown_rows(rows)
+    g = {"group": s.group.group_id, "state": s.group.state,
+         "partitions": [r.to_json() for r in rows], "total_lag": total, "topic_lag": per_topic,
+         "complete": not unknown,
+         "unknown": [{"topic": r.topic, "partition": r.partition, "reason": r.unknown} for r in unknown]}
+    if lag_above is not None:
+        g["over_threshold"] = [{"topic": r.topic, "partition": r.partition, "lag": r.lag}
+                               for r in over_threshold(rows, lag_above)]
+    return g
 
 
 def lag_verdict(doc: dict, lag_above: int | None) -> str:
