@@ -127,8 +127,9 @@ def _partitions_of(desc: GroupDescription, committed: dict, topics: list[str] | 
     out = set()
     for t in names:
         info = metadata.topics.get(t)
-        out.update((t, p) for p in (info.partitions if info else ()))
-        out.update(tp for tp in committed if tp[0] == t)
+        if info is not None:
+            out.update([(t, p) for p in info.partitions])
+    out.update([tp for tp in committed if tp[0] in names])
     return sorted(out)
 
 
@@ -179,7 +180,8 @@ class CaptureStream:
         mtopics = metadata.topics
 
         # groups that are unknown unless they have committed offsets: settled before any output
-        suspects = [i for i, g in enumerate(ids) if is_unknown(descriptions[g], False, set())]
+        may_be_unknown = set() if self.listed is None else self.listed
+        suspects = [i for i, g in enumerate(ids) if is_unknown(descriptions[g], False, may_be_unknown)]
         unsettled = set(suspects)
         bound = 4 * (self.window or 64)  # groups asked for ahead of the next one handed out
         state = {"next": 0, "head": 0}
@@ -205,7 +207,10 @@ class CaptureStream:
         stage1: dict[int, dict] = {}  # committed, waiting for the follow-up request
         ready: dict[int, dict] = {}   # committed offsets complete
         requested: set[tuple[str, int]] = set()
-        handles: list = []
+        handles: deque = deque()  # ListOffsets sent and not read yet
+        parts_of: dict[int, list[tuple[str, int]]] = {}
+        needs: dict[int, int] = {}  # group -> how many ListOffsets must be read before it is complete
+        counted = {"sent": 0, "read": 0}
         log: dict[tuple[str, int], tuple[int | None, int | None]] = {}
 
         def partitions_of(i: int, found: dict) -> list[tuple[str, int]]:
@@ -215,10 +220,13 @@ class CaptureStream:
             ready[i] = found
             if i in unsettled:
                 return
-            wanted = [tp for tp in partitions_of(i, found) if tp not in requested]
+            parts_of[i] = parts = partitions_of(i, found)
+            wanted = [tp for tp in parts if tp not in requested]
             if wanted:
                 requested.update(wanted)
                 handles.append(cluster.start_log_offsets(wanted))
+                counted["sent"] += 1
+            needs[i] = counted["sent"]
 
         def settle() -> None:
             def has(i: int) -> bool:
@@ -240,14 +248,15 @@ class CaptureStream:
         def build(i: int) -> GroupState:
             g = ids[i]
             found = ready.pop(i)
-            if any(tp not in log for tp in partitions_of(i, found)):
-                while handles:
-                    values, problems = cluster.finish_log_offsets(handles.pop(0))
-                    log.update(values)
-                    for p in problems:
-                        self._problem(p)
+            parts = parts_of.pop(i)
+            need = needs.pop(i)
+            while counted["read"] < need:  # read the ListOffsets this group needs, in the order sent
+                values, problems = cluster.finish_log_offsets(handles.popleft())
+                counted["read"] += 1
+                log.update(values)
+                for p in problems:
+                    self._problem(p)
             desc = descriptions[g]
-            parts = _partitions_of(desc, found, topics, metadata)
             layout = {}
             for t in sorted({t for t, _ in parts} | set(desc.topics)):
                 info = mtopics.get(t)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from kgroup.assignment import normalized, partition_count
-from kgroup.lag import offset_rows, over_threshold, totals, unknown_rows
+from kgroup.lag import offset_table
 from kgroup.model import GroupDescription, GroupListing, GroupState
 
 
@@ -80,16 +80,15 @@ def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: di
                   now_ms: int, lag_above: int | None = None) -> dict:
     """One group of the offsets document (see offsets_document), built on its own so that a
     command can write each group as soon as it is known."""
-    rows = offset_rows(s, topics, record_timestamps, now_ms)
-    per_topic, total = totals(rows)
-    unknown = unknown_rows(rows)
+    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms)
     g = {"group": s.group.group_id, "state": s.group.state,
-         "partitions": [r.to_json() for r in rows], "total_lag": total, "topic_lag": per_topic,
-         "complete": not unknown,
-         "unknown": [{"topic": r.topic, "partition": r.partition, "reason": r.unknown} for r in unknown]}
+         "partitions": rows, "total_lag": total, "topic_lag": per_topic,
+         "complete": not reasons,
+         "unknown": [{"topic": rows[i]["topic"], "partition": rows[i]["partition"], "reason": reason}
+                     for i, reason in reasons.items()]}
     if lag_above is not None:
-        g["over_threshold"] = [{"topic": r.topic, "partition": r.partition, "lag": r.lag}
-                               for r in over_threshold(rows, lag_above)]
+        g["over_threshold"] = [{"topic": r["topic"], "partition": r["partition"], "lag": r["lag"]}
+                               for r in rows if r["lag"] is not None and r["lag"] > lag_above]
     return g
 
 

@@ -80,24 +80,50 @@ def offset_rows(state: GroupState, topics: list[str] | None = None,
                 now_ms: int | None = None) -> list[OffsetRow]:
     """Every partition of the group's topics (assigned, subscribed or committed), or of
     ``topics`` when given; never-committed partitions have ``committed=None``."""
+    rows, reasons, _, _ = offset_table(state, topics, record_timestamps, now_ms)
+    return [OffsetRow(**r, unknown=reasons.get(i)) for i, r in enumerate(rows)]
+
+
+def offset_table(state: GroupState, topics: list[str] | None = None,
+                 record_timestamps: dict[tuple[str, int], int] | None = None,
+                 now_ms: int | None = None) -> tuple[list[dict], dict[int, str], dict[str, int | None], int | None]:
+    """The rows of offset_rows in their JSON form (OffsetRow.to_json), built in one pass with
+    no other object per row: ``(rows, {row index: why unknown}, lag per topic, group lag)``,
+    the totals as ``totals`` sums them."""
     owner = owners(state.group.members)
-    names = set(topics) if topics else set(state.group.topics) | set(state.offsets)
-    rows = []
+    offsets = state.offsets
+    names = set(topics) if topics else set(state.group.topics) | set(offsets)
+    rows: list[dict] = []
+    reasons: dict[int, str] = {}
+    per_topic: dict[str, int | None] = {}
+    none = (None, None, None)
+    timed = record_timestamps is not None and now_ms is not None
     for topic in sorted(names):
         layout = state.topics.get(topic)
-        known = set(state.offsets.get(topic, {})) | {p for (t, p) in owner if t == topic}
+        by_partition = offsets.get(topic, {})
+        known = set(by_partition)
+        if owner:
+            known |= {p for (t, p) in owner if t == topic}
         count = layout.partitions if layout else (max(known) + 1 if known else 0)
-        for p in sorted(set(range(count)) | known):
-            o = state.offsets.get(topic, {}).get(p)
-            m = owner.get((topic, p))
-            raw = (o.committed, o.log_start, o.log_end) if o else (None, None, None)
-            reason = unknown_reason(*raw)
-            committed, log_start, log_end = (_offset(v) for v in raw)
-            if reason is not None and not reason.startswith("committed"):
-                log_start = log_end = None  # one of them is wrong: neither is shown as a fact
-            row_lag = None if reason else lag(committed, log_end)
+        topic_lag: int | None = 0
+        partitions = range(count) if not known or (min(known) >= 0 and max(known) < count) \
+            else sorted(set(range(count)) | known)
+        for p in partitions:
+            o = by_partition.get(p)
+            m = owner.get((topic, p)) if owner else None
+            committed, log_start, log_end = raw = (o.committed, o.log_start, o.log_end) if o else none
+            if committed is not None and log_start is not None and log_end is not None and \
+                    0 <= committed <= log_end and 0 <= log_start <= log_end:
+                reason = None  # the common case: every value a fact (unknown_reason says None)
+                row_lag = log_end - committed
+            else:
+                reason = unknown_reason(*raw)
+                committed, log_start, log_end = (_offset(v) for v in raw)
+                if reason is not None and not reason.startswith("committed"):
+                    log_start = log_end = None  # one of them is wrong: neither is shown as a fact
+                row_lag = None if reason else lag(committed, log_end)
             time_lag = None
-            if record_timestamps is not None and now_ms is not None and row_lag is not None:
+            if timed and row_lag is not None:
                 ts = record_timestamps.get((topic, p))
                 if row_lag == 0:
                     time_lag = 0
@@ -105,10 +131,21 @@ def offset_rows(state: GroupState, topics: list[str] | None = None,
                     time_lag = max(0, now_ms - ts)
                 else:
                     reason = f"time lag unknown: the record at offset {committed} was not read"
-            rows.append(OffsetRow(topic, p, committed, log_start, log_end, row_lag, m.member_id if m else None,
-                                  m.client_id if m else None, m.host if m else None,
-                                  o.metadata if o else None, time_lag, reason))
-    return rows
+            if reason is not None:
+                reasons[len(rows)] = reason
+                if row_lag is None:
+                    topic_lag = None
+            if row_lag is not None and topic_lag is not None:
+                topic_lag += row_lag
+            rows.append({"topic": topic, "partition": p, "committed": committed, "log_start": log_start,
+                         "log_end": log_end, "lag": row_lag,
+                         "member_id": m.member_id if m else None, "client_id": m.client_id if m else None,
+                         "host": m.host if m else None, "metadata": o.metadata if o else None,
+                         "time_lag_ms": time_lag})
+        if count or known:
+            per_topic[topic] = topic_lag
+    values = list(per_topic.values())
+    return rows, reasons, per_topic, None if any(v is None for v in values) else sum(values)
 
 
 def unknown_rows(rows: list[OffsetRow]) -> list[OffsetRow]:

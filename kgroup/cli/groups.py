@@ -21,17 +21,25 @@ AllGroups = Annotated[bool, typer.Option("--all-groups", help="Every group the c
 
 
 def _group_ids(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: tuple) -> list[str]:
+    return _group_ids_listed(groups, all_groups, snapshot, conn)[0]
+
+
+def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: tuple
+                      ) -> tuple[list[str], Optional[set]]:
+    """The group ids to work on, and (with --all-groups) the ids the cluster listed."""
     groups = list(dict.fromkeys(groups or []))
+    listed_ids = None
     if all_groups:
         if snapshot is not None:
             raise UsageError("--all-groups needs a cluster, not --snapshot")
         listed = cluster_for(conn).list_groups()
+        listed_ids = {g.group_id for g in listed}
         groups = list(dict.fromkeys([*groups, *(g.group_id for g in listed)]))
         if not groups:
             warn("the cluster lists no groups")
     elif not groups and snapshot is None:
         raise UsageError("name at least one GROUP" + ("" if snapshot else ", or pass --all-groups"))
-    return groups
+    return groups, listed_ids
 
 
 def _report_problems(problems: list[str]) -> None:
@@ -132,14 +140,14 @@ def offsets(
 
     _quiet_gc()
     conn = (bootstrap, x, command_config, timeout, verbose)
-    ids = _group_ids(groups, all_groups, snapshot, conn)
+    ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
     headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
                "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
     now_ms = int(time.time() * 1000)
     timestamps = None
     if snapshot is None and not time_lag:
         # live: each group is written as soon as it is complete (see kgroup.capture.CaptureStream)
-        states = live_states(ids, conn, topics=topic)
+        states = live_states(ids, conn, topics=topic, listed=listed)
     else:
         states, problems = group_states(snapshot, ids, conn, topics=topic)
         if time_lag:
@@ -216,8 +224,8 @@ class live_states:
     """The groups' states captured live, one at a time in the order asked (CaptureStream),
     with the progress line shown while they come."""
 
-    def __init__(self, ids: list[str], conn: tuple, topics=None):
-        self.ids, self.conn, self.topics = ids, conn, topics
+    def __init__(self, ids: list[str], conn: tuple, topics=None, listed=None):
+        self.ids, self.conn, self.topics, self.listed = ids, conn, topics, listed
         self.problems: list[str] = []
 
     def __enter__(self):
@@ -227,7 +235,8 @@ class live_states:
         progress = self._bar.__enter__()
         from kgroup.capture import CaptureStream
 
-        self._stream = CaptureStream(cluster_for(self.conn), self.ids, topics=self.topics, progress=progress)
+        self._stream = CaptureStream(cluster_for(self.conn), self.ids, topics=self.topics, listed=self.listed,
+                                     progress=progress)
         self.problems = self._stream.problems
         return self
 
