@@ -2,11 +2,12 @@
 in the same run with a JVM baseline making the same Admin calls (Kafka's Java Admin client:
 list groups, describe them, committed offsets, earliest and latest offsets).
 
-    python bench/offsets_scale_bench.py [--groups 2000] [--partitions 100] [--topics 100] [--runs 5]
+    python bench/offsets_scale_bench.py [--groups 2000] [--partitions 100] [--topics 100] [--runs 5] [--readme]
 
 Each group commits every partition of one topic (`--partitions` each): groups x partitions rows
 over topics x partitions partitions. Both tools are measured end to end, process start to
-output, alternating runs; wall time and peak memory (max RSS) medians. Prints a Markdown table.
+output, alternating runs; wall time and peak memory (max RSS) medians. Prints a Markdown table;
+with --readme it also replaces the table between the README's offsets-scale markers.
 """
 from __future__ import annotations
 
@@ -79,13 +80,24 @@ def seed(bootstrap: str, groups: int, topics: int, partitions: int) -> None:
             f.result(timeout=60)
 
 
+BEGIN, END = "<!-- offsets-scale-bench -->", "<!-- /offsets-scale-bench -->"
+
+
+def write_readme(text: str) -> None:
+    """Replace what lies between the README's markers with ``text``."""
+    readme = ROOT / "README.md"
+    content = readme.read_text(encoding="utf-8")
+    start, end = content.index(BEGIN) + len(BEGIN), content.index(END)
+    readme.write_text(content[:start] + "\n" + text + "\n" + content[end:], encoding="utf-8")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--groups", type=int, default=2000)
     ap.add_argument("--partitions", type=int, default=100, help="committed partitions per group (= per topic)")
     ap.add_argument("--topics", type=int, default=100)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--window", type=int, default=None, help="kgroup's OffsetFetch window (default: its own)")
+    ap.add_argument("--readme", action="store_true", help="write the figures into README.md")
     args = ap.parse_args()
     proc, bootstrap = start_tansu()
     try:
@@ -121,13 +133,17 @@ def main() -> int:
 
         k_s, j_s, k_m, j_m = med(k_runs, 0), med(j_runs, 0), med(k_runs, 1), med(j_runs, 1)
         machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-        print(f"| `offsets --all-groups -o json`, {args.groups:,} groups x {args.partitions} partitions "
-              f"({rows_expected:,} rows), median of {args.runs} | seconds | min | max | peak MiB |")
-        print("|---|---|---|---|---|")
+        lines = [f"| `offsets --all-groups -o json`, {args.groups:,} groups x {args.partitions} partitions "
+                 f"({rows_expected:,} rows), median of {args.runs} | seconds | min | max | peak MiB |"]
+        lines.append("|---|---|---|---|---|")
         for name, runs in (("kgroup (Python, librdkafka)", k_runs), ("Java Admin baseline (kafka-clients 4.3.0)", j_runs)):
             times = [r[0] for r in runs]
-            print(f"| {name} | {med(runs, 0):.2f} | {min(times):.2f} | {max(times):.2f} | {med(runs, 1):.0f} |")
-        print(f"\nkgroup / JVM: {k_s / j_s:.2f}x time, {k_m / j_m:.2f}x peak memory ({machine})", flush=True)
+            lines.append(f"| {name} | {med(runs, 0):.2f} | {min(times):.2f} | {max(times):.2f} | {med(runs, 1):.0f} |")
+        lines += ["", f"kgroup / JVM: {k_s / j_s:.2f}x time, {k_m / j_m:.2f}x peak memory ({machine})"]
+        text = "\n".join(lines)
+        print(text, flush=True)
+        if args.readme:
+            write_readme(text)
         return 0
     finally:
         stop_process(proc)

@@ -32,11 +32,10 @@ def _commits(g: int) -> dict[tuple[str, int], int]:
 
 @pytest.fixture(scope="module")
 def many_groups():
+    import seed
     from brokers import start_tansu, stop_process
     from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
     from confluent_kafka.admin import AdminClient
-
-    import seed
 
     proc, bootstrap = start_tansu()
     try:
@@ -134,7 +133,7 @@ def test_streamed_lag_above_and_named_groups(many_groups):
 # -- the window ---------------------------------------------------------------------------
 
 class _Answer:
-    topic_partitions: list = []
+    topic_partitions = ()
 
 
 class _WindowAdmin:

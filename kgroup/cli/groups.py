@@ -68,6 +68,7 @@ def list_groups(
 
     if type_ is not None and type_ not in ("classic", "consumer"):
         raise UsageError("--type must be classic or consumer")
+    _quiet_gc()
     cluster = cluster_for((bootstrap, x, command_config, timeout, verbose))
     listed = cluster.list_groups()
     described = cluster.describe_groups([g.group_id for g in listed]) if listed else {}
@@ -90,6 +91,7 @@ def describe(
     from kgroup.assignment import compact
     from kgroup.groups import describe_document, describe_notes
 
+    _quiet_gc()
     conn = (bootstrap, x, command_config, timeout, verbose)
     ids = _group_ids(groups, all_groups, snapshot, conn)
     states, problems = group_states(snapshot, ids, conn, offsets=False)
@@ -147,7 +149,9 @@ def offsets(
     timestamps = None
     if snapshot is None and not time_lag:
         # live: each group is written as soon as it is complete (see kgroup.capture.CaptureStream)
-        states = live_states(ids, conn, topics=topic, listed=listed)
+        # no progress line where the groups being written share the terminal with it
+        states = live_states(ids, conn, topics=topic, listed=listed,
+                             progress=output == OutputFormat.table or not sys.stdout.isatty())
     else:
         states, problems = group_states(snapshot, ids, conn, topics=topic)
         if time_lag:
@@ -220,12 +224,16 @@ class _Done:
         return iter(self.states)
 
 
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
 class live_states:
     """The groups' states captured live, one at a time in the order asked (CaptureStream),
     with the progress line shown while they come."""
 
-    def __init__(self, ids: list[str], conn: tuple, topics=None, listed=None):
-        self.ids, self.conn, self.topics, self.listed = ids, conn, topics, listed
+    def __init__(self, ids: list[str], conn: tuple, topics=None, listed=None, progress: bool = True):
+        self.ids, self.conn, self.topics, self.listed, self.progress = ids, conn, topics, listed, progress
         self.problems: list[str] = []
 
     def __enter__(self):
@@ -233,6 +241,8 @@ class live_states:
 
         self._bar = progress_bar()
         progress = self._bar.__enter__()
+        if not self.progress:
+            progress = _no_progress
         from kgroup.capture import CaptureStream
 
         self._stream = CaptureStream(cluster_for(self.conn), self.ids, topics=self.topics, listed=self.listed,
