@@ -38,19 +38,30 @@ def compile_baseline(build: Path) -> str:
     return os.pathsep.join([str(build), cp])
 
 
+# Runs the measured command and reports its wall time and peak RSS on the last line of stderr: a
+# small process of its own, so that the peak is the command's and not that of this process (a
+# forked child counts its parent's pages until it runs the command).
+_MEASURE = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+code = subprocess.call(sys.argv[1:])
+elapsed = time.perf_counter() - start
+sys.stderr.write(f"\\n{elapsed} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\\n")
+sys.exit(code)
+"""
+
+
 def measured(cmd: list[str]) -> tuple[float, float, str]:
     """(seconds, peak RSS in MiB, stdout) of one run of ``cmd``."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        code = subprocess.call([sys.executable, "-c", _MEASURE, *cmd], stdout=out, stderr=err, cwd=ROOT)
         out.seek(0)
         err.seek(0)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}): {err.read().decode()[-2000:]}")
-        return elapsed, usage.ru_maxrss / 1024, out.read().decode()
+        errors = err.read().decode()
+        if code != 0:
+            raise RuntimeError(f"{cmd[0]} failed ({code}): {errors[-2000:]}")
+        elapsed, rss_kib = errors.rstrip().rsplit("\n", 1)[-1].split()
+        return float(elapsed), int(rss_kib) / 1024, out.read().decode()
 
 
 def seed(bootstrap: str, groups: int, topics: int, partitions: int) -> None:

@@ -143,10 +143,16 @@ class CaptureStream:
     the window (every committed partition, then the partitions of its topics that did not come
     back, as ``capture`` does); ListOffsets once per topic, sent as soon as a group needs it.
     A group that may be unknown (Dead, or Empty without members) is fetched first and nothing is
-    handed out before it is settled, so an unknown group fails before any output, as before."""
+    handed out before it is settled, so an unknown group fails before any output, as before.
+
+    With ``raw``, each item is ``(state, offsets)``: the state's own ``offsets`` are left empty
+    and ``offsets`` holds them as plain tuples ``{topic: {partition: (committed, log_start,
+    log_end, metadata)}}`` (lag.offset_table reads them; no object per partition)."""
 
     def __init__(self, cluster, group_ids: list[str], *, topics: list[str] | None = None,
-                 listed: set[str] | None = None, window: int | None = None, progress: Progress = _no_progress):
+                 listed: set[str] | None = None, window: int | None = None, progress: Progress = _no_progress,
+                 raw: bool = False):
+        self.raw = raw
         self.cluster = cluster
         self.group_ids = group_ids
         self.topics = topics
@@ -256,7 +262,7 @@ class CaptureStream:
                 log.update(values)
                 for p in problems:
                     self._problem(p)
-            desc = descriptions[g]
+            desc = descriptions.pop(g)
             layout = {}
             for t in sorted({t for t, _ in parts} | set(desc.topics)):
                 info = mtopics.get(t)
@@ -265,15 +271,19 @@ class CaptureStream:
                     continue
                 layout[t] = TopicLayout(info.partition_count)
             by_topic: dict[str, dict[int, PartitionOffsets]] = {}
-            none = (None, None, None)
+            none, unread = (None, None, None), (None, None)
+            raw = self.raw
             for tp in parts:
                 c, meta, epoch = found.get(tp, none)
-                start, end = log.get(tp, (None, None))
-                by_topic.setdefault(tp[0], {})[tp[1]] = PartitionOffsets(c, start, end, meta, epoch)
+                start, end = log.get(tp, unread)
+                by_topic.setdefault(tp[0], {})[tp[1]] = (c, start, end, meta) if raw else \
+                    PartitionOffsets(c, start, end, meta, epoch)
             leader = None
             if offsets_count:
                 info = offsets_topic.partitions.get(offsets_partition_for(g, offsets_count))
                 leader = info.leader if info and info.leader >= 0 else None
+            if raw:
+                return GroupState(desc, layout, brokers, offsets_count, {}, now, leader), by_topic
             return GroupState(desc, layout, brokers, offsets_count, by_topic, now, leader)
 
         def explicit(i: int, found: dict) -> list[tuple[str, int]]:

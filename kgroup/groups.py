@@ -77,10 +77,10 @@ def offsets_document(states: Iterable[GroupState], topics: list[str] | None, rec
 
 
 def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict | None,
-                  now_ms: int, lag_above: int | None = None) -> dict:
+                  now_ms: int, lag_above: int | None = None, raw: dict | None = None) -> dict:
     """One group of the offsets document (see offsets_document), built on its own so that a
-    command can write each group as soon as it is known."""
-    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms)
+    command can write each group as soon as it is known (``raw``: see lag.offset_table)."""
+    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms, raw)
     g = {"group": s.group.group_id, "state": s.group.state,
          "partitions": rows, "total_lag": total, "topic_lag": per_topic,
          "complete": not reasons,

@@ -86,17 +86,20 @@ def offset_rows(state: GroupState, topics: list[str] | None = None,
 
 def offset_table(state: GroupState, topics: list[str] | None = None,
                  record_timestamps: dict[tuple[str, int], int] | None = None,
-                 now_ms: int | None = None) -> tuple[list[dict], dict[int, str], dict[str, int | None], int | None]:
+                 now_ms: int | None = None, raw: dict[str, dict[int, tuple]] | None = None
+                 ) -> tuple[list[dict], dict[int, str], dict[str, int | None], int | None]:
     """The rows of offset_rows in their JSON form (OffsetRow.to_json), built in one pass with
     no other object per row: ``(rows, {row index: why unknown}, lag per topic, group lag)``,
-    the totals as ``totals`` sums them."""
+    the totals as ``totals`` sums them. ``raw``, when given, stands for ``state.offsets`` as
+    plain tuples ``(committed, log_start, log_end, metadata)`` (what a live capture streams)."""
     owner = owners(state.group.members)
-    offsets = state.offsets
+    offsets = state.offsets if raw is None else raw
+    plain = raw is not None
+    none4 = (None, None, None, None)
     names = set(topics) if topics else set(state.group.topics) | set(offsets)
     rows: list[dict] = []
     reasons: dict[int, str] = {}
     per_topic: dict[str, int | None] = {}
-    none = (None, None, None)
     timed = record_timestamps is not None and now_ms is not None
     for topic in sorted(names):
         layout = state.topics.get(topic)
@@ -111,14 +114,20 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
         for p in partitions:
             o = by_partition.get(p)
             m = owner.get((topic, p)) if owner else None
-            committed, log_start, log_end = raw = (o.committed, o.log_start, o.log_end) if o else none
+            if plain:
+                committed, log_start, log_end, metadata = o or none4
+            elif o is not None:
+                committed, log_start, log_end, metadata = o.committed, o.log_start, o.log_end, o.metadata
+            else:
+                committed, log_start, log_end, metadata = none4
             if committed is not None and log_start is not None and log_end is not None and \
                     0 <= committed <= log_end and 0 <= log_start <= log_end:
                 reason = None  # the common case: every value a fact (unknown_reason says None)
                 row_lag = log_end - committed
             else:
-                reason = unknown_reason(*raw)
-                committed, log_start, log_end = (_offset(v) for v in raw)
+                values = (committed, log_start, log_end)
+                reason = unknown_reason(*values)
+                committed, log_start, log_end = (_offset(v) for v in values)
                 if reason is not None and not reason.startswith("committed"):
                     log_start = log_end = None  # one of them is wrong: neither is shown as a fact
                 row_lag = None if reason else lag(committed, log_end)
@@ -140,7 +149,7 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
             rows.append({"topic": topic, "partition": p, "committed": committed, "log_start": log_start,
                          "log_end": log_end, "lag": row_lag,
                          "member_id": m.member_id if m else None, "client_id": m.client_id if m else None,
-                         "host": m.host if m else None, "metadata": o.metadata if o else None,
+                         "host": m.host if m else None, "metadata": metadata,
                          "time_lag_ms": time_lag})
         if count or known:
             per_topic[topic] = topic_lag

@@ -161,15 +161,15 @@ def offsets(
                          for p, o in parts.items()
                          if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
             timestamps = cluster_for(conn).first_record_timestamps(positions)
-        states = _Done(states.values(), problems)
+        states = _Done([(s, None) for s in states.values()], problems)
     writer = GroupsWriter(output, headers)
     unknown: list[tuple[str, dict]] = []
     incomplete = False
     over: list[str] = []
     table = output != OutputFormat.json
     with states:
-        for s in states:
-            g = offsets_group(s, topic, timestamps, now_ms, lag_above)
+        for s, raw in states:
+            g = offsets_group(s, topic, timestamps, now_ms, lag_above, raw)
             rows = []
             if table:
                 name = g["group"]
@@ -246,7 +246,7 @@ class live_states:
         from kgroup.capture import CaptureStream
 
         self._stream = CaptureStream(cluster_for(self.conn), self.ids, topics=self.topics, listed=self.listed,
-                                     progress=progress)
+                                     progress=progress, raw=True)
         self.problems = self._stream.problems
         return self
 
