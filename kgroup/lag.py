@@ -81,14 +81,19 @@ def offset_rows(state: GroupState, topics: list[str] | None = None,
     """Every partition of the group's topics (assigned, subscribed or committed), or of
     ``topics`` when given; never-committed partitions have ``committed=None``."""
     rows, reasons, _, _ = offset_table(state, topics, record_timestamps, now_ms)
-    return [OffsetRow(**r, unknown=reasons.get(i)) for i, r in enumerate(rows)]
+    return [OffsetRow(*r, unknown=reasons.get(i)) for i, r in enumerate(rows)]
+
+
+# the fields of a row of offset_table, in the order of OffsetRow and of its JSON form
+ROW_FIELDS = ("topic", "partition", "committed", "log_start", "log_end", "lag", "member_id", "client_id", "host",
+              "metadata", "time_lag_ms")
 
 
 def offset_table(state: GroupState, topics: list[str] | None = None,
                  record_timestamps: dict[tuple[str, int], int] | None = None,
                  now_ms: int | None = None, raw: dict[str, dict[int, tuple]] | None = None
-                 ) -> tuple[list[dict], dict[int, str], dict[str, int | None], int | None]:
-    """The rows of offset_rows in their JSON form (OffsetRow.to_json), built in one pass with
+                 ) -> tuple[list[tuple], dict[int, str], dict[str, int | None], int | None]:
+    """The rows of offset_rows as plain tuples (the fields of ROW_FIELDS), built in one pass with
     no other object per row: ``(rows, {row index: why unknown}, lag per topic, group lag)``,
     the totals as ``totals`` sums them. ``raw``, when given, stands for ``state.offsets`` as
     plain tuples ``(committed, log_start, log_end, metadata)`` (what a live capture streams)."""
@@ -97,7 +102,7 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
     plain = raw is not None
     none4 = (None, None, None, None)
     names = set(topics) if topics else set(state.group.topics) | set(offsets)
-    rows: list[dict] = []
+    rows: list[tuple] = []
     reasons: dict[int, str] = {}
     per_topic: dict[str, int | None] = {}
     timed = record_timestamps is not None and now_ms is not None
@@ -146,11 +151,11 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
                     topic_lag = None
             if row_lag is not None and topic_lag is not None:
                 topic_lag += row_lag
-            rows.append({"topic": topic, "partition": p, "committed": committed, "log_start": log_start,
-                         "log_end": log_end, "lag": row_lag,
-                         "member_id": m.member_id if m else None, "client_id": m.client_id if m else None,
-                         "host": m.host if m else None, "metadata": metadata,
-                         "time_lag_ms": time_lag})
+            if m is None:
+                rows.append((topic, p, committed, log_start, log_end, row_lag, None, None, None, metadata, time_lag))
+            else:
+                rows.append((topic, p, committed, log_start, log_end, row_lag, m.member_id, m.client_id, m.host,
+                             metadata, time_lag))
         if count or known:
             per_topic[topic] = topic_lag
     values = list(per_topic.values())

@@ -29,8 +29,14 @@ class GroupsWriter:
         self._csv = None
         self._indent = self.out.isatty() if fmt == OutputFormat.json else False
 
-    def add(self, item: dict, rows: list[list[Any]] = (), notes: list[str] = ()) -> None:
-        """One element of the document's list, with its table/CSV rows and table notes."""
+    @property
+    def compact(self) -> bool:
+        """Whether JSON is written compact (``add`` then takes the item's text ready-made)."""
+        return self.fmt == OutputFormat.json and not self._indent
+
+    def add(self, item: dict, rows: list[list[Any]] = (), notes: list[str] = (), text: str | None = None) -> None:
+        """One element of the document's list, with its table/CSV rows and table notes;
+        ``text``, when given, is ``json.dumps(item, ensure_ascii=False)`` made by the caller."""
         fmt, out = self.fmt, self.out
         if fmt == OutputFormat.json:
             if self._indent:
@@ -39,7 +45,7 @@ class GroupsWriter:
                 out.write((",\n" if self.count else f'{{\n  {json.dumps(self.key)}: [\n') + text)
             else:
                 out.write((", " if self.count else f'{{{json.dumps(self.key)}: [')
-                          + json.dumps(item, ensure_ascii=False))
+                          + (json.dumps(item, ensure_ascii=False) if text is None else text))
         elif fmt == OutputFormat.csv:
             if self._csv is None:
                 self._csv = csv.writer(out, lineterminator="\n")

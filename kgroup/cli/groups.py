@@ -137,7 +137,8 @@ def offsets(
     """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
     lag totals per topic and per group. Any value that could not be read makes the answer
     INCOMPLETE (exit 3, also with --lag-above)."""
-    from kgroup.groups import offsets_group
+    from kgroup.groups import offsets_group, offsets_group_json
+    from kgroup.lag import ROW_FIELDS
     from kgroup.stream import GroupsWriter
 
     _quiet_gc()
@@ -169,13 +170,11 @@ def offsets(
     table = output != OutputFormat.json
     with states:
         for s, raw in states:
-            g = offsets_group(s, topic, timestamps, now_ms, lag_above, raw)
+            g = offsets_group(s, topic, timestamps, now_ms, lag_above, raw, row_tuples=True)
             rows = []
             if table:
                 name = g["group"]
-                rows = [[name, p["topic"], p["partition"], p["committed"], p["log_start"], p["log_end"],
-                         p["lag"], p["member_id"], p["client_id"], p["host"], p["metadata"]]
-                        + ([duration(p["time_lag_ms"])] if time_lag else []) for p in g["partitions"]]
+                rows = [[name, *p[:10]] + ([duration(p[10])] if time_lag else []) for p in g["partitions"]]
             per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g.pop("topic_lag").items())
             total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
             note = (f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
@@ -184,7 +183,12 @@ def offsets(
             unknown.extend((g["group"], u) for u in g["unknown"])
             if lag_above is not None:
                 over.extend(f"{g['group']} {o['topic']}-{o['partition']} ({o['lag']})" for o in g["over_threshold"])
-            writer.add(g, rows, [note])
+            text = None
+            if writer.compact and raw is not None:  # live values: ints, strings, None
+                text = offsets_group_json(g)
+            elif not table:
+                g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
+            writer.add(g, rows, [note], text)
     writer.close()
     problems = states.problems
     named = {p.split(":", 1)[0] for p in problems}
