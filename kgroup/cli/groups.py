@@ -166,7 +166,8 @@ def offsets(
     writer = GroupsWriter(output, headers)
     unknown: list[tuple[str, dict]] = []
     incomplete = False
-    over: list[str] = []
+    over: list[str] = []  # the first 20 partitions over --lag-above (all are counted)
+    over_count = 0
     table = output != OutputFormat.json
     with states:
         for s, raw in states:
@@ -181,8 +182,10 @@ def offsets(
                     + (f"  [{per_topic}]" if per_topic else ""))
             incomplete = incomplete or not g["complete"]
             unknown.extend((g["group"], u) for u in g["unknown"])
-            if lag_above is not None:
-                over.extend(f"{g['group']} {o['topic']}-{o['partition']} ({o['lag']})" for o in g["over_threshold"])
+            if lag_above is not None and g["over_threshold"]:
+                over_count += len(g["over_threshold"])
+                over.extend(f"{g['group']} {o['topic']}-{o['partition']} ({o['lag']})"
+                            for o in g["over_threshold"][:max(0, 20 - len(over))])
             text = None
             if writer.compact and raw is not None:  # live values: ints, strings, None
                 text = offsets_group_json(g)
@@ -197,8 +200,8 @@ def offsets(
     verdict = "incomplete" if incomplete else "over" if over else "ok"
     _report_problems(problems if problems or verdict != "incomplete" else ["some values are unknown"])
     if verdict == "over":
-        shown = ", ".join(over[:20]) + (f" and {len(over) - 20} more" if len(over) > 20 else "")
-        warn(f"lag above {lag_above} on {len(over)} partition(s): {shown}")
+        shown = ", ".join(over) + (f" and {over_count - 20} more" if over_count > 20 else "")
+        warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
         raise typer.Exit(EXIT_FLAGGED)
 
 
