@@ -201,3 +201,41 @@ def test_offset_fetch_window_is_bounded_and_slides(window):
         assert admin.most == window  # and the window is used
         # sliding, not lock-step: new requests go out before the first window is all answered
         assert sent_when_answered[window - 2] > window
+
+
+# -- the writer ---------------------------------------------------------------------------
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_groups_written_one_by_one_are_the_document_emit_writes(terminal, count):
+    from kgroup.render import OutputFormat, emit
+    from kgroup.stream import GroupsWriter
+
+    groups = [{"group": f"g{i}\u2028\"é", "state": None, "partitions": [{"topic": "A", "partition": i, "lag": None}] * i,
+               "total_lag": i, "complete": True, "unknown": [], "nested": {"empty": [], "obj": {}}}
+              for i in range(count)]
+    whole, streamed = (_Terminal() if terminal else io.StringIO() for _ in range(2))
+    emit(OutputFormat.json, {"groups": groups}, [], whole)
+    writer = GroupsWriter(OutputFormat.json, [], out=streamed)
+    for g in groups:
+        writer.add(g)
+    writer.close()
+    assert streamed.getvalue() == whole.getvalue()
+
+
+def test_offsets_group_json_is_json_dumps_of_the_row_objects():
+    from kgroup.groups import offsets_group_json
+    from kgroup.lag import ROW_FIELDS
+
+    rows = [("A", 0, 5, 0, 9, 4, "m-1", "c\"1", "/10.0.0.1", "", None),
+            ("A\u2028é", 1, None, None, None, None, None, None, None, None, 1234),
+            ("B", 2, 0, 0, 0, 0, "m-1", None, "h", "meta\n", 0)]
+    g = {"group": "G\u00e9", "state": "Stable", "partitions": rows, "total_lag": None, "complete": False,
+         "unknown": [{"topic": "A", "partition": 1, "reason": "x"}], "over_threshold": []}
+    as_objects = {**g, "partitions": [dict(zip(ROW_FIELDS, r)) for r in rows]}
+    assert offsets_group_json(g) == json.dumps(as_objects, ensure_ascii=False)
