@@ -18,7 +18,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +75,7 @@ def seed(bootstrap: str, groups: int, topics: int, partitions: int) -> None:
                          "allow.auto.create.topics": False})
     for t in names:
         for p in range(partitions):
-            for i in range(2):  # one record per batch (Tansu's `latest` offset is right only then)
+            for _ in range(2):  # one record per batch (Tansu's `latest` offset is right only then)
                 producer.produce(t, value=b"x", partition=p)
                 producer.poll(0)
     assert producer.flush(120) == 0

@@ -191,7 +191,7 @@ def test_offset_fetch_window_is_bounded_and_slides(window):
         return (queue[0], queue.pop(0), None) if queue else None
 
     answered = []
-    for key, group, found in cluster.iter_committed_offsets(next_request, window=window):
+    for _key, group, found in cluster.iter_committed_offsets(next_request, window=window):
         answered.append(group)
         sent_when_answered.append(admin.sent)
         assert found == {}
