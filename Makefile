@@ -8,12 +8,14 @@ demo: setup
 	@.venv/bin/python scripts/demo.py
 
 test: setup
+	@.venv/bin/ruff check --quiet .
 	@.venv/bin/python -m pytest -q
 
 completions:
 	@.venv/bin/python scripts/gen_completions.py
 
 bench: setup
+	@.venv/bin/python bench/startup_bench.py
 	@.venv/bin/python bench/offsets_bench.py
 	@.venv/bin/python bench/offsets_scale_bench.py --readme
 	@.venv/bin/python bench/whatif_bench.py

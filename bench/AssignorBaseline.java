@@ -36,7 +36,8 @@ import org.apache.kafka.common.TopicPartition;
  * (kafka-clients) on a group described in a small line format, and prints the result.
  *
  * Usage: java -cp kafka-clients.jar:slf4j-api.jar:. AssignorBaseline INPUT STRATEGY
- * with STRATEGY one of range, roundrobin, sticky, cooperative-sticky.
+ * with STRATEGY one of range, roundrobin, sticky, cooperative-sticky, or all (the four
+ * one after another in this one JVM, as `kgroup whatif --strategy all` runs them).
  *
  * INPUT, one record per line (names contain no blanks):
  *   topic NAME PARTITIONS
@@ -54,7 +55,8 @@ import org.apache.kafka.common.TopicPartition;
  * assignment prints "-"). cooperative-sticky runs the follow-up rebalance too (every
  * member then owns its first-round partitions, one generation later) and also prints
  * the first round as "first MEMBER ..." lines. The time spent inside assign() goes to
- * stderr as "assign-seconds S".
+ * stderr as "assign-seconds S". With STRATEGY all, every line's label is prefixed with
+ * the strategy ("range/final MEMBER ...") and the time is that of the four together.
  */
 public final class AssignorBaseline {
 
@@ -77,7 +79,7 @@ public final class AssignorBaseline {
 
     public static void main(String[] args) throws IOException {
         if (args.length != 2) {
-            System.err.println("usage: AssignorBaseline INPUT range|roundrobin|sticky|cooperative-sticky");
+            System.err.println("usage: AssignorBaseline INPUT range|roundrobin|sticky|cooperative-sticky|all");
             System.exit(2);
         }
         String strategy = args[1];
@@ -107,25 +109,30 @@ public final class AssignorBaseline {
         Cluster cluster = new Cluster("bench", Collections.singletonList(broker), partitions,
                 Collections.emptySet(), Collections.emptySet());
 
-        long start = System.nanoTime();
-        Map<String, List<TopicPartition>> result = assign(strategy, cluster, members);
-        Map<String, List<TopicPartition>> first = null;
-        if (strategy.equals("cooperative-sticky")) {
-            first = result;
-            int generation = -1;
-            for (Member m : members)
-                generation = Math.max(generation, m.generation);
-            List<Member> next = new ArrayList<>(members.size());
-            for (Member m : members)
-                next.add(new Member(m.id, generation + 1, m.topics, new ArrayList<>(first.get(m.id))));
-            result = assign(strategy, cluster, next);
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-
+        List<String> strategies = strategy.equals("all")
+                ? List.of("range", "roundrobin", "sticky", "cooperative-sticky") : List.of(strategy);
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
-        if (first != null)
-            print(out, "first", members, first);
-        print(out, "final", members, result);
+        double seconds = 0;
+        for (String s : strategies) {
+            long start = System.nanoTime();
+            Map<String, List<TopicPartition>> result = assign(s, cluster, members);
+            Map<String, List<TopicPartition>> first = null;
+            if (s.equals("cooperative-sticky")) {
+                first = result;
+                int generation = -1;
+                for (Member m : members)
+                    generation = Math.max(generation, m.generation);
+                List<Member> next = new ArrayList<>(members.size());
+                for (Member m : members)
+                    next.add(new Member(m.id, generation + 1, m.topics, new ArrayList<>(first.get(m.id))));
+                result = assign(s, cluster, next);
+            }
+            seconds += (System.nanoTime() - start) / 1e9;
+            String prefix = strategies.size() > 1 ? s + "/" : "";
+            if (first != null)
+                print(out, prefix + "first", members, first);
+            print(out, prefix + "final", members, result);
+        }
         out.flush();
         System.err.printf("assign-seconds %.6f%n", seconds);
     }

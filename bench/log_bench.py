@@ -24,7 +24,6 @@ import argparse
 import os
 import platform
 import random
-import resource
 import statistics
 import subprocess
 import sys

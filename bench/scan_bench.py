@@ -207,7 +207,7 @@ def main() -> int:
         print("| run | seconds (end to end) | Spark start-up s | records/s (excl. start-up) | vs (a) | driver peak RSS |")
         print("|---|---|---|---|---|---|")
         print(f"| (a) plain confluent-kafka loop, 1 process | {s_a:.1f} | - | {r_a:,.0f} | 1.00 | - |")
-        for label, doc, s, r, w, rss in (("(b) kgroup scan from Kafka", doc_b, s_b, r_b, w_b, rss_b),
+        for label, doc, s, r, _w, rss in (("(b) kgroup scan from Kafka", doc_b, s_b, r_b, w_b, rss_b),
                                          ("(b') kgroup scan from Kafka --save Parquet", doc_s, s_s, r_s, w_s, rss_s),
                                          ("(c) kgroup scan --input Parquet", doc_c, s_c, r_c, w_c, rss_c)):
             print(f"| {label} | {s:.1f} | {doc['summary']['spark_start_seconds']:.1f} | {r:,.0f} | {r / r_a:.2f} | "

@@ -24,6 +24,11 @@ StickyAssignor or CooperativeStickyAssignor (cooperative-sticky: the first rebal
 follow-up one, as kgroup reports both). uniform and server-range are Kafka's server-side
 assignors (group-coordinator module, not in kafka-clients): kgroup is timed alone there.
 
+Strategy `all` times `kgroup whatif --strategy all` (all six strategies, one process) against
+one JVM running the four client-side assignors one after another (`AssignorBaseline INPUT all`);
+its remove scenario starts from cooperative-sticky's assignment of the full group, and every
+client-side strategy is checked against the JVM's.
+
 Both sides must assign the same partitions to the same members (kgroup's
 `strategies[0].assignment`, and `first_round` for cooperative-sticky); a mismatch is printed
 loudly, timings are printed anyway. Prints a Markdown table; where kgroup is slower than the
@@ -52,6 +57,7 @@ sys.path.insert(0, str(ROOT))
 CLIENT_SIDE = ["range", "roundrobin", "sticky", "cooperative-sticky"]
 SERVER_SIDE = ["uniform", "server-range"]
 STRATEGIES = CLIENT_SIDE + SERVER_SIDE
+ALL = "all"  # kgroup runs all six strategies in one process; the JVM the four client-side ones in one JVM
 SCENARIOS = ["fresh", "remove"]
 GENERATION = 5
 WORDS = ["orders", "payments", "stock", "clicks", "users", "audit", "invoices", "shipments", "metrics", "events",
@@ -86,6 +92,8 @@ def make_members(rng: random.Random, count: int) -> list[dict]:
 
 def snapshot_doc(topics: dict[str, int], members: list[dict], strategy: str,
                  assignment: dict[str, dict[str, list[int]]] | None) -> dict:
+    if strategy == ALL:  # the group runs cooperative-sticky; whatif runs every strategy
+        strategy = "cooperative-sticky"
     client_side = strategy in CLIENT_SIDE
     return {
         "kgroup_snapshot": 1,
@@ -107,6 +115,8 @@ def current_assignment(fresh: dict, strategy: str) -> dict[str, dict[str, list[i
     from kgroup.snapshot import parse
     from kgroup.whatif import Change, run
 
+    if strategy == ALL:
+        strategy = "cooperative-sticky"
     return run(parse(fresh, "fresh"), Change(), [strategy]).results[0].assignment
 
 
@@ -137,9 +147,13 @@ def compile_baseline(build: Path) -> str:
     return os.pathsep.join([cp, str(build)])
 
 
+# kgroup's modules compiled once and reused, as in an installed package (not recompiled per run)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def timed(cmd: list[str]) -> tuple[float, str, str]:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=ENV)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[:6])} ... exited {proc.returncode}: {proc.stderr[-3000:]}")
@@ -178,18 +192,26 @@ def compare(label: str, kgroup: dict[str, set], java: dict[str, set]) -> list[st
 
 
 def check_outputs(strategy: str, k_out: str, j_out: str) -> list[str]:
-    doc = json.loads(k_out)["strategies"][0]
+    docs = {d["strategy"]: d for d in json.loads(k_out)["strategies"]}
     java = parse_java(j_out)
-    problems = compare("assignment", as_sets(doc["assignment"]), java.get("final", {}))
-    if strategy == "cooperative-sticky":
-        problems += compare("first round", as_sets(doc.get("first_round") or {}), java.get("first", {}))
+    problems = []
+    for name in CLIENT_SIDE if strategy == ALL else [strategy]:
+        prefix = f"{name}/" if strategy == ALL else ""
+        doc = docs[name]
+        problems += compare(f"{prefix}assignment", as_sets(doc["assignment"]), java.get(f"{prefix}final", {}))
+        if name == "cooperative-sticky":
+            problems += compare(f"{prefix}first round", as_sets(doc.get("first_round") or {}),
+                                java.get(f"{prefix}first", {}))
     return problems
 
 
-def sanity(k_out: str, topics: dict[str, int]) -> list[str]:
-    """Every partition assigned exactly once (server-side strategies have no JVM to compare with)."""
+def sanity(k_out: str, topics: dict[str, int], strategy: str | None = None) -> list[str]:
+    """Every partition assigned exactly once by ``strategy`` (default: the only one run); for
+    the server-side strategies, which have no JVM to compare with."""
+    docs = json.loads(k_out)["strategies"]
+    doc = docs[0] if strategy is None else next(d for d in docs if d["strategy"] == strategy)
     seen: dict[tuple[str, int], int] = {}
-    for a in json.loads(k_out)["strategies"][0]["assignment"].values():
+    for a in doc["assignment"].values():
         for t, ps in a.items():
             for p in ps:
                 seen[(t, p)] = seen.get((t, p), 0) + 1
@@ -226,14 +248,15 @@ def main() -> int:
     ap.add_argument("--topics", type=int, default=100)
     ap.add_argument("--remove-fraction", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=20261121)
-    ap.add_argument("--strategy", action="append", choices=STRATEGIES, help="repeatable; default all six")
+    ap.add_argument("--strategy", action="append", choices=STRATEGIES + [ALL],
+                    help="repeatable; default all six, then all (every strategy in one process)")
     ap.add_argument("--scenario", action="append", choices=SCENARIOS, help="repeatable; default both")
     ap.add_argument("--profile", choices=["auto", "always", "never"], default="auto",
                     help="cProfile the kgroup side where it is slower than the JVM (auto), always or never")
     ap.add_argument("--top", type=int, default=25, help="functions shown per profile listing")
     ap.add_argument("--keep", type=Path, help="write the snapshots, inputs and profiles here (kept)")
     args = ap.parse_args()
-    strategies = args.strategy or STRATEGIES
+    strategies = args.strategy or STRATEGIES + [ALL]
     scenarios = args.scenario or SCENARIOS
 
     rng = random.Random(args.seed)
@@ -264,7 +287,7 @@ def main() -> int:
                 kgroup = [sys.executable, "-m", "kgroup", "whatif", "--snapshot", str(snap), "--strategy", strategy,
                           "-o", "json"] + [arg for m in gone for arg in ("--remove", m)]
                 java = None
-                if strategy in CLIENT_SIDE:
+                if strategy in CLIENT_SIDE or strategy == ALL:
                     inp = work / f"{name}.txt"
                     inp.write_text(baseline_input(topics, members, doc, set(gone)))
                     java = ["java", "-cp", cp, "AssignorBaseline", str(inp), strategy]
@@ -282,6 +305,8 @@ def main() -> int:
                         print(f"jvm {j:.2f}s ", end="", file=sys.stderr, flush=True)
                 print(file=sys.stderr)
                 problems = check_outputs(strategy, k_out, j_out) if java else sanity(k_out, topics)
+                if strategy == ALL:  # and the server-side ones, which have no JVM to compare with
+                    problems += [p for name in SERVER_SIDE for p in sanity(k_out, topics, name)]
                 if problems:
                     failures.append((scenario, strategy, problems))
                     print(f"!!! MISMATCH {scenario} / {strategy}:\n    " + "\n    ".join(problems), file=sys.stderr)

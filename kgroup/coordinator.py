@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, offsets_partition_for
-from kgroup.model import OFFSETS_TOPIC, Broker, ClusterMetadata, CoordinatorLookup, PartitionInfo, TopicInfo
+from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, OFFSETS_TOPIC, offsets_partition_for
+
+if TYPE_CHECKING:  # the model is loaded where its classes are built: --offline needs none of them
+    from kgroup.metadata import ClusterMetadata, CoordinatorLookup, TopicInfo
+    from kgroup.model import Broker
 
 AGREE, MISMATCH, UNVERIFIED, OFFLINE = "agree", "mismatch", "unverified", "offline"
 
@@ -25,6 +29,8 @@ class PartitionCount:
 
 @dataclass(frozen=True)
 class CoordinatorReport:
+    """One group's offsets partition, its leader, the coordinator reported and the verdict."""
+
     group: str
     offsets_partition: int
     offsets_partitions: int
@@ -47,6 +53,8 @@ class CoordinatorReport:
 
 @dataclass(frozen=True)
 class BrokerLoad:
+    """How many groups a broker coordinates, how many offsets partitions it leads, whether it is hot."""
+
     broker: Broker
     groups: int
     offsets_partitions_led: int | None  # None: unknown (no metadata of the offsets topic)
@@ -159,6 +167,8 @@ def broker_loads(reports: list[CoordinatorReport], metadata: ClusterMetadata | N
 
 @dataclass(frozen=True)
 class CoordinatorSurvey:
+    """Every group's report, the per-broker load and the warnings of one run."""
+
     reports: list[CoordinatorReport]
     brokers: list[BrokerLoad]
     warnings: list[str]
@@ -193,6 +203,8 @@ def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
         count = PartitionCount(state.offsets_partitions, "snapshot")
     else:
         count = offsets_partition_count(None, offsets_partitions)
+    from kgroup.metadata import ClusterMetadata, CoordinatorLookup
+
     group = state.group.group_id
     partition = offsets_partition_for(group, count.count)
     coordinator = state.group.coordinator
@@ -208,4 +220,6 @@ def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
 
 
 def _single_partition_topic(partition: int, leader: int) -> TopicInfo:
+    from kgroup.metadata import PartitionInfo, TopicInfo
+
     return TopicInfo(OFFSETS_TOPIC, {partition: PartitionInfo(partition, leader)})

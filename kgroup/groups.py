@@ -5,11 +5,14 @@ The JSON documents are the contract (README); tables render from them.
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from kgroup.assignment import normalized, partition_count
 from kgroup.lag import ROW_FIELDS, offset_table
-from kgroup.model import GroupDescription, GroupListing, GroupState
+from kgroup.model import GroupDescription, GroupState
+
+if TYPE_CHECKING:
+    from kgroup.metadata import GroupListing
 
 
 def filter_listing(listed: list[GroupListing], described: dict[str, GroupDescription], states: list[str],

@@ -7,6 +7,7 @@ wrap-around, and ``Utils.abs`` maps ``Integer.MIN_VALUE`` to 0.
 from __future__ import annotations
 
 INT_MIN = -(2**31)
+OFFSETS_TOPIC = "__consumer_offsets"
 DEFAULT_OFFSETS_PARTITIONS = 50
 
 

@@ -7,11 +7,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-OFFSETS_TOPIC = "__consumer_offsets"
+from kgroup.hashing import OFFSETS_TOPIC  # noqa: F401  (the model's name for it)
+
+# what a live cluster answers (metadata, FindCoordinator, ListGroups) lives in kgroup.metadata,
+# which only commands talking to a cluster need; the model names those classes too
+_METADATA = ("PartitionInfo", "TopicInfo", "ClusterMetadata", "CoordinatorLookup", "GroupListing")
+
+
+def __getattr__(name: str):
+    if name in _METADATA:
+        from kgroup import metadata
+
+        return getattr(metadata, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
 class Broker:
+    """A broker of the cluster: id, advertised host and port, rack."""
+
     id: int
     host: str
     port: int
@@ -25,56 +39,10 @@ class Broker:
         return {"id": self.id, "host": self.host, "port": self.port}
 
 
-@dataclass(frozen=True)
-class PartitionInfo:
-    partition: int
-    leader: int  # -1 when the partition has no live leader
-    replicas: tuple[int, ...] = ()
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class TopicInfo:
-    name: str
-    partitions: dict[int, PartitionInfo]
-    error: str | None = None
-
-    @property
-    def partition_count(self) -> int:
-        return len(self.partitions)
-
-
-@dataclass(frozen=True)
-class ClusterMetadata:
-    brokers: dict[int, Broker]
-    topics: dict[str, TopicInfo]
-    cluster_id: str | None = None
-
-    def broker(self, broker_id: int | None) -> Broker | None:
-        return None if broker_id is None else self.brokers.get(broker_id)
-
-
-@dataclass(frozen=True)
-class CoordinatorLookup:
-    """What the cluster answered to FindCoordinator for one group."""
-
-    group_id: str
-    coordinator: Broker | None
-    error_code: str | None = None  # Kafka error name, e.g. COORDINATOR_NOT_AVAILABLE
-    error_message: str | None = None
-
-
-@dataclass(frozen=True)
-class GroupListing:
-    group_id: str
-    type: str | None = None  # classic | consumer
-    state: str | None = None
-    protocol_type: str | None = None
-    is_simple: bool | None = None
-
-
 @dataclass
 class Member:
+    """A member of a group: ids, host, rack, subscription, protocols and assignment."""
+
     member_id: str
     client_id: str | None = None
     host: str | None = None

@@ -4,8 +4,6 @@ Data goes to stdout; messages go to stderr through ``warn``/``info``.
 """
 from __future__ import annotations
 
-import csv
-import json
 import sys
 from dataclasses import dataclass, field
 from enum import Enum
@@ -22,6 +20,8 @@ class OutputFormat(str, Enum):
 
 @dataclass
 class Table:
+    """One table of a command's output: headers, rows, an optional title and notes under it."""
+
     headers: list[str]
     rows: list[list[Any]]
     title: str | None = None
@@ -40,22 +40,23 @@ def emit(fmt: OutputFormat, document: dict, tables: list[Table], out: TextIO | N
     """Write ``document`` (JSON) or ``tables`` (table/CSV; CSV writes the first table only)."""
     out = out or sys.stdout
     if fmt == OutputFormat.json:
+        import json
+
         # indented for a person at a terminal; compact (and C-encoded, much faster on big
         # groups) when piped to a program
         out.write(json.dumps(document, ensure_ascii=False, indent=2 if out.isatty() else None))
         out.write("\n")
     elif fmt == OutputFormat.csv:
+        import csv
+
         if tables:
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in tables[0].headers])
             writer.writerows([["" if v is None else v for v in row] for row in tables[0].rows])
     else:
-        from tabulate import tabulate
-
         blocks = []
         for t in tables:
-            text = tabulate([[cell(v) for v in row] for row in t.rows], headers=t.headers,
-                            tablefmt="simple", disable_numparse=True) if t.rows else "(none)"
+            text = simple_table([[cell(v) for v in row] for row in t.rows], t.headers) if t.rows else "(none)"
             parts = [t.title] if t.title else []
             if t.headers or t.rows:  # a table without columns is a title and notes only
                 parts.append(text)
@@ -63,6 +64,55 @@ def emit(fmt: OutputFormat, document: dict, tables: list[Table], out: TextIO | N
             blocks.append("\n".join(parts))
         out.write("\n\n".join(blocks) + "\n")
     out.flush()
+
+
+def _plain(text: str) -> bool:
+    """Printable ASCII without surrounding blanks, which tabulate takes as it is."""
+    return text.isascii() and text.isprintable() and text == text.strip() and text not in ("True", "False")
+
+
+def _plain_table(rows: list[list[Any]], headers: list[str]) -> str | None:
+    """The table tabulate's "simple" format draws (numbers not parsed), for plain cells only.
+
+    Columns are as wide as their widest cell or their header plus two, left-aligned,
+    two blanks apart, under a dashed rule; no line ends in blanks. Rows whose length differs from the headers',
+    and any cell that tabulate would treat specially (not ASCII: wide characters; control
+    characters: multi-line cells and colour codes; surrounding blanks: stripped; "True"
+    or "False": a boolean column; anything but a string or an int) give None.
+    """
+    width = len(headers)
+    if not width or not all(type(h) is str and _plain(h) for h in headers):
+        return None
+    texts = []
+    for row in rows:
+        if len(row) != width:
+            return None
+        line = []
+        for value in row:
+            kind = type(value)
+            if kind is int:
+                value = str(value)
+            elif kind is not str or not _plain(value):
+                return None
+            line.append(value)
+        texts.append(line)
+    widths = [len(h) + 2 for h in headers]
+    for line in texts:
+        widths = [w if w >= len(v) else len(v) for w, v in zip(widths, line)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(v.ljust(w) for v, w in zip(line, widths)) for line in texts]
+    return "\n".join(line.rstrip() for line in out)
+
+
+def simple_table(rows: list[list[Any]], headers: list[str]) -> str:
+    """``tabulate(rows, headers, tablefmt="simple", disable_numparse=True)``; tabulate (whose
+    import costs more than an offline command) is loaded only for cells it treats specially."""
+    text = _plain_table(rows, headers)
+    if text is None:
+        from tabulate import tabulate
+
+        text = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    return text
 
 
 def warn(message: str) -> None:

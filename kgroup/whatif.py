@@ -26,6 +26,8 @@ STRATEGIES = {
 
 @dataclass
 class AddedMember:
+    """A member ``--add`` brings into the group."""
+
     name: str
     topics: list[str] | None = None  # None: the group's topics
     protocols: list[str] | None = None
@@ -34,6 +36,8 @@ class AddedMember:
 
 @dataclass
 class Change:
+    """The hypothetical change: members removed or added, topics grown, subscriptions overridden."""
+
     remove: list[str] = field(default_factory=list)
     add: list[AddedMember] = field(default_factory=list)
     partitions: dict[str, int] = field(default_factory=dict)
@@ -42,6 +46,8 @@ class Change:
 
 @dataclass
 class Move:
+    """A partition whose owner differs after the change."""
+
     topic: str
     partition: int
     source: str | None  # member that owns it now (None: nobody)
@@ -53,6 +59,8 @@ class Move:
 
 @dataclass
 class StrategyResult:
+    """What one assignor does after the change, compared with the current assignment."""
+
     strategy: str
     assignment: dict[str, dict[str, list[int]]]
     moves: list[Move]
@@ -82,9 +90,10 @@ class StrategyResult:
         doc = {"strategy": self.strategy, "assignment": self.assignment}
         if self.first_round is not None:
             doc["first_round"] = self.first_round
+        counts = [_count(a) for a in self.assignment.values()]  # min and max from one count
         doc.update({"moved_partitions": self.moved_partitions, "moves": [m.to_json() for m in self.moves],
                     "changed_members": self.changed_members, "unassigned": self.unassigned,
-                    "min_partitions": self.min_partitions, "max_partitions": self.max_partitions})
+                    "min_partitions": min(counts, default=0), "max_partitions": max(counts, default=0)})
         if self.lag is not None:
             doc["lag"] = self.lag
         return doc
@@ -92,6 +101,8 @@ class StrategyResult:
 
 @dataclass
 class WhatIf:
+    """The group after the change and every strategy's result."""
+
     group: str
     inferred_subscriptions: bool
     current: dict[str, dict[str, list[int]]]
@@ -108,7 +119,7 @@ class WhatIf:
 
 
 def _count(a: dict[str, list[int]]) -> int:
-    return sum(len(ps) for ps in a.values())
+    return sum(map(len, a.values()))
 
 
 def resolve_member(members: list[Member], ref: str) -> Member:
@@ -138,7 +149,11 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
         if n < topics[t]:
             raise UsageError(f"--partitions {t}={n}: Kafka can only add partitions ({t} has {topics[t]})")
         topics[t] = n
-    removed = [resolve_member(state.group.members, ref) for ref in change.remove]
+    # a member id named exactly (and held by one member only) needs no search through the group
+    by_id: dict[str, Member | None] = {}
+    for m in state.group.members:
+        by_id[m.member_id] = None if m.member_id in by_id else m
+    removed = [by_id.get(ref) or resolve_member(state.group.members, ref) for ref in change.remove]
     removed_ids = {m.member_id for m in removed}
     if len(removed_ids) < len(removed):
         twice = next(m.member_id for i, m in enumerate(removed) if m in removed[:i])
@@ -164,8 +179,11 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
         if a.name in existing or any(x.member_id == a.name for x in members):
             raise UsageError(f"--add {a.name}: a member with that id already exists")
         members.append(MemberSubscription(a.name, tuple(a.topics or group_topics), None, a.rack, (), -1))
+    unknown_of: dict[tuple[str, ...], list[str]] = {}  # per distinct subscription
     for m in members:
-        unknown = [t for t in m.topics if t not in topics]
+        unknown = unknown_of.get(m.topics)
+        if unknown is None:
+            unknown = unknown_of[m.topics] = [t for t in m.topics if t not in topics]
         if unknown:
             notes.append(f"{m.member_id} subscribes to {', '.join(unknown)}, not in the metadata: Kafka's "
                          "assignors skip such topics")
@@ -192,8 +210,19 @@ def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscript
     return module.assign(topics, members, topic_racks=racks), None
 
 
-def _owners(assignment: dict[str, dict[str, list[int]]]) -> dict[tuple[str, int], str]:
-    return {(t, p): member for member, a in assignment.items() for t, ps in a.items() for p in ps}
+def _owner_list(assignment: dict[str, dict[str, list[int]]], subscribed: list[str],
+                topics: dict[str, int]) -> list[str | None]:
+    """The owner of every partition of the ``subscribed`` topics, topic by topic, partition by
+    partition (None: nobody); a partition claimed twice goes to the later claimant."""
+    owners: dict[str, list[str | None]] = {t: [None] * topics[t] for t in subscribed}
+    for member, a in assignment.items():
+        for t, ps in a.items():
+            slots = owners.get(t)
+            if slots is not None:
+                for p in ps:
+                    if 0 <= p < len(slots):
+                        slots[p] = member
+    return [owner for t in subscribed for owner in owners[t]]
 
 
 def _lags(state: GroupState) -> tuple[dict[tuple[str, int], int], set[tuple[str, int]]]:
@@ -217,18 +246,23 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
     racks = _topic_racks(state, members)
     current = {m.member_id: {t: sorted(ps) for t, ps in sorted(m.assignment.items()) if ps}
                for m in state.group.members}
-    before = _owners(current)
-    subscribed = sorted({t for m in members for t in m.topics if t in topics})
+    # members mostly share one subscription: each distinct one is walked once
+    subscribed = sorted({t for ts in dict.fromkeys(tuple(m.topics) for m in members) for t in ts if t in topics})
     lag_of, lag_unknown = _lags(state)
+    # every subscribed partition and its owner now, which every strategy is compared against
+    partitions = [(t, p) for t in subscribed for p in range(topics[t])]
+    owners_before = _owner_list(current, subscribed, topics)
     results = []
     for strategy in strategies:
         raw, first_raw = _assign(strategy, topics, members, racks)
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
-        after = _owners(assignment)
-        moves = [Move(t, p, before.get((t, p)), after.get((t, p)))
-                 for t in subscribed for p in range(topics[t]) if before.get((t, p)) != after.get((t, p))]
-        unassigned = {t: ps for t in subscribed
-                      if (ps := [p for p in range(topics[t]) if (t, p) not in after])}
+        owners_after = _owner_list(assignment, subscribed, topics)
+        moves = [Move(tp[0], tp[1], source, target)
+                 for tp, source, target in zip(partitions, owners_before, owners_after) if source != target]
+        unassigned: dict[str, list[int]] = {}
+        for tp, target in zip(partitions, owners_after):
+            if target is None:
+                unassigned.setdefault(tp[0], []).append(tp[1])
         first_round = None
         if first_raw is not None:
             first_round = {m.member_id: by_topic(first_raw.get(m.member_id, [])) for m in members}

@@ -291,7 +291,7 @@ def test_write_reproduces_java_bytes(java_results):
 
 
 def test_json_text_equals_java_json_converter(java_results):
-    for (layout, version, data, _), line in java_results:
+    for (layout, version, _data, _), line in java_results:
         _, plain, _, java_json = line.split(" ", 3)
         fields, _ = codec.read(layout, version, bytes.fromhex(plain[1:]))
         assert jackson.dumps(codec.to_json(layout, version, fields)) == java_json, (layout.name, version)

@@ -27,7 +27,7 @@ def written(tansu, tmp_path_factory):
     log = scenario()
     # re-home the scenario onto a 10-partition log, plus noise in other partitions
     small = Log(partitions=PARTITIONS)
-    from kgroup.offsets_log.records import decode, encode
+    from kgroup.offsets_log.records import decode
 
     for r in log.records:
         rec = decode(r.key, r.value)

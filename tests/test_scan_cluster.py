@@ -1,6 +1,10 @@
 """kgroup scan --master spark://: a real standalone master and worker (started from the
 pyspark package on 127.0.0.1), reading the live log from Tansu in the executors; the
-same results as the independent computation (and so as local[*])."""
+same results as the independent computation (and so as local[*]).
+
+The executors run a Python that has confluent-kafka and pyarrow but not kgroup (this
+environment's packages without its .pth files, so not the editable install): the scan
+works only because kgroup ships its own package to them, as the README says it does."""
 from __future__ import annotations
 
 import json
@@ -14,6 +18,25 @@ from test_scan import STORM, _strip_live, expected
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
 
 
+def _python_without_kgroup(tmp_path):
+    """An interpreter for the executors: this one, without site processing (-S: no .pth file,
+    so no editable kgroup), its site-packages on PYTHONPATH (confluent-kafka, pyarrow, pyspark)."""
+    import os
+    import subprocess
+    import sys
+    import sysconfig
+
+    site = sysconfig.get_paths()["purelib"]
+    script = tmp_path / "python-without-kgroup"
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{site}${{PYTHONPATH:+:$PYTHONPATH}}" exec "{sys.executable}" -S "$@"\n')
+    script.chmod(0o755)
+    probe = "import confluent_kafka, pyarrow\ntry:\n    import kgroup\nexcept ImportError:\n    print('no kgroup')\n"
+    r = subprocess.run([str(script), "-c", probe], capture_output=True, text=True, cwd=tmp_path,
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert r.stdout == "no kgroup\n", r.stderr
+    return script
+
+
 def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F811
     import pyarrow.parquet as pq
     from conftest import run_kgroup
@@ -23,10 +46,11 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     write_to_broker(scenario, tansu, topic)
     groups, coordinators, extra = expected(scenario, live_ends=scenario.produced)
     out = tmp_path / "out"
+    executor_python = _python_without_kgroup(tmp_path)
     res = run_kgroup("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
                      "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
                      "-o", "json", "--out", str(out), "--stale-after", "1h", "--storm", str(STORM),
-                     env=spark_subprocess_env(), timeout=240)
+                     env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
     assert res.returncode == 1, res.stderr  # the scenario's undecodable records are flagged
     assert "could not be decoded" in res.stderr and "Traceback" not in res.stderr
     doc = json.loads(res.stdout)
@@ -45,3 +69,12 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     assert pq.read_table(out / "brokers").num_rows == 1
     assert pq.read_table(out / "commits").num_rows == extra["offset_records"]
     assert pq.read_table(out / "group_events").num_rows == extra["events"]
+    # the proof that the executors had kgroup from the driver: without the shipped package they fail
+    res = run_kgroup("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
+                     "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
+                     "--conf", "spark.kgroup.shipPackage=false", "-o", "json",
+                     env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
+    assert res.returncode == 3 and res.stdout == "", res.stderr
+    assert "Traceback" not in res.stderr
+    assert "kgroup: error: the Spark job failed: ModuleNotFoundError: No module named 'kgroup' (the executors' Python" \
+        in res.stderr, res.stderr[-700:]

@@ -36,7 +36,7 @@ from kgroup.hashing import java_string_hash, to_int32 as _to_int32
 from .base import MemberSubscription, TopicPartition, TopicRacks
 
 
-_NON_BMP = re.compile("[\U00010000-\U0010FFFF]")
+_NON_BMP: re.Pattern[str] | None = None  # compiled when the first non-ASCII name needs it
 _MASK32 = 0xFFFFFFFF
 
 _key_cache: dict[str, str] = {}
@@ -55,7 +55,13 @@ def java_key(text: str) -> str:
     """
     key = _key_cache.get(text)
     if key is None:
-        key = text if text.isascii() else _NON_BMP.sub(_surrogate_pair, text)
+        if text.isascii():
+            key = text
+        else:
+            global _NON_BMP
+            if _NON_BMP is None:
+                _NON_BMP = re.compile("[\U00010000-\U0010FFFF]")
+            key = _NON_BMP.sub(_surrogate_pair, text)
         _key_cache[text] = key
     return key
 
@@ -393,6 +399,14 @@ def hash_iteration_order(
     """
     key_list = list(keys)
     if compute_if_absent:
+        unique = list(dict.fromkeys(key_list))
+        if initial_capacity is None and len(unique) <= _TREEIFY_THRESHOLD - 1:
+            # Fast path: up to 7 keys in a new HashMap's 16 buckets neither resize (threshold
+            # 12) nor treeify a bucket; each new key goes to the head of its bucket, so the
+            # order is by bucket, then latest inserted first.
+            buckets = [spread(hash_of(k)) & 15 for k in unique]
+            order = sorted(range(len(unique)), key=lambda i: (buckets[i], -i))
+            return [unique[i] for i in order]
         table = _SimulatedHashMap(initial_capacity)
         for key in key_list:
             table.compute_if_absent(key, hash_of(key), None if sort_key_of is None else sort_key_of(key))
@@ -501,12 +515,37 @@ def subscription_order(members: Sequence[MemberSubscription]) -> list[MemberSubs
         if member.member_id in by_id:
             raise ValueError(f"duplicate member id {member.member_id!r}")
         by_id[member.member_id] = member
-    return [by_id[m] for m in hash_iteration_order(list(by_id))]  # type: ignore[index]
+    ids = tuple(by_id)
+    order = _member_order_cache.get(ids)
+    if order is None:  # every assignor of a what-if asks for the same group's order
+        order = hash_iteration_order(ids)
+        _member_order_cache.clear()
+        _member_order_cache[ids] = order
+    return [by_id[m] for m in order]  # type: ignore[index]
+
+
+_member_order_cache: dict[tuple[str, ...], list] = {}  # the last group's member order
+
+
+_protocol_topics_cache: dict[tuple[str, ...], tuple[str, ...]] = {}
+_PROTOCOL_TOPICS_CACHE_LIMIT = 4096
+
+
+def _sorted_topics(topics: tuple[str, ...]) -> tuple[str, ...]:
+    """``topics`` as a set sorted in Java order, memoised: every member of a group usually
+    subscribes to the same topics, and every assignor asks for every member's list."""
+    cached = _protocol_topics_cache.get(topics)
+    if cached is None:
+        cached = tuple(sorted(set(topics), key=java_key))
+        if len(_protocol_topics_cache) >= _PROTOCOL_TOPICS_CACHE_LIMIT:
+            _protocol_topics_cache.clear()
+        _protocol_topics_cache[topics] = cached
+    return cached
 
 
 def protocol_topics(member: MemberSubscription) -> list[str]:
     """The member's topics as ConsumerProtocol delivers them: a set, sorted in Java order."""
-    return sorted(set(member.topics), key=java_key)
+    return list(_sorted_topics(tuple(member.topics)))
 
 
 def protocol_owned(member: MemberSubscription) -> list[tuple[str, int]]:
@@ -527,7 +566,10 @@ def partitions_per_topic(
     Subscribed topics (collected into a ``HashSet`` member by member) that exist in
     the metadata with at least one partition, put into a ``HashMap``.
     """
-    subscribed = hash_iteration_order([t for m in members_in_order for t in protocol_topics(m)])
+    # Members of a group mostly share one subscription: walk each distinct one once, in the
+    # order the members bring them (a topic's first appearance is all a HashSet keeps).
+    distinct = dict.fromkeys(tuple(m.topics) for m in members_in_order)
+    subscribed = hash_iteration_order(dict.fromkeys(t for ts in distinct for t in _sorted_topics(ts)))
     existing = [t for t in subscribed if topics.get(t, 0) > 0]  # type: ignore[call-overload]
     return {t: topics[t] for t in hash_iteration_order(existing)}  # type: ignore[index]
 

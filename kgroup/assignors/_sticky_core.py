@@ -165,6 +165,8 @@ class RackInfo:
 
 @dataclass
 class StickyResult:
+    """The sticky assignment and, from the constrained builder, the partitions changing owner."""
+
     assignment: dict[str, list[TopicPartition]]
     # None when the general builder ran (the cooperative assignor then recomputes it)
     partitions_transferring_ownership: dict[TopicPartition, str] | None

@@ -35,6 +35,10 @@ class MemberSubscription:
 def by_topic(partitions: list[TopicPartition]) -> dict[str, list[int]]:
     """Group a member's partitions per topic, topics and partitions sorted (display form)."""
     out: dict[str, list[int]] = {}
-    for topic, partition in partitions:
-        out.setdefault(topic, []).append(partition)
-    return {t: sorted(ps) for t, ps in sorted(out.items())}
+    for topic, partition in sorted(partitions):  # one sort: by topic, then partition
+        ps = out.get(topic)
+        if ps is None:
+            out[topic] = [partition]
+        else:
+            ps.append(partition)
+    return out

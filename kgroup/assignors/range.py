@@ -35,21 +35,20 @@ class _TopicAssignmentState:
         self,
         topic: str,
         partition_count: int,
-        members: list[MemberSubscription],
+        consumers: dict[str, str | None],
+        consumer_racks: set[str],
         topic_racks: TopicRacks | None,
     ) -> None:
         self.topic = topic
-        # member id -> rack, in assignment order (already sorted by the caller)
-        self.consumers: dict[str, str | None] = {}
-        for member in members:
-            self.consumers.setdefault(member.member_id, member_rack(member))
+        # member id -> rack, in assignment order (already sorted by the caller); shared by
+        # every topic with the same subscribers, never changed
+        self.consumers = consumers
         self.unassigned: list[TopicPartition] = [(topic, p) for p in range(partition_count)]
         self.assigned_count = dict.fromkeys(self.consumers, 0)
         n = len(self.consumers)
         self.per_consumer = partition_count // n if n else 0
         self.remaining_with_extra = partition_count % n if n else 0
 
-        consumer_racks = {rack for rack in self.consumers.values() if rack is not None}
         self.partition_racks: dict[TopicPartition, frozenset[str]] = {}
         all_partition_racks: set[str] = set()
         if consumer_racks:
@@ -162,12 +161,29 @@ def assign(
     ordered = subscription_order(members)
     per_topic = partitions_per_topic(topics, ordered)
 
-    subscribers: dict[str, list[MemberSubscription]] = {t: [] for t in per_topic}
-    for member in sorted(ordered, key=lambda m: member_info_key(m.member_id, m.group_instance_id)):
-        for topic in protocol_topics(member):
-            if topic in subscribers:
-                subscribers[topic].append(member)
-    states = [_TopicAssignmentState(t, n, subscribers[t], topic_racks) for t, n in per_topic.items()]
+    in_order = sorted(ordered, key=lambda m: member_info_key(m.member_id, m.group_instance_id))
+    if len({tuple(m.topics) for m in in_order}) == 1:
+        # every member subscribes to the same topics: one subscriber list for every topic
+        subscribers = {t: in_order for t in per_topic}
+    else:
+        subscribers = {t: [] for t in per_topic}
+        for member in in_order:
+            for topic in protocol_topics(member):
+                if topic in subscribers:
+                    subscribers[topic].append(member)
+    # member id -> rack and the set of racks, computed once per distinct subscriber list
+    shared: dict[int, tuple[dict[str, str | None], set[str]]] = {}
+    states = []
+    for t, n in per_topic.items():
+        members_of = subscribers[t]
+        consumers_and_racks = shared.get(id(members_of))
+        if consumers_and_racks is None:
+            consumers: dict[str, str | None] = {}
+            for member in members_of:
+                consumers.setdefault(member.member_id, member_rack(member))
+            consumers_and_racks = consumers, {rack for rack in consumers.values() if rack is not None}
+            shared[id(members_of)] = consumers_and_racks
+        states.append(_TopicAssignmentState(t, n, *consumers_and_racks, topic_racks))
 
     assignment: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
     rack_aware = any(s.needs_rack_aware for s in states)

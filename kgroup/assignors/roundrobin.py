@@ -27,14 +27,19 @@ def assign(
         return {}
     ordered = subscription_order(members)
     circle = sorted(ordered, key=lambda m: member_info_key(m.member_id, m.group_instance_id))
-    subscribed = [set(protocol_topics(m)) for m in circle]
-
-    all_topics = sorted({t for topic_set in subscribed for t in topic_set}, key=java_key)
     # positions in the circle of each topic's subscribers, to skip non-subscribers in O(log n)
-    positions: dict[str, list[int]] = {t: [] for t in all_topics}
-    for index, topic_set in enumerate(subscribed):
-        for t in topic_set:
-            positions[t].append(index)
+    positions: dict[str, list[int]]
+    if len({tuple(m.topics) for m in circle}) == 1:  # one subscription: everybody takes every topic
+        all_topics = protocol_topics(circle[0])
+        everybody = list(range(len(circle)))
+        positions = {t: everybody for t in all_topics}
+    else:
+        subscribed = [set(protocol_topics(m)) for m in circle]
+        all_topics = sorted({t for topic_set in subscribed for t in topic_set}, key=java_key)
+        positions = {t: [] for t in all_topics}
+        for index, topic_set in enumerate(subscribed):
+            for t in topic_set:
+                positions[t].append(index)
 
     assignment: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
     lists = [assignment[m.member_id] for m in circle]

@@ -81,17 +81,22 @@ def assign(
 
     order = sorted_members(members)
     subscribers: dict[str, list[str]] = {}
-    for m in order:
-        for topic in dict.fromkeys(m.topics):
-            if topic in topics:
-                subscribers.setdefault(topic, []).append(m.member_id)
+    if len({tuple(m.topics) for m in order}) == 1:  # homogeneous: every topic has the same subscribers
+        ids_in_order = [m.member_id for m in order]
+        subscribers = {topic: ids_in_order for topic in dict.fromkeys(order[0].topics) if topic in topics}
+    else:
+        for m in order:
+            for topic in dict.fromkeys(m.topics):
+                if topic in topics:
+                    subscribers.setdefault(topic, []).append(m.member_id)
 
     result: Assignment = {m.member_id: [] for m in members}
     for topic, ids in subscribers.items():
         count = topics[topic]
         quota, extra = divmod(count, len(ids))
         start = 0
-        for member_id in ids:
+        # with fewer partitions than subscribers, only the first `count` get one each
+        for member_id in ids[:count]:
             size = quota + (1 if extra > 0 else 0)
             if extra > 0:
                 extra -= 1

@@ -81,8 +81,6 @@ Output partition lists are sorted by topic then partition (Kafka returns sets).
 """
 from __future__ import annotations
 
-import base64
-import struct
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Literal
 
@@ -120,6 +118,9 @@ def java_string_compare_key(text: str) -> bytes:
 
 def parse_uuid(text: str) -> tuple[int, int]:
     """``Uuid.fromString``: URL-safe base64 without padding -> (msb, lsb), signed longs."""
+    import base64  # only topic ids need these
+    import struct
+
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, TypeError) as exc:  # binascii.Error is a ValueError
@@ -206,9 +207,13 @@ def member_iteration_order(member_ids: Sequence[str]) -> list[str]:
 def subscription_type(members: Sequence[MemberSubscription]) -> str:
     """``ConsumerGroup.subscriptionType`` for name-only subscriptions (no regex)."""
     counts: dict[str, int] = {}
-    for m in members:
-        for topic in set(m.topics):
-            counts[topic] = counts.get(topic, 0) + 1
+    members_per_subscription: dict[tuple[str, ...], int] = {}
+    for m in members:  # members mostly share a subscription: count each distinct one once
+        key = tuple(m.topics)
+        members_per_subscription[key] = members_per_subscription.get(key, 0) + 1
+    for subscription, n in members_per_subscription.items():
+        for topic in set(subscription):
+            counts[topic] = counts.get(topic, 0) + n
     return HOMOGENEOUS if all(c == len(members) for c in counts.values()) else HETEROGENEOUS
 
 
@@ -280,10 +285,27 @@ def _current_assignment(
     out = []
     # Collectors.toMap -> new HashMap<>() (capacity 16); new HashSet<>(list) per topic.
     for topic in topics.set_order(grouped, 16):
-        parts = sorted(grouped[topic])
-        parts = java_hash_order(parts, lambda p: p, initial_capacity=hashset_copy_capacity(len(parts)))
-        out.append((topic, parts))
+        out.append((topic, _partition_set_order(sorted(grouped[topic]))))
     return out
+
+
+def _partition_set_order(parts: list[int]) -> list[int]:
+    """``new HashSet<>(parts)`` iteration order, ``parts`` ascending and distinct.
+
+    The table is sized for the copy, so it never resizes for load; below 64 slots a bucket
+    of 9 would resize it, which needs the general simulation. Otherwise the order is by
+    bucket, then insertion (ascending) order.
+    """
+    capacity = hashset_copy_capacity(len(parts))
+    mask = capacity - 1
+    buckets = [(p ^ (p >> 16)) & mask for p in parts]  # Integer.hashCode is the value; p >= 0
+    if capacity < 64:
+        chains: dict[int, int] = {}
+        for b in buckets:
+            chains[b] = chains.get(b, 0) + 1
+        if max(chains.values(), default=0) >= 9:
+            return java_hash_order(parts, lambda p: p, initial_capacity=capacity)
+    return [p for _, p in sorted(zip(buckets, parts))]
 
 
 def _check_no_double_ownership(members: Sequence[MemberSubscription], topics: _Topics) -> None:

@@ -1,21 +1,57 @@
 """The Typer layer: parse options, call the core or the adapter, render.
 
-Nothing here computes anything Kafka-specific. Modules that talk to a cluster
-are imported inside the commands that need one, so ``kgroup --help`` and the
-offline commands never load confluent_kafka.
+Nothing here computes anything Kafka-specific. Commands register lazily: ``main`` imports
+only the module of the command named on the command line (``kgroup.cli.app``, the whole
+application, imports them all), modules that talk to a cluster are imported inside the
+commands that need one, and ``--help`` is printed from the rendering stored in
+kgroup/cli/helptext.py when the output is one Typer would render the same way. So
+``kgroup --help`` and the offline commands never load confluent_kafka, pydantic or rich.
 """
 from __future__ import annotations
 
 import sys
 
-import typer
+__all__ = ["app", "main", "COMMANDS"]
 
-from kgroup.cli.common import app
-from kgroup.cli import find_coordinator, groups, log, scan, whatif  # noqa: F401  (registers the commands)
-from kgroup.errors import KgroupError
-from kgroup.render import error
+# every command, in the order `kgroup --help` lists them -> the module under kgroup.cli defining it
+COMMANDS = {
+    "find-coordinator": "find_coordinator",
+    "list": "groups",
+    "describe": "groups",
+    "offsets": "groups",
+    "snapshot": "groups",
+    "log": "log",
+    "history": "log",
+    "scan": "scan",
+    "whatif": "whatif",
+    "vote": "whatif",
+}
 
-__all__ = ["app", "main"]
+
+def load_app(only: str | None = None):
+    """The Typer app with every command registered (in ``COMMANDS`` order), or with the
+    single command ``only`` (a copy of the app: the full one stays complete)."""
+    import copy
+    import importlib
+
+    from kgroup.cli.common import app
+
+    modules = [COMMANDS[only]] if only else list(dict.fromkeys(COMMANDS.values()))
+    for module in modules:
+        importlib.import_module(f"kgroup.cli.{module}")
+    rank = {name: i for i, name in enumerate(COMMANDS)}
+    app.registered_commands.sort(key=lambda c: rank.get(c.name, len(rank)))
+    if only is None:
+        return app
+    single = copy.copy(app)
+    single.registered_commands = [c for c in app.registered_commands if c.name == only]
+    return single
+
+
+def __getattr__(name: str):
+    if name == "app":
+        return load_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
@@ -23,8 +59,33 @@ def main() -> None:
     from kgroup.cli import interrupt
 
     interrupt.install()
+    import gc
+
+    gc.disable()  # until the command runs (see kgroup.cli.params.KgroupCommand)
+    args = sys.argv[1:]
+    if len(args) <= 2 and args and args[-1] in ("--help", "-h") and (len(args) == 1 or args[0] in COMMANDS):
+        from kgroup.cli.helptext import stored_help
+
+        text = stored_help(args[0] if len(args) == 2 else "")
+        if text is not None:
+            try:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            except BrokenPipeError:  # as _run: a reader that stopped early is no error
+                pass
+            sys.exit(0)
+    _run(args[0] if args and args[0] in COMMANDS else None)
+
+
+def _run(command: str | None) -> None:
+    """Run the app with the one command ``command`` registered (None: all of them)."""
+    import typer
+
+    from kgroup.errors import KgroupError
+    from kgroup.render import error
+
     try:
-        code = app(standalone_mode=False, prog_name="kgroup")
+        code = load_app(command)(standalone_mode=False, prog_name="kgroup")
     except typer.TyperException as e:  # bad usage: unknown option, bad value, missing argument
         ctx = getattr(e, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""

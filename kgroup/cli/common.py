@@ -1,20 +1,27 @@
 """What every command shares: the Typer app, connection and output options,
 and the way a command gets a cluster or a snapshot."""
-from __future__ import annotations
-
 from pathlib import Path
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
-from typing_extensions import Annotated
 
 from kgroup import __version__
+from kgroup.cli.params import KgroupCommand, KgroupGroup
 from kgroup.errors import UsageError
 from kgroup.render import OutputFormat
 
 CONNECTION = "Connection"
 
-app = typer.Typer(
+
+class _Typer(typer.Typer):
+    """Typer whose commands coerce their parameters without pydantic (see kgroup.cli.params)."""
+
+    def command(self, *args, cls=None, **kwargs):
+        return super().command(*args, cls=cls or KgroupCommand, **kwargs)
+
+
+app = _Typer(
+    cls=KgroupGroup,
     name="kgroup",
     help="Read-only diagnostics for Apache Kafka consumer groups: coordinators, members, offsets, "
          "and what-if rebalances.\n\nExit codes: 0 ok; 1 a problem you asked to flag; 2 bad usage or "

@@ -1,14 +1,11 @@
 """kgroup list, describe, offsets, snapshot: what a group is and how far behind it is."""
-from __future__ import annotations
-
 import json
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
-from typing_extensions import Annotated
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
                                cluster_for, group_states)

@@ -1,15 +1,12 @@
 """kgroup log: every record of the offsets log, decoded as Kafka prints it."""
-from __future__ import annotations
-
 import os
 import sys
 import time
 from enum import Enum
 from pathlib import Path
-from typing import IO, Iterator, List, Optional
+from typing import Annotated, IO, Iterator, List, Optional
 
 import typer
-from typing_extensions import Annotated
 
 from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
 from kgroup.errors import EXIT_FLAGGED, UsageError

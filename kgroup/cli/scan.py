@@ -1,12 +1,9 @@
 """kgroup scan: the fleet-wide report over the whole offsets log, on Spark."""
-from __future__ import annotations
-
 import sys
 import time
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
-from typing_extensions import Annotated
 
 from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
 from kgroup.errors import EXIT_FLAGGED, UsageError
@@ -89,7 +86,6 @@ def scan(
         settings = settings_for((bootstrap, x, command_config, timeout, verbose))
         ranges = offsets_log_ranges(settings, offsets_topic)
         leaders, brokers = offsets_log_leaders(settings, offsets_topic)
-    total = sum(r.count for r in ranges) if ranges is not None else None
 
     from kgroup.progress import progress_bar
     from kgroup.scan.run import ScanRequest, scan_report

@@ -22,7 +22,7 @@ from functools import lru_cache, partial
 from typing import Any, Callable
 
 from kgroup.java.utf8 import java_utf8
-from kgroup.offsets_log.schema import ZERO_UUID, F, Layout
+from kgroup.offsets_log.schema import F, Layout
 
 Reader = Callable[[bytes, int], "tuple[dict, int]"]
 

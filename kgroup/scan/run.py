@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from dataclasses import dataclass, field
 
-from kgroup.errors import UsageError
+from kgroup.errors import ClusterError, KgroupError, UsageError
 from kgroup.scan import pipeline, report
 
 
@@ -64,6 +64,25 @@ def scratch_dir(req: ScanRequest) -> str | None:
     return None
 
 
+def _from_spark(e: Exception) -> bool:
+    return any(c.__module__.startswith(("pyspark", "py4j")) for c in type(e).__mro__)
+
+
+def spark_failure(e: Exception) -> str:
+    """The line of a failed Spark job that says what went wrong: the exception raised in the
+    executor's Python (its last line, e.g. ``ModuleNotFoundError: No module named 'kgroup'``;
+    kgroup's own errors without their module path), else the first line of Spark's message."""
+    lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+    python = [line for line in lines if not line.startswith(("at ", "File ", "JVM stacktrace", "py4j", "^", "~"))
+              and ("Error: " in line or "Exception: " in line)]
+    line = python[-1] if python else (lines[0] if lines else type(e).__name__)
+    for prefix in ("kgroup.errors.", "pyspark.errors.exceptions.captured."):
+        line = line.replace(prefix, "")
+    if "No module named 'kgroup'" in line:
+        line += " (the executors' Python has no kgroup: let kgroup ship it, the default, or install it there)"
+    return line[:400]
+
+
 def _delete(spark, path: str) -> None:
     """Delete a staging directory on whatever file system holds it (Hadoop's API: local, hdfs, s3a)."""
     try:
@@ -78,6 +97,12 @@ def scan_report(spark, req: ScanRequest, progress=lambda stage, done, total: Non
     stage_dir = scratch_dir(req)
     try:
         return _scan_report(spark, req, progress, stage_dir)
+    except KgroupError:
+        raise
+    except Exception as e:  # a Spark job failed (an executor, its Python, the reading tasks): one line
+        if not _from_spark(e):
+            raise
+        raise ClusterError(f"the Spark job failed: {spark_failure(e)}") from None
     finally:
         if stage_dir is not None:
             _delete(spark, stage_dir)

@@ -1,0 +1,109 @@
+"""Benchmark: start-up of kgroup's offline commands and --help against `python -c 'import typer'`.
+
+    python bench/startup_bench.py [--runs 21] [--importtime]
+
+Every command is a fresh process, timed end to end (process start to exit) with stdin,
+stdout and stderr not a terminal (as in a pipe or a script); the commands take turns in
+each round (interleaved), so that load on the machine hits all of them alike, and the
+median of the runs is reported with its ratio to the median of the reference, a Python
+that only imports typer (the CLI layer kgroup is built on). Bytecode is written (the
+warm-up round compiles kgroup's modules, as an installed package has them compiled). The goal: every row within
+1.2x of the reference. With --importtime, the modules each command imports (python -X
+importtime, cumulative microseconds, top 12) are printed too.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOT = "examples/seed-g1.json"
+
+REFERENCE = ("python -c 'import typer'", ["-c", "import typer"])
+COMMANDS = [
+    ("kgroup --help", ["-m", "kgroup", "--help"]),
+    ("kgroup whatif --help", ["-m", "kgroup", "whatif", "--help"]),
+    ("kgroup find-coordinator --offline --offsets-partitions 50 G1",
+     ["-m", "kgroup", "find-coordinator", "--offline", "--offsets-partitions", "50", "G1"]),
+    ("kgroup find-coordinator --offline --offsets-partitions 50 G1 -o json",
+     ["-m", "kgroup", "find-coordinator", "--offline", "--offsets-partitions", "50", "G1", "-o", "json"]),
+    (f"kgroup describe --snapshot {SNAPSHOT}", ["-m", "kgroup", "describe", "--snapshot", SNAPSHOT]),
+    (f"kgroup whatif --snapshot {SNAPSHOT} --remove C3 -o json",
+     ["-m", "kgroup", "whatif", "--snapshot", SNAPSHOT, "--remove", "C3", "-o", "json"]),
+    ("kgroup vote -m a=range,cooperative-sticky -m b=range", ["-m", "kgroup", "vote", "-m", "a=range,cooperative-sticky",
+                                                             "-m", "b=range"]),
+]
+# variables that would change how help is rendered (see kgroup/cli/helptext.py)
+RENDERING_ENV = ("COLUMNS", "TERMINAL_WIDTH", "FORCE_COLOR", "PY_COLORS", "GITHUB_ACTIONS", "TTY_COMPATIBLE",
+                 "TTY_INTERACTIVE")
+
+
+def run_once(args: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"{args} exited {proc.returncode}: {proc.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def importtime(args: list[str], env: dict[str, str], top: int) -> str:
+    proc = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rows = []
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line and "cumulative" not in line:
+            _, cumulative, name = line.split("|")
+            if not name.startswith("  "):  # top-level imports only
+                rows.append((int(cumulative), name.strip()))
+    rows.sort(reverse=True)
+    return ", ".join(f"{name} {us / 1000:.1f} ms" for us, name in rows[:top])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=21, help="rounds; every command runs once per round")
+    ap.add_argument("--importtime", action="store_true", help="also list each command's biggest imports")
+    args = ap.parse_args()
+    env = {k: v for k, v in os.environ.items() if k not in RENDERING_ENV}
+    env["PYTHONPATH"] = str(ROOT)  # this checkout's kgroup, wherever the package is installed from
+    # the warm-up run writes kgroup's .pyc files, as installing a package does
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cases = [REFERENCE, *COMMANDS]
+    for _, argv in cases:  # warm the file cache and the .pyc files
+        run_once(argv, env)
+    times: dict[str, list[float]] = {label: [] for label, _ in cases}
+    for i in range(args.runs):
+        order = cases if i % 2 == 0 else cases[::-1]  # alternate the order, so no case always runs first
+        for label, argv in order:
+            times[label].append(run_once(argv, env))
+        print(f"round {i + 1}/{args.runs}", file=sys.stderr, end="\r", flush=True)
+    print(file=sys.stderr)
+    ref = statistics.median(times[REFERENCE[0]])
+    print(f"### kgroup start-up vs `python -c 'import typer'` (median of {args.runs} interleaved runs, "
+          f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]})\n")
+    print("| command | median ms | min ms | ratio to `import typer` |")
+    print("|---|---|---|---|")
+    worst = 0.0
+    for label, _ in cases:
+        med = statistics.median(times[label])
+        ratio = med / ref
+        if label != REFERENCE[0]:
+            worst = max(worst, ratio)
+        print(f"| `{label}` | {med * 1000:.0f} | {min(times[label]) * 1000:.0f} | {ratio:.2f}x |")
+    print(f"\nslowest ratio: {worst:.2f}x (goal: at most 1.20x)")
+    if args.importtime:
+        print()
+        for label, argv in cases:
+            print(f"- `{label}`: {importtime(argv, env, 12)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

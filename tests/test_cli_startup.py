@@ -1,0 +1,216 @@
+"""What kgroup's start-up loads, and that its shortcuts change nothing.
+
+Offline commands and --help load no module they do not use (no Kafka client, no Spark,
+no pydantic, no rich, no tabulate for plain tables, no typing_extensions; --help not even
+Typer); the stored help is Typer's rendering; the parameter coercion that replaces Typer's
+pydantic adapters gives the same values and the same errors; the plain-table renderer
+draws what tabulate draws. Speed itself is measured by bench/startup_bench.py, not here.
+"""
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = "examples/seed-g1.json"
+LOG = "examples/offsets-log-g1.jsonl"
+
+# never needed by an offline command or --help
+HEAVY = ("confluent_kafka", "pyspark", "pyarrow", "pandas", "rich", "pydantic", "pydantic_core", "typing_extensions",
+         "markdown_it", "jsonschema")
+RENDERING_ENV = ("COLUMNS", "TERMINAL_WIDTH", "FORCE_COLOR", "PY_COLORS", "GITHUB_ACTIONS", "TTY_COMPATIBLE",
+                 "TTY_INTERACTIVE", "_TYPER_FORCE_DISABLE_TERMINAL", "TYPER_USE_RICH", "TYPER_RICH_MARKUP_MODE")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in RENDERING_ENV}
+    env.update(PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8", **extra)
+    return env
+
+
+# runs `python -m kgroup ARGV` and writes the names in sys.modules at exit to the file ARGV[0]
+_PROBE = """
+import atexit, runpy, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
+sys.argv = ["kgroup", *sys.argv[2:]]
+runpy.run_module("kgroup", run_name="__main__", alter_sys=True)
+"""
+
+
+def _imported(*argv: str, env: dict[str, str] | None = None) -> tuple[set[str], subprocess.CompletedProcess]:
+    """The modules ``python -m kgroup ARGV`` has loaded when it exits, and the run itself."""
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "modules"
+        r = subprocess.run([sys.executable, "-c", _PROBE, str(listing), *argv], cwd=ROOT, env=env or _env(),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        return set(listing.read_text().split("\n")), r
+
+
+def _tops(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+OFFLINE = [
+    ["find-coordinator", "--offline", "--offsets-partitions", "3", "G1"],
+    ["find-coordinator", "--offline", "G1", "G2", "-o", "json"],
+    ["find-coordinator", "--snapshot", SEED],
+    ["describe", "--snapshot", SEED],
+    ["offsets", "--snapshot", SEED, "-o", "csv"],
+    ["whatif", "--snapshot", SEED, "--remove", "C3"],
+    ["whatif", "--snapshot", SEED, "--strategy", "cooperative-sticky", "-o", "json"],
+    ["vote", "-m", "a=range,cooperative-sticky", "-m", "b=range"],
+    ["log", "--input", LOG, "-o", "json"],
+    ["history", "G1", "--input", LOG],
+]
+
+
+@pytest.mark.parametrize("argv", OFFLINE, ids=lambda a: " ".join(a[:3]))
+def test_offline_commands_load_nothing_heavy(argv):
+    modules, r = _imported(*argv)
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    assert not _tops(modules) & set(HEAVY), sorted(_tops(modules) & set(HEAVY))
+    assert "kgroup.adapter" not in modules  # the Kafka client wrapper
+    if argv[0] != "find-coordinator":  # what a live cluster answers: only find-coordinator explains in it
+        assert "kgroup.metadata" not in modules
+    # only the module of the command asked for
+    from kgroup.cli import COMMANDS
+
+    own = {m.split(".")[2] for m in modules if m.startswith("kgroup.cli.") and m.count(".") == 2}
+    others = set(COMMANDS.values()) - {COMMANDS[argv[0]]}
+    assert not own & others, sorted(own & others)
+
+
+def test_plain_tables_do_not_load_tabulate():
+    modules, r = _imported("find-coordinator", "--offline", "--offsets-partitions", "3", "G1", "G2")
+    assert r.returncode == 0 and "G2" in r.stdout
+    assert "tabulate" not in modules and "importlib.metadata" not in modules
+
+
+@pytest.mark.parametrize("command", ["", "find-coordinator", "whatif", "log", "scan"])
+def test_help_loads_neither_typer_nor_rich(command):
+    modules, r = _imported(*([command] if command else []), "--help")
+    assert r.returncode == 0 and "Usage: kgroup" in r.stdout
+    assert not _tops(modules) & {"typer", "rich", "pydantic", "click", "tabulate"}, sorted(_tops(modules))
+
+
+def test_stored_help_is_typers_rendering():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from gen_completions import typer_help
+    finally:
+        sys.path.pop(0)
+    from kgroup.cli import COMMANDS
+
+    for command in ["", *COMMANDS]:
+        argv = [command, "--help"] if command else ["-h"]
+        r = subprocess.run([sys.executable, "-m", "kgroup", *argv], cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL,
+                           capture_output=True)
+        assert r.returncode == 0
+        assert r.stdout.decode() == typer_help(command), command
+
+
+def test_help_elsewhere_is_rendered_by_typer():
+    """Another width (here COLUMNS) is not the stored rendering's: Typer renders it."""
+    modules, r = _imported("whatif", "--help", env=_env(COLUMNS="120"))
+    assert r.returncode == 0
+    assert "rich" in _tops(modules)
+    assert max(len(line) for line in r.stdout.splitlines()) == 120
+
+
+def test_commands_behave_as_through_the_whole_app():
+    """`python -m kgroup` (one command registered) prints what the complete app prints."""
+    code = ("import sys\nfrom kgroup.cli import app\n"
+            "try:\n    app(sys.argv[1:], prog_name='kgroup')\nexcept SystemExit as e:\n    sys.exit(e.code)\n")
+    cases = OFFLINE + [["whatif", "--snapshot", SEED, "--remove", "nobody"], ["find-coordinator", "--offline",
+                                                                             "--offsets-partitions", "0", "G1"],
+                       ["describe", "--snapshot", "no-such-file.json"], ["vote", "--switch", "x"]]
+    for argv in cases:
+        fast = subprocess.run([sys.executable, "-m", "kgroup", *argv], cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True)
+        full = subprocess.run([sys.executable, "-c", code, *argv], cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True)
+        assert fast.stdout == full.stdout, argv
+        if fast.returncode == 0:
+            assert full.returncode == 0, argv
+
+
+# --- parameter coercion -------------------------------------------------------------
+
+
+def _coercion_pairs():
+    """(fast, Typer's own) runtime parameter of every parameter of every kgroup command."""
+    import typer.main
+    from typer._coercion import build_runtime_param
+
+    from kgroup.cli import app
+    from kgroup.cli.params import FastRuntimeParam
+
+    root = typer.main.get_command(app)
+    for name, cmd in [("", root), *root.commands.items()]:
+        for p in cmd.params:
+            fast = p.get_runtime_param()
+            assert isinstance(fast, FastRuntimeParam), (name, p.name)
+            yield name, cmd, p, fast, build_runtime_param(p.type_descriptor)
+
+
+SAMPLES = [None, "", "x", "-", "G1", "0", "1", "7", "007", "50", "-3", "1.5", " 2", "2 ", "1e3", "1_000", "inf", "nan",
+           "table", "json", "csv", "JSON", "offsets", "group", "examples", "examples/seed-g1.json", "no/such/file",
+           "a=b", "\udcff", 10, 10.0, True, ("a", "b"), ["1", "2"], ("x",), ()]
+
+
+def _outcome(runtime, value, param, ctx):
+    from typer._click.exceptions import BadParameter
+
+    try:
+        return "ok", runtime.coerce(value, param=param, ctx=ctx)
+    except BadParameter as e:
+        return "error", e.format_message()
+
+
+def test_fast_coercion_equals_typers_adapters():
+    from typer._click import Context
+
+    checked = 0
+    for name, cmd, param, fast, slow in _coercion_pairs():
+        ctx = Context(cmd)
+        for value in SAMPLES:
+            expected = _outcome(slow, value, param, ctx)
+            got = _outcome(fast, value, param, ctx)
+            assert repr(got) == repr(expected), (name, param.name, value, got, expected)
+            assert type(got[1]) is type(expected[1]), (name, param.name, value)
+            checked += 1
+    assert checked > 500
+
+
+# --- plain tables ------------------------------------------------------------------
+
+
+def test_plain_table_is_what_tabulate_draws():
+    from tabulate import tabulate
+
+    from kgroup.render import _plain_table, cell, simple_table
+
+    rng = random.Random(20261122)
+    alphabet = "abc -_/:,.=+()[]0123456789XYZ"
+
+    def text(n):
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, n)))
+
+    fast = 0
+    for _ in range(5000):
+        width = rng.randint(1, 6)
+        headers = [text(9) for _ in range(width)]
+        rows = [[cell(rng.choice([None, "", True, False, rng.randint(-5, 10 ** rng.randint(0, 12)), text(15), "True",
+                                  "1.5", "  x", "é", "a\nb", "\x1b[31mred\x1b[0m", 1.5, "全角"]))
+                 for _ in range(width)] for _ in range(rng.randint(1, 6))]
+        expected = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+        assert simple_table(rows, headers) == expected, (headers, rows)
+        fast += _plain_table(rows, headers) is not None
+    assert fast > 100  # the shortcut was taken, not only the fallback
