@@ -363,40 +363,76 @@ class Cluster:
     def committed_offsets(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, dict[tuple[str, int], PartitionOffsets]]:
         """OffsetFetch per group: the listed partitions, or every committed one when None.
 
-        One request per group (the protocol's unit), at most _GROUP_WINDOW in flight.
-        """
-        out: dict[str, dict[tuple[str, int], PartitionOffsets]] = {}
-        items = list(groups.items())
-        for start in range(0, len(items), _GROUP_WINDOW):
-            out.update(self._committed_window(dict(items[start:start + _GROUP_WINDOW])))
-        return out
+        One request per group (the protocol's unit), through the sliding window of
+        iter_committed_offsets."""
+        items = iter(groups.items())
 
-    def _committed_window(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, dict[tuple[str, int], PartitionOffsets]]:
+        def next_request():
+            item = next(items, None)
+            return None if item is None else (item[0], item[0], item[1])
+
+        out: dict[str, dict[tuple[str, int], PartitionOffsets]] = {}
+        for _, group, found in self.iter_committed_offsets(next_request):
+            out[group] = {tp: PartitionOffsets(committed=c, metadata=m, leader_epoch=e)
+                          for tp, (c, m, e) in found.items()}
+        return {g: out[g] for g in groups}
+
+    def iter_committed_offsets(self, next_request, window: int = _GROUP_WINDOW):
+        """OffsetFetch for each request ``next_request()`` hands out: ``(key, group, partitions)``,
+        partitions None for every committed one; None when it has nothing (more) to ask for now.
+
+        A sliding window: at most ``window`` requests in flight, and a new one goes out as soon
+        as any answer comes back (never lock-step batches; never unbounded, which lets answers
+        time out on a loaded coordinator). Yields ``(key, group, {(topic, partition): (committed,
+        metadata, leader_epoch)})`` in the order answers arrive; ends when nothing is in flight
+        and ``next_request`` has nothing. ``next_request`` is asked again after every yield, so
+        the caller may queue follow-up requests while iterating."""
+        import concurrent.futures
+
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
-        futures = {}
-        for group, partitions in groups.items():
-            request = ConsumerGroupTopicPartitions(
-                group, None if partitions is None else [TopicPartition(t, p) for t, p in partitions])
-            futures[group] = self._admin.list_consumer_group_offsets(
-                [request], request_timeout=self._left("fetch committed offsets"), require_stable=False)[group]
-        out: dict[str, dict[tuple[str, int], PartitionOffsets]] = {}
-        for group, future in futures.items():
-            try:
-                result = self._wait(f"fetch the committed offsets of group {group}", future)
-            except KafkaException as e:
-                raise self._group_error(group, "fetch the committed offsets of", e) from None
-            found = {}
-            for tp in result.topic_partitions or []:
-                if tp.error is not None and tp.error.code() != KafkaError.UNKNOWN_TOPIC_OR_PART:
-                    raise self._group_error(group, "fetch the committed offsets of", KafkaException(tp.error))
-                committed = tp.offset if tp.offset >= 0 else None
-                leader_epoch = getattr(tp, "leader_epoch", None)
-                found[(tp.topic, tp.partition)] = PartitionOffsets(
-                    committed=committed, metadata=tp.metadata if committed is not None else None,
-                    leader_epoch=leader_epoch if leader_epoch is not None and leader_epoch >= 0 else None)
-            out[group] = found
-        return out
+        what = "fetch committed offsets"
+        in_flight: dict = {}  # future -> (key, group)
+        first_completed = concurrent.futures.FIRST_COMPLETED
+        unknown_topic = KafkaError.UNKNOWN_TOPIC_OR_PART
+        while True:
+            while len(in_flight) < window:
+                request = next_request()
+                if request is None:
+                    break
+                key, group, partitions = request
+                spec = ConsumerGroupTopicPartitions(
+                    group, None if partitions is None else [TopicPartition(t, p) for t, p in partitions])
+                future = self._admin.list_consumer_group_offsets(
+                    [spec], request_timeout=self._left(what), require_stable=False)[group]
+                in_flight[future] = (key, group)
+            if not in_flight:
+                return
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                key, group = next(iter(in_flight.values()))
+                raise _Deadline(self._fail(f"fetch the committed offsets of group {group}",
+                                           KafkaError(KafkaError._TIMED_OUT)).message)
+            done, _ = concurrent.futures.wait(in_flight, timeout=min(_SLICE, left), return_when=first_completed)
+            if not done:
+                self._check_errors(what)
+                continue
+            self._answered = True
+            for future in done:
+                key, group = in_flight.pop(future)
+                try:
+                    result = future.result()
+                except KafkaException as e:
+                    raise self._group_error(group, "fetch the committed offsets of", e) from None
+                found = {}
+                for tp in result.topic_partitions or ():
+                    if tp.error is not None and tp.error.code() != unknown_topic:
+                        raise self._group_error(group, "fetch the committed offsets of", KafkaException(tp.error))
+                    committed = tp.offset if tp.offset >= 0 else None
+                    epoch = getattr(tp, "leader_epoch", None)
+                    found[(tp.topic, tp.partition)] = (committed, tp.metadata if committed is not None else None,
+                                                       epoch if epoch is not None and epoch >= 0 else None)
+                yield key, group, found
 
     def log_offsets(self, partitions: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
         """ListOffsets earliest and latest for every partition, one request per leader broker.
@@ -404,37 +440,64 @@ class Cluster:
         Returns ({(topic, partition): (log_start, log_end)}, problems); a partition
         whose offsets could not be read is reported in problems, never guessed.
         """
+        return self.finish_log_offsets(self.start_log_offsets(partitions))
+
+    def start_log_offsets(self, partitions: list[tuple[str, int]]):
+        """Send ListOffsets earliest and latest for ``partitions`` without waiting; the answer
+        is finish_log_offsets(what this returns)."""
         from confluent_kafka import TopicPartition
         from confluent_kafka.admin import OffsetSpec
 
-        result: dict[tuple[str, int], list[int | None]] = {tp: [None, None] for tp in partitions}
-        problems: list[str] = []
         if not partitions:
-            return {}, problems
-        requests = {TopicPartition(t, p): None for t, p in partitions}
+            return partitions, []
+        requests = [TopicPartition(t, p) for t, p in partitions]
         # the client answers each partition before the command's deadline, so that what did
         # come back is shown and what did not is named
         request_timeout = max(0.1, self._left("list offsets") - 0.3)
         # earliest and latest go out together; the client sends one request per leader broker
-        pending = [(index, self._admin.list_offsets({tp: spec for tp in requests},
-                                                    request_timeout=request_timeout))
+        pending = [(index, self._admin.list_offsets({tp: spec for tp in requests}, request_timeout=request_timeout))
                    for index, spec in ((0, OffsetSpec.earliest()), (1, OffsetSpec.latest()))]
+        return partitions, pending
+
+    def finish_log_offsets(self, handle) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
+        """What start_log_offsets asked for: ({(topic, partition): (log_start, log_end)}, problems)."""
+        import concurrent.futures
+
+        partitions, pending = handle
+        result: dict[tuple[str, int], list[int | None]] = {tp: [None, None] for tp in partitions}
+        problems: list[str] = []
+        if not partitions:
+            return {}, problems
+        what = "list offsets"
         for index, futures in pending:
             which = ("earliest", "latest")[index]
             for tp, future in futures.items():
+                # wait only for what is not answered yet, looking at the client's errors meanwhile
+                while not future.done():
+                    left = self._deadline + 0.5 - time.monotonic()
+                    if left <= 0:
+                        break
+                    try:
+                        future.exception(timeout=min(_SLICE, left))
+                    except concurrent.futures.TimeoutError:
+                        self._check_errors(what)
+                if not future.done():  # the deadline passed: what is missing is named, never guessed
+                    future.cancel()
+                    problems.append(f"{tp.topic}-{tp.partition}: no {which} offset within {self.settings.timeout:g} s")
+                    continue
                 try:
-                    info = self._wait("list offsets", future, grace=0.5)
+                    info = future.result()
                 except KafkaException as e:
                     err = e.args[0]
                     if err.code() in _UNREACHABLE | _NOT_AUTHORIZED and not problems and index == 0 and \
                             all(v == [None, None] for v in result.values()):
-                        raise self._fail("list offsets", e) from None
+                        raise self._fail(what, e) from None
                     problems.append(f"{tp.topic}-{tp.partition}: {err.str()}")
                     continue
-                except _Deadline:  # the deadline passed: what is missing is named, never guessed
-                    future.cancel()
+                except concurrent.futures.CancelledError:
                     problems.append(f"{tp.topic}-{tp.partition}: no {which} offset within {self.settings.timeout:g} s")
                     continue
+                self._answered = True
                 if info.offset < 0:  # a client sentinel (-1001: no answer in time), not an offset
                     problems.append(f"{tp.topic}-{tp.partition}: no valid {which} offset came back "
                                     f"(the client returned {info.offset})")

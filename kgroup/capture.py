@@ -132,6 +132,196 @@ def _partitions_of(desc: GroupDescription, committed: dict, topics: list[str] | 
     out = set()
     for t in names:
         info = metadata.topics.get(t)
-        out.update((t, p) for p in (info.partitions if info else ()))
-        out.update(tp for tp in committed if tp[0] == t)
+        if info is not None:
+            out.update([(t, p) for p in info.partitions])
+    out.update([tp for tp in committed if tp[0] in names])
     return sorted(out)
+
+
+class CaptureStream:
+    """GroupState of each group, live, handed out in the order of ``group_ids`` as soon as each
+    is complete, holding only a bounded number of groups at once (iterate it; ``problems``
+    fills as it goes).
+
+    Needs a cluster with iter_committed_offsets / start_log_offsets / finish_log_offsets (the
+    adapter's sliding window). One describe for all groups; then OffsetFetch per group through
+    the window (every committed partition, then the partitions of its topics that did not come
+    back, as ``capture`` does); ListOffsets once per topic, sent as soon as a group needs it.
+    A group that may be unknown (Dead, or Empty without members) is fetched first and nothing is
+    handed out before it is settled, so an unknown group fails before any output, as before.
+
+    With ``raw``, each item is ``(state, offsets)``: the state's own ``offsets`` are left empty
+    and ``offsets`` holds them as plain tuples ``{topic: {partition: (committed, log_start,
+    log_end, metadata)}}`` (lag.offset_table reads them; no object per partition)."""
+
+    def __init__(self, cluster, group_ids: list[str], *, topics: list[str] | None = None,
+                 listed: set[str] | None = None, window: int | None = None, progress: Progress = _no_progress,
+                 raw: bool = False):
+        self.raw = raw
+        self.cluster = cluster
+        self.group_ids = group_ids
+        self.topics = topics
+        self.listed = listed
+        self.window = window
+        self.progress = progress
+        self.problems: list[str] = []
+        self._seen_problems: set[str] = set()
+
+    def _problem(self, text: str) -> None:
+        if text not in self._seen_problems:
+            self._seen_problems.add(text)
+            self.problems.append(text)
+
+    def __iter__(self):
+        from collections import deque
+
+        cluster, ids, topics = self.cluster, self.group_ids, self.topics
+        metadata = cluster.metadata()
+        for t in topics or []:
+            if t not in metadata.topics:
+                raise UsageError(f"unknown topic {t}")
+        n = len(ids)
+        self.progress("describe", 0, n)
+        descriptions = cluster.describe_groups(ids)
+        self.progress("describe", n, n)
+        brokers = sorted(metadata.brokers.values(), key=lambda b: b.id)
+        offsets_topic = metadata.topics.get(OFFSETS_TOPIC)
+        offsets_count = offsets_topic.partition_count if offsets_topic else None
+        now = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        mtopics = metadata.topics
+
+        # groups that are unknown unless they have committed offsets: settled before any output
+        may_be_unknown = set() if self.listed is None else self.listed
+        suspects = [i for i, g in enumerate(ids) if is_unknown(descriptions[g], False, may_be_unknown)]
+        unsettled = set(suspects)
+        bound = 4 * (self.window or 64)  # groups asked for ahead of the next one handed out
+        state = {"next": 0, "head": 0}
+        first = deque(suspects)
+        followups: deque = deque()
+        skip = set(suspects)
+
+        def next_request():
+            if followups:
+                return followups.popleft()
+            if first:
+                i = first.popleft()
+                return i, ids[i], None
+            i = state["next"]
+            while i < n and i in skip:
+                i += 1
+            if i < n and i < state["head"] + bound:
+                state["next"] = i + 1
+                return i, ids[i], None
+            state["next"] = i
+            return None
+
+        stage1: dict[int, dict] = {}  # committed, waiting for the follow-up request
+        ready: dict[int, dict] = {}   # committed offsets complete
+        requested: set[tuple[str, int]] = set()
+        handles: deque = deque()  # ListOffsets sent and not read yet
+        parts_of: dict[int, list[tuple[str, int]]] = {}
+        needs: dict[int, int] = {}  # group -> how many ListOffsets must be read before it is complete
+        counted = {"sent": 0, "read": 0}
+        log: dict[tuple[str, int], tuple[int | None, int | None]] = {}
+
+        def partitions_of(i: int, found: dict) -> list[tuple[str, int]]:
+            return _partitions_of(descriptions[ids[i]], found, topics, metadata)
+
+        def committed_done(i: int, found: dict) -> None:
+            ready[i] = found
+            if i in unsettled:
+                return
+            parts_of[i] = parts = partitions_of(i, found)
+            wanted = [tp for tp in parts if tp not in requested]
+            if wanted:
+                requested.update(wanted)
+                handles.append(cluster.start_log_offsets(wanted))
+                counted["sent"] += 1
+            needs[i] = counted["sent"]
+
+        def settle() -> None:
+            def has(i: int) -> bool:
+                return any(c is not None for c, _, _ in ready[i].values())
+
+            listed = self.listed
+            if listed is None and any(descriptions[ids[i]].state != "Dead" and not has(i) for i in unsettled):
+                try:
+                    listed = {lg.group_id for lg in cluster.list_groups()}
+                except ClusterError:
+                    listed = None
+            for i in sorted(unsettled):
+                if is_unknown(descriptions[ids[i]], has(i), listed):
+                    raise UsageError(f"unknown group {ids[i]}")
+            for i in sorted(unsettled):
+                unsettled.discard(i)
+                committed_done(i, ready[i])
+
+        def build(i: int) -> GroupState:
+            g = ids[i]
+            found = ready.pop(i)
+            parts = parts_of.pop(i)
+            need = needs.pop(i)
+            while counted["read"] < need:  # read the ListOffsets this group needs, in the order sent
+                values, problems = cluster.finish_log_offsets(handles.popleft())
+                counted["read"] += 1
+                log.update(values)
+                for p in problems:
+                    self._problem(p)
+            desc = descriptions.pop(g)
+            layout = {}
+            for t in sorted({t for t, _ in parts} | set(desc.topics)):
+                info = mtopics.get(t)
+                if info is None:
+                    self._problem(f"topic {t} of group {g} is not in the metadata (deleted?)")
+                    continue
+                layout[t] = TopicLayout(info.partition_count)
+            by_topic: dict[str, dict[int, PartitionOffsets]] = {}
+            none, unread = (None, None, None), (None, None)
+            raw = self.raw
+            for tp in parts:
+                c, meta, epoch = found.get(tp, none)
+                start, end = log.get(tp, unread)
+                by_topic.setdefault(tp[0], {})[tp[1]] = (c, start, end, meta) if raw else \
+                    PartitionOffsets(c, start, end, meta, epoch)
+            leader = None
+            if offsets_count:
+                info = offsets_topic.partitions.get(offsets_partition_for(g, offsets_count))
+                leader = info.leader if info and info.leader >= 0 else None
+            if raw:
+                return GroupState(desc, layout, brokers, offsets_count, {}, now, leader), by_topic
+            return GroupState(desc, layout, brokers, offsets_count, by_topic, now, leader)
+
+        def explicit(i: int, found: dict) -> list[tuple[str, int]]:
+            desc = descriptions[ids[i]]
+            names = set(topics or desc.topics) | ({t for t, _ in found} if not topics else set())
+            return [(t, p) for t in sorted(names) if t in mtopics
+                    for p in sorted(mtopics[t].partitions) if (t, p) not in found]
+
+        self.progress("groups", 0, n)
+        for key, group, found in cluster.iter_committed_offsets(next_request, **(
+                {"window": self.window} if self.window else {})):
+            if key >= 0:
+                wanted = explicit(key, found)
+                if wanted:
+                    stage1[key] = found
+                    followups.append((-1 - key, group, wanted))
+                    continue
+            else:
+                key = -1 - key
+                merged = stage1.pop(key)
+                merged.update(found)
+                found = merged
+            committed_done(key, found)
+            if unsettled and all(i in ready for i in unsettled):
+                settle()
+            while not unsettled and state["head"] in ready:
+                i = state["head"]
+                state["head"] += 1
+                yield build(i)
+                self.progress("groups", state["head"], n)
+        if unsettled:
+            settle()
+        while state["head"] < n:  # the suspects at the end, or no groups at all
+            i = state["head"]
+            state["head"] += 1
+            yield build(i)

@@ -4,10 +4,11 @@ The JSON documents are the contract (README); tables render from them.
 """
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Iterable
 
 from kgroup.assignment import normalized, partition_count
-from kgroup.lag import offset_rows, over_threshold, totals, unknown_rows
+from kgroup.lag import ROW_FIELDS, offset_table
 from kgroup.model import GroupDescription, GroupState
 
 if TYPE_CHECKING:
@@ -76,20 +77,27 @@ def offsets_document(states: Iterable[GroupState], topics: list[str] | None, rec
     """The offsets document. Per group: ``complete`` is false when any value could not be
     known (``unknown`` lists those partitions and why; their lag and the totals over them are
     null); with ``lag_above``, ``over_threshold`` lists the partitions whose lag exceeds it."""
-    groups = []
-    for s in states:
-        rows = offset_rows(s, topics, record_timestamps, now_ms)
-        per_topic, total = totals(rows)
-        unknown = unknown_rows(rows)
-        g = {"group": s.group.group_id, "state": s.group.state,
-             "partitions": [r.to_json() for r in rows], "total_lag": total, "topic_lag": per_topic,
-             "complete": not unknown,
-             "unknown": [{"topic": r.topic, "partition": r.partition, "reason": r.unknown} for r in unknown]}
-        if lag_above is not None:
-            g["over_threshold"] = [{"topic": r.topic, "partition": r.partition, "lag": r.lag}
-                                   for r in over_threshold(rows, lag_above)]
-        groups.append(g)
-    return {"groups": groups}
+    return {"groups": [offsets_group(s, topics, record_timestamps, now_ms, lag_above) for s in states]}
+
+
+def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict | None,
+                  now_ms: int, lag_above: int | None = None, raw: dict | None = None,
+                  row_tuples: bool = False) -> dict:
+    """One group of the offsets document (see offsets_document), built on its own so that a
+    command can write each group as soon as it is known (``raw``: see lag.offset_table). With
+    ``row_tuples``, ``partitions`` holds each row as a tuple of the values of lag.ROW_FIELDS
+    rather than as an object (stream.offsets_group_json writes the same JSON from them)."""
+    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms, raw)
+    g = {"group": s.group.group_id, "state": s.group.state,
+         "partitions": rows if row_tuples else [dict(zip(ROW_FIELDS, r)) for r in rows],
+         "total_lag": total, "topic_lag": per_topic,
+         "complete": not reasons,
+         "unknown": [{"topic": rows[i][0], "partition": rows[i][1], "reason": reason}
+                     for i, reason in reasons.items()]}
+    if lag_above is not None:
+        g["over_threshold"] = [{"topic": r[0], "partition": r[1], "lag": r[5]}
+                               for r in rows if r[5] is not None and r[5] > lag_above]
+    return g
 
 
 def lag_verdict(doc: dict, lag_above: int | None) -> str:
@@ -100,3 +108,36 @@ def lag_verdict(doc: dict, lag_above: int | None) -> str:
     if lag_above is not None and any(g["over_threshold"] for g in doc["groups"]):
         return "over"
     return "ok"
+
+
+_ROW_TEMPLATE = "{" + ", ".join(f'"{f}": %s' for f in ROW_FIELDS) + "}"
+
+
+def offsets_group_json(g: dict) -> str:
+    """``json.dumps(g, ensure_ascii=False)`` of a group from ``offsets_group(..., row_tuples=True)``,
+    as if its rows were objects: the same text, without making an object per row. Row values
+    are ints, strings or None, as offset_table makes them."""
+    dumps = json.dumps
+    memo: dict[str, str] = {}
+
+    def text(v: str) -> str:
+        encoded = memo[v] = dumps(v, ensure_ascii=False)
+        return encoded
+
+    template = _ROW_TEMPLATE
+    rows = []
+    append = rows.append
+    get = memo.get
+    for t, p, c, s, e, lag_, mid, cid, host, meta, tl in g["partitions"]:
+        append(template % (get(t) or text(t), p, "null" if c is None else c, "null" if s is None else s,
+                           "null" if e is None else e, "null" if lag_ is None else lag_,
+                           "null" if mid is None else get(mid) or text(mid),
+                           "null" if cid is None else get(cid) or text(cid),
+                           "null" if host is None else get(host) or text(host),
+                           "null" if meta is None else get(meta) or text(meta),
+                           "null" if tl is None else tl))
+    head = {k: v for k, v in g.items() if k in ("group", "state")}
+    tail = {k: v for k, v in g.items() if k not in ("group", "state", "partitions")}
+    assert list(g)[:3] == ["group", "state", "partitions"] and tail
+    return (dumps(head, ensure_ascii=False)[:-1] + ', "partitions": [' + ", ".join(rows) + "], "
+            + dumps(tail, ensure_ascii=False)[1:])

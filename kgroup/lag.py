@@ -80,24 +80,64 @@ def offset_rows(state: GroupState, topics: list[str] | None = None,
                 now_ms: int | None = None) -> list[OffsetRow]:
     """Every partition of the group's topics (assigned, subscribed or committed), or of
     ``topics`` when given; never-committed partitions have ``committed=None``."""
+    rows, reasons, _, _ = offset_table(state, topics, record_timestamps, now_ms)
+    return [OffsetRow(*r, unknown=reasons.get(i)) for i, r in enumerate(rows)]
+
+
+# the fields of a row of offset_table, in the order of OffsetRow and of its JSON form
+ROW_FIELDS = ("topic", "partition", "committed", "log_start", "log_end", "lag", "member_id", "client_id", "host",
+              "metadata", "time_lag_ms")
+
+
+def offset_table(state: GroupState, topics: list[str] | None = None,
+                 record_timestamps: dict[tuple[str, int], int] | None = None,
+                 now_ms: int | None = None, raw: dict[str, dict[int, tuple]] | None = None
+                 ) -> tuple[list[tuple], dict[int, str], dict[str, int | None], int | None]:
+    """The rows of offset_rows as plain tuples (the fields of ROW_FIELDS), built in one pass with
+    no other object per row: ``(rows, {row index: why unknown}, lag per topic, group lag)``,
+    the totals as ``totals`` sums them. ``raw``, when given, stands for ``state.offsets`` as
+    plain tuples ``(committed, log_start, log_end, metadata)`` (what a live capture streams)."""
     owner = owners(state.group.members)
-    names = set(topics) if topics else set(state.group.topics) | set(state.offsets)
-    rows = []
+    offsets = state.offsets if raw is None else raw
+    plain = raw is not None
+    none4 = (None, None, None, None)
+    names = set(topics) if topics else set(state.group.topics) | set(offsets)
+    rows: list[tuple] = []
+    reasons: dict[int, str] = {}
+    per_topic: dict[str, int | None] = {}
+    timed = record_timestamps is not None and now_ms is not None
     for topic in sorted(names):
         layout = state.topics.get(topic)
-        known = set(state.offsets.get(topic, {})) | {p for (t, p) in owner if t == topic}
+        by_partition = offsets.get(topic, {})
+        known = set(by_partition)
+        if owner:
+            known |= {p for (t, p) in owner if t == topic}
         count = layout.partitions if layout else (max(known) + 1 if known else 0)
-        for p in sorted(set(range(count)) | known):
-            o = state.offsets.get(topic, {}).get(p)
-            m = owner.get((topic, p))
-            raw = (o.committed, o.log_start, o.log_end) if o else (None, None, None)
-            reason = unknown_reason(*raw)
-            committed, log_start, log_end = (_offset(v) for v in raw)
-            if reason is not None and not reason.startswith("committed"):
-                log_start = log_end = None  # one of them is wrong: neither is shown as a fact
-            row_lag = None if reason else lag(committed, log_end)
+        topic_lag: int | None = 0
+        partitions = range(count) if not known or (min(known) >= 0 and max(known) < count) \
+            else sorted(set(range(count)) | known)
+        for p in partitions:
+            o = by_partition.get(p)
+            m = owner.get((topic, p)) if owner else None
+            if plain:
+                committed, log_start, log_end, metadata = o or none4
+            elif o is not None:
+                committed, log_start, log_end, metadata = o.committed, o.log_start, o.log_end, o.metadata
+            else:
+                committed, log_start, log_end, metadata = none4
+            if committed is not None and log_start is not None and log_end is not None and \
+                    0 <= committed <= log_end and 0 <= log_start <= log_end:
+                reason = None  # the common case: every value a fact (unknown_reason says None)
+                row_lag = log_end - committed
+            else:
+                values = (committed, log_start, log_end)
+                reason = unknown_reason(*values)
+                committed, log_start, log_end = (_offset(v) for v in values)
+                if reason is not None and not reason.startswith("committed"):
+                    log_start = log_end = None  # one of them is wrong: neither is shown as a fact
+                row_lag = None if reason else lag(committed, log_end)
             time_lag = None
-            if record_timestamps is not None and now_ms is not None and row_lag is not None:
+            if timed and row_lag is not None:
                 ts = record_timestamps.get((topic, p))
                 if row_lag == 0:
                     time_lag = 0
@@ -105,10 +145,21 @@ def offset_rows(state: GroupState, topics: list[str] | None = None,
                     time_lag = max(0, now_ms - ts)
                 else:
                     reason = f"time lag unknown: the record at offset {committed} was not read"
-            rows.append(OffsetRow(topic, p, committed, log_start, log_end, row_lag, m.member_id if m else None,
-                                  m.client_id if m else None, m.host if m else None,
-                                  o.metadata if o else None, time_lag, reason))
-    return rows
+            if reason is not None:
+                reasons[len(rows)] = reason
+                if row_lag is None:
+                    topic_lag = None
+            if row_lag is not None and topic_lag is not None:
+                topic_lag += row_lag
+            if m is None:
+                rows.append((topic, p, committed, log_start, log_end, row_lag, None, None, None, metadata, time_lag))
+            else:
+                rows.append((topic, p, committed, log_start, log_end, row_lag, m.member_id, m.client_id, m.host,
+                             metadata, time_lag))
+        if count or known:
+            per_topic[topic] = topic_lag
+    values = list(per_topic.values())
+    return rows, reasons, per_topic, None if any(v is None for v in values) else sum(values)
 
 
 def unknown_rows(rows: list[OffsetRow]) -> list[OffsetRow]:

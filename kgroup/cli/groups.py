@@ -18,17 +18,25 @@ AllGroups = Annotated[bool, typer.Option("--all-groups", help="Every group the c
 
 
 def _group_ids(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: tuple) -> list[str]:
+    return _group_ids_listed(groups, all_groups, snapshot, conn)[0]
+
+
+def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: tuple
+                      ) -> tuple[list[str], Optional[set]]:
+    """The group ids to work on, and (with --all-groups) the ids the cluster listed."""
     groups = list(dict.fromkeys(groups or []))
+    listed_ids = None
     if all_groups:
         if snapshot is not None:
             raise UsageError("--all-groups needs a cluster, not --snapshot")
         listed = cluster_for(conn).list_groups()
+        listed_ids = {g.group_id for g in listed}
         groups = list(dict.fromkeys([*groups, *(g.group_id for g in listed)]))
         if not groups:
             warn("the cluster lists no groups")
     elif not groups and snapshot is None:
         raise UsageError("name at least one GROUP" + ("" if snapshot else ", or pass --all-groups"))
-    return groups
+    return groups, listed_ids
 
 
 def _report_problems(problems: list[str]) -> None:
@@ -63,6 +71,7 @@ def list_groups(
     for s in state or []:
         if s.lower().replace("_", "") not in known:
             raise UsageError(f"--state {s!r} is not a group state; states: {', '.join(GROUP_STATES)}")
+    _quiet_gc()
     cluster = cluster_for((bootstrap, x, command_config, timeout, verbose))
     listed = cluster.list_groups()
     described = cluster.describe_groups([g.group_id for g in listed]) if listed else {}
@@ -85,6 +94,7 @@ def describe(
     from kgroup.assignment import compact
     from kgroup.groups import describe_document, describe_notes
 
+    _quiet_gc()
     conn = (bootstrap, x, command_config, timeout, verbose)
     ids = _group_ids(groups, all_groups, snapshot, conn)
     states, problems = group_states(snapshot, ids, conn, offsets=False)
@@ -130,48 +140,131 @@ def offsets(
     """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
     lag totals per topic and per group. Any value that could not be read makes the answer
     INCOMPLETE (exit 3, also with --lag-above)."""
-    from kgroup.groups import lag_verdict, offsets_document
+    from kgroup.groups import offsets_group, offsets_group_json
+    from kgroup.lag import ROW_FIELDS
+    from kgroup.stream import GroupsWriter
 
+    _quiet_gc()
     conn = (bootstrap, x, command_config, timeout, verbose)
-    ids = _group_ids(groups, all_groups, snapshot, conn)
-    states, problems = group_states(snapshot, ids, conn, topics=topic)
-    timestamps = None
-    if time_lag:
-        if snapshot is not None:
-            raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
-        positions = {(t, p): o.committed for s in states.values() for t, parts in s.offsets.items()
-                     for p, o in parts.items()
-                     if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
-        timestamps = cluster_for(conn).first_record_timestamps(positions)
-    doc = offsets_document(states.values(), topic, timestamps, int(time.time() * 1000), lag_above)
+    ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
     headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
                "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
-    rows = []
-    notes = []
-    for g in doc["groups"]:
-        for p in g["partitions"]:
-            rows.append([g["group"], p["topic"], p["partition"], p["committed"], p["log_start"], p["log_end"],
-                         p["lag"], p["member_id"], p["client_id"], p["host"], p["metadata"]]
-                        + ([duration(p["time_lag_ms"])] if time_lag else []))
-        per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g["topic_lag"].items())
-        total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
-        notes.append(f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
-                     + (f"  [{per_topic}]" if per_topic else ""))
-    for g in doc["groups"]:
-        g.pop("topic_lag")
-    emit(output, doc, [Table(headers, rows, notes=notes)])
+    now_ms = int(time.time() * 1000)
+    timestamps = None
+    if snapshot is None and not time_lag:
+        # live: each group is written as soon as it is complete (see kgroup.capture.CaptureStream)
+        # no progress line where the groups being written share the terminal with it
+        states = live_states(ids, conn, topics=topic, listed=listed,
+                             progress=output == OutputFormat.table or not sys.stdout.isatty())
+    else:
+        states, problems = group_states(snapshot, ids, conn, topics=topic)
+        if time_lag:
+            if snapshot is not None:
+                raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
+            positions = {(t, p): o.committed for s in states.values() for t, parts in s.offsets.items()
+                         for p, o in parts.items()
+                         if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
+            timestamps = cluster_for(conn).first_record_timestamps(positions)
+        states = _Done([(s, None) for s in states.values()], problems)
+    writer = GroupsWriter(output, headers)
+    unknown: list[tuple[str, dict]] = []
+    incomplete = False
+    over: list[str] = []  # the first 20 partitions over --lag-above (all are counted)
+    over_count = 0
+    table = output != OutputFormat.json
+    with states:
+        for s, raw in states:
+            g = offsets_group(s, topic, timestamps, now_ms, lag_above, raw, row_tuples=True)
+            rows = []
+            if table:
+                name = g["group"]
+                rows = [[name, *p[:10]] + ([duration(p[10])] if time_lag else []) for p in g["partitions"]]
+            per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g.pop("topic_lag").items())
+            total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
+            note = (f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
+                    + (f"  [{per_topic}]" if per_topic else ""))
+            incomplete = incomplete or not g["complete"]
+            unknown.extend((g["group"], u) for u in g["unknown"])
+            if lag_above is not None and g["over_threshold"]:
+                over_count += len(g["over_threshold"])
+                over.extend(f"{g['group']} {o['topic']}-{o['partition']} ({o['lag']})"
+                            for o in g["over_threshold"][:max(0, 20 - len(over))])
+            text = None
+            if writer.compact and raw is not None:  # live values: ints, strings, None
+                text = offsets_group_json(g)
+            elif not table:
+                g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
+            writer.add(g, rows, [note], text)
+    writer.close()
+    problems = states.problems
     named = {p.split(":", 1)[0] for p in problems}
-    problems = problems + [f"{g['group']} {u['topic']}-{u['partition']}: {u['reason']}"
-                           for g in doc["groups"] for u in g["unknown"]
-                           if f"{u['topic']}-{u['partition']}" not in named]
-    verdict = lag_verdict(doc, lag_above)
+    problems = problems + [f"{group} {u['topic']}-{u['partition']}: {u['reason']}"
+                           for group, u in unknown if f"{u['topic']}-{u['partition']}" not in named]
+    verdict = "incomplete" if incomplete else "over" if over else "ok"
     _report_problems(problems if problems or verdict != "incomplete" else ["some values are unknown"])
     if verdict == "over":
-        over = [f"{g['group']} {o['topic']}-{o['partition']} ({o['lag']})"
-                for g in doc["groups"] for o in g["over_threshold"]]
-        shown = ", ".join(over[:20]) + (f" and {len(over) - 20} more" if len(over) > 20 else "")
-        warn(f"lag above {lag_above} on {len(over)} partition(s): {shown}")
+        shown = ", ".join(over) + (f" and {over_count - 20} more" if over_count > 20 else "")
+        warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
         raise typer.Exit(EXIT_FLAGGED)
+
+
+def _quiet_gc() -> None:
+    """No cyclic garbage collection for the rest of this (short-lived) command: what it builds
+    is acyclic and freed by reference counting, and the collector's passes over the many
+    objects a large answer makes cost a quarter of the time."""
+    import gc
+
+    gc.freeze()
+    gc.disable()
+
+
+class _Done:
+    """States already captured, iterated like a live stream (with its problems)."""
+
+    def __init__(self, states, problems: list[str]):
+        self.states, self.problems = states, problems
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def __iter__(self):
+        return iter(self.states)
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
+class live_states:
+    """The groups' states captured live, one at a time in the order asked (CaptureStream),
+    with the progress line shown while they come."""
+
+    def __init__(self, ids: list[str], conn: tuple, topics=None, listed=None, progress: bool = True):
+        self.ids, self.conn, self.topics, self.listed, self.progress = ids, conn, topics, listed, progress
+        self.problems: list[str] = []
+
+    def __enter__(self):
+        from kgroup.progress import progress_bar
+
+        self._bar = progress_bar()
+        progress = self._bar.__enter__()
+        if not self.progress:
+            progress = _no_progress
+        from kgroup.capture import CaptureStream
+
+        self._stream = CaptureStream(cluster_for(self.conn), self.ids, topics=self.topics, listed=self.listed,
+                                     progress=progress, raw=True)
+        self.problems = self._stream.problems
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._bar.__exit__(*exc)
+
+    def __iter__(self):
+        return iter(self._stream)
 
 
 @app.command("snapshot")
