@@ -7,8 +7,10 @@ broker with auto-creation on would create it).
 """
 from __future__ import annotations
 
+import base64
 import json
 import logging
+import struct
 import sys
 import time
 from typing import Iterable
@@ -36,6 +38,13 @@ _SLICE = 0.05
 # Properties kgroup forces so that the clients it makes stay read-only.
 _READ_ONLY = {"enable.auto.commit": "false", "enable.auto.offset.store": "false",
               "allow.auto.create.topics": "false"}
+
+
+def uuid_text(uuid) -> str:
+    """A client Uuid as Kafka prints it: URL-safe base64, unpadded (the client's str() uses the
+    standard alphabet, so an id holding '+' or '/' would not be the id Kafka shows)."""
+    raw = struct.pack(">qq", uuid.get_most_significant_bits(), uuid.get_least_significant_bits())
+    return base64.urlsafe_b64encode(raw).decode("ascii")[:22]
 
 
 class _Deadline(ClusterError):
@@ -313,7 +322,7 @@ class Cluster:
                 topic_id = future.result().topic_id
             except KafkaException:
                 continue
-            text = str(topic_id) if topic_id is not None else ""
+            text = "" if topic_id is None else uuid_text(topic_id)
             if text and text != "AAAAAAAAAAAAAAAAAAAAAA":  # Kafka's zero id: unknown
                 out[name] = text
         return out

@@ -92,3 +92,14 @@ def test_redaction(tmp_path):
     # a long secret glued into a word takes the word with it; a short one inside a word tells nothing
     assert s.redact("hunter2x xk3y (hunter2) 'hunter2'") == "[redacted] xk3y ([redacted]) '[redacted]'"
     assert "zz" not in s.redact('jaas: password="zz";')
+
+
+def test_topic_ids_are_printed_as_kafka_prints_them():
+    # 0xfbff... gives '+' and '/' in standard base64: Kafka's Uuid.toString uses '-' and '_'
+    from confluent_kafka import Uuid
+
+    from kgroup.adapter import uuid_text
+
+    u = Uuid(-(2**58) - 1, 0x0FBFFFFFFFFFFFFF)  # bytes fb ff ff ff ff ff ff ff 0f bf ff ff ff ff ff ff
+    assert str(u) == "+/////////8Pv////////w"  # the client's own text: standard base64
+    assert uuid_text(u) == "-_________8Pv________w"
