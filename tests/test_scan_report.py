@@ -71,3 +71,14 @@ def test_read_tasks_split_large_partitions_and_skip_empty_ones():
     assert len(big) == 3 and big[0][1] == 100 and big[-1][2] == 2_600_101
     assert all(a[2] == b[1] for a, b in zip(big, big[1:]))  # contiguous, no gap, no overlap
     assert max(e - s for _, s, e in big) <= 1_000_000
+
+
+def test_java_options_quiet_logs_parallel_gc_and_the_users_last():
+    from kgroup.scan.session import java_options, log4j2_file
+
+    quiet = f"-Dlog4j.configurationFile=file:{log4j2_file()}"
+    assert java_options("", verbose=False) == f"{quiet} -XX:+UseParallelGC"
+    assert java_options("", verbose=True) == "-XX:+UseParallelGC"
+    assert java_options("-Xss4m", verbose=False) == f"{quiet} -XX:+UseParallelGC -Xss4m"
+    # a collector of the user's own: no second one (the JVM refuses two)
+    assert java_options("-XX:+UseG1GC -Xss4m", verbose=True) == "-XX:+UseG1GC -Xss4m"
