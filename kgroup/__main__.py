@@ -1,4 +1,4 @@
-from kgroup.cli import main
+from kgroup.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["app", "main", "COMMANDS"]
+__all__ = ["app", "main", "run", "COMMANDS"]
 
 # every command, in the order `kgroup --help` lists them -> the module under kgroup.cli defining it
 COMMANDS = {
@@ -52,6 +52,33 @@ def __getattr__(name: str):
     if name == "app":
         return load_app()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def run() -> None:
+    """The program's entry point (console script, ``python -m kgroup``): :func:`main`, then an
+    exit that skips the interpreter's teardown of native clients. librdkafka handles destroyed
+    during that teardown, after a failed SASL handshake, were seen to crash the process (SIGSEGV)
+    after kgroup had printed its answer; exit handlers still run and output is flushed first."""
+    import atexit
+    import os
+
+    try:
+        main()
+        code: object = 0
+    except SystemExit as e:
+        code = e.code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more to say there
+            pass
+    atexit._run_exitfuncs()
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        sys.stderr.write(f"{code}\n")
+        code = 1
+    os._exit(code)
 
 
 def main() -> None:
