@@ -11,11 +11,11 @@ from __future__ import annotations
 import base64
 import json
 import random
-import shutil
 import struct
-import subprocess
 
 import pytest
+
+import javadriver
 from conftest import run_kgroup
 
 from kgroup.assignors import uniform
@@ -97,10 +97,9 @@ public class ChainDriver {
 
 @pytest.mark.java
 def test_subscribed_topic_order_differential_against_java(tmp_path):
-    if not shutil.which("javac"):
-        pytest.fail("javac is required (the project's setup installs a JDK)")
-    (tmp_path / "ChainDriver.java").write_text(CHAIN_SOURCE)
-    subprocess.run(["javac", "-d", str(tmp_path), str(tmp_path / "ChainDriver.java")], check=True)
+    source = tmp_path / "ChainDriver.java"
+    source.write_text(CHAIN_SOURCE)
+    javadriver.require_java("the HashSet differential test", source=source)
     rng = random.Random(4303)
     alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
     lines, expected = [], []
@@ -118,8 +117,7 @@ def test_subscribed_topic_order_differential_against_java(tmp_path):
         order = meta.set_order(uniform.subscribed_names_order(names), uniform.hashset_copy_capacity(len(names)),
                                inserted=True)
         expected.append(" ".join(order))
-    out = subprocess.run(["java", "-cp", str(tmp_path), "ChainDriver"], input="\n".join(lines) + "\n",
-                         capture_output=True, text=True, check=True).stdout.splitlines()
+    out = javadriver.compile_and_run(source, "ChainDriver", "\n".join(lines) + "\n").decode().splitlines()
     assert out == expected
 
 
