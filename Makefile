@@ -15,9 +15,9 @@ completions:
 	@.venv/bin/python scripts/gen_completions.py
 
 bench: setup
-	@.venv/bin/python bench/startup_bench.py
-	@.venv/bin/python bench/offsets_bench.py
+	@.venv/bin/python bench/startup_bench.py --readme
+	@.venv/bin/python bench/offsets_bench.py --readme
 	@.venv/bin/python bench/offsets_scale_bench.py --readme
-	@.venv/bin/python bench/whatif_bench.py
-	@.venv/bin/python bench/log_bench.py
-	@.venv/bin/python bench/scan_bench.py
+	@.venv/bin/python bench/whatif_bench.py --readme
+	@.venv/bin/python bench/log_bench.py --readme
+	@.venv/bin/python bench/scan_bench.py --readme

@@ -1,9 +1,10 @@
 """Benchmark: `kgroup offsets` on a 5,000-partition group against the test broker, side by side
 in the same run with a JVM baseline making the same Admin calls (Kafka's Java Admin client).
 
-    python bench/offsets_bench.py [--partitions 5000] [--runs 5]
+    python bench/offsets_bench.py [--partitions 5000] [--runs 5] [--readme]
 
-Both are measured end to end, process start to output, alternating runs; prints a Markdown table.
+Both are measured end to end, process start to output, alternating runs; prints a Markdown table
+(with --readme it also replaces the README's offsets-bench block).
 """
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from figures import measured_on, write_block  # noqa: E402
 from brokers import start_tansu, stop_process  # noqa: E402
 from seed import LiveGroup, create_topics, produce  # noqa: E402
 
@@ -45,6 +48,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--partitions", type=int, default=5000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--readme", action="store_true", help="write the table into README.md")
     args = ap.parse_args()
     topic = "big"
     proc, bootstrap = start_tansu()
@@ -73,11 +77,17 @@ def main() -> int:
         assert len(rows) == len(java_rows) == args.partitions, (len(rows), len(java_rows))
         assert sum(r["lag"] for r in rows) == sum(int(line.split()[5]) for line in java_rows)
         k_med, j_med = statistics.median(k_times), statistics.median(j_times)
-        print(f"| tool ({args.partitions} partitions, median of {args.runs}) | seconds | min | max |")
-        print("|---|---|---|---|")
-        print(f"| kgroup offsets (Python, librdkafka) | {k_med:.2f} | {min(k_times):.2f} | {max(k_times):.2f} |")
-        print(f"| Java Admin baseline (kafka-clients 4.3.0) | {j_med:.2f} | {min(j_times):.2f} | {max(j_times):.2f} |")
-        print(f"\nkgroup / JVM: {k_med / j_med:.2f}x time", flush=True)
+        table = "\n".join([
+            f"| tool ({args.partitions} partitions, median of {args.runs}) | seconds | min | max |",
+            "|---|---|---|---|",
+            f"| kgroup offsets (Python, librdkafka) | {k_med:.2f} | {min(k_times):.2f} | {max(k_times):.2f} |",
+            f"| Java Admin baseline (kafka-clients 4.3.0) | {j_med:.2f} | {min(j_times):.2f} | {max(j_times):.2f} |",
+            "",
+            f"kgroup / JVM: {k_med / j_med:.2f}x time (same run). {measured_on()}",
+        ])
+        print(table, flush=True)
+        if args.readme:
+            write_block("offsets-bench", table)
         return 0
     finally:
         if group is not None:

@@ -7,13 +7,12 @@ list groups, describe them, committed offsets, earliest and latest offsets).
 Each group commits every partition of one topic (`--partitions` each): groups x partitions rows
 over topics x partitions partitions. Both tools are measured end to end, process start to
 output, alternating runs; wall time and peak memory (max RSS) medians. Prints a Markdown table;
-with --readme it also replaces the table between the README's offsets-scale markers.
+with --readme it also replaces the README's offsets-scale-bench block.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from brokers import start_tansu, stop_process  # noqa: E402
+from figures import machine, write_block  # noqa: E402
 from seed import create_topics  # noqa: E402
 
 
@@ -90,17 +90,6 @@ def seed(bootstrap: str, groups: int, topics: int, partitions: int) -> None:
             f.result(timeout=60)
 
 
-BEGIN, END = "<!-- offsets-scale-bench -->", "<!-- /offsets-scale-bench -->"
-
-
-def write_readme(text: str) -> None:
-    """Replace what lies between the README's markers with ``text``."""
-    readme = ROOT / "README.md"
-    content = readme.read_text(encoding="utf-8")
-    start, end = content.index(BEGIN) + len(BEGIN), content.index(END)
-    readme.write_text(content[:start] + "\n" + text + "\n" + content[end:], encoding="utf-8")
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--groups", type=int, default=2000)
@@ -142,18 +131,17 @@ def main() -> int:
             return statistics.median(r[i] for r in runs)
 
         k_s, j_s, k_m, j_m = med(k_runs, 0), med(j_runs, 0), med(k_runs, 1), med(j_runs, 1)
-        machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         lines = [f"| `offsets --all-groups -o json`, {args.groups:,} groups x {args.partitions} partitions "
                  f"({rows_expected:,} rows), median of {args.runs} | seconds | min | max | peak MiB |"]
         lines.append("|---|---|---|---|---|")
         for name, runs in (("kgroup (Python, librdkafka)", k_runs), ("Java Admin baseline (kafka-clients 4.3.0)", j_runs)):
             times = [r[0] for r in runs]
             lines.append(f"| {name} | {med(runs, 0):.2f} | {min(times):.2f} | {max(times):.2f} | {med(runs, 1):.0f} |")
-        lines += ["", f"kgroup / JVM: {k_s / j_s:.2f}x time, {k_m / j_m:.2f}x peak memory ({machine})"]
+        lines += ["", f"kgroup / JVM: {k_s / j_s:.2f}x time, {k_m / j_m:.2f}x peak memory (same run; {machine()})"]
         text = "\n".join(lines)
         print(text, flush=True)
         if args.readme:
-            write_readme(text)
+            write_block("offsets-scale-bench", text)
         return 0
     finally:
         stop_process(proc)

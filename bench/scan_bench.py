@@ -1,12 +1,13 @@
 """Benchmark: `kgroup scan` over a synthetic offsets log in the test broker (Tansu).
 
-    python bench/scan_bench.py [--records 5000000] [--groups 20000] [--partitions 50]
+    python bench/scan_bench.py [--records 5000000] [--groups 20000] [--partitions 50] [--readme]
 
 In the same run: (a) a plain single-process confluent-kafka consume loop reading the whole
 log, (b) `kgroup scan` end to end from Kafka (local[*]), (b') the same with --save to
 Parquet, (c) `kgroup scan --input` of that Parquet save. Records per second for each;
 Spark start-up reported separately (the rate of (b) and (c) excludes it); peak memory of
-the driver (Python + JVM). Prints a Markdown table.
+the driver (Python + JVM). Prints a Markdown table; with --readme it also replaces the README's
+scan-bench block and the sizing table of docs/scan.md (scan-bench-sizing block).
 """
 from __future__ import annotations
 
@@ -25,8 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from brokers import start_tansu, stop_process  # noqa: E402
+from figures import cpu, measured_on, write_block  # noqa: E402
 
 T0 = 1_790_000_000_000
 
@@ -169,6 +172,7 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=5_000_000)
     ap.add_argument("--groups", type=int, default=20_000)
     ap.add_argument("--partitions", type=int, default=50)
+    ap.add_argument("--readme", action="store_true", help="write the tables into README.md and docs/scan.md")
     args = ap.parse_args()
     proc, bootstrap = start_tansu()
     work = Path(tempfile.mkdtemp(prefix="kgroup-scan-bench-"))
@@ -203,15 +207,30 @@ def main() -> int:
         r_b, w_b = rate(doc_b, s_b)
         r_s, w_s = rate(doc_s, s_s)
         r_c, w_c = rate(doc_c, s_c)
-        print(f"\n{n_a:,} records, {args.groups:,} groups, {args.partitions} partitions; {os.cpu_count()} cores\n")
-        print("| run | seconds (end to end) | Spark start-up s | records/s (excl. start-up) | vs (a) | driver peak RSS |")
-        print("|---|---|---|---|---|---|")
-        print(f"| (a) plain confluent-kafka loop, 1 process | {s_a:.1f} | - | {r_a:,.0f} | 1.00 | - |")
-        for label, doc, s, r, _w, rss in (("(b) kgroup scan from Kafka", doc_b, s_b, r_b, w_b, rss_b),
-                                         ("(b') kgroup scan from Kafka --save Parquet", doc_s, s_s, r_s, w_s, rss_s),
-                                         ("(c) kgroup scan --input Parquet", doc_c, s_c, r_c, w_c, rss_c)):
-            print(f"| {label} | {s:.1f} | {doc['summary']['spark_start_seconds']:.1f} | {r:,.0f} | {r / r_a:.2f} | "
-                  f"{rss / 2**20:,.0f} MiB |")
+        print(f"\n{n_a:,} records, {args.groups:,} groups, {args.partitions} partitions\n")
+        runs = (("(b) `kgroup scan` from Kafka", doc_b, s_b, r_b, rss_b),
+                ("(b') from Kafka with `--save` Parquet", doc_s, s_s, r_s, rss_s),
+                ("(c) `kgroup scan --input` the Parquet save", doc_c, s_c, r_c, rss_c))
+        lines = ["| run | seconds | Spark start-up s | records/s (excluding start-up) | vs (a) | driver peak RSS |",
+                 "|---|---|---|---|---|---|",
+                 f"| (a) a plain single-process confluent-kafka consume loop | {s_a:.1f} | - | {r_a:,.0f} | 1.00 | - |"]
+        lines += [f"| {label} | {s:.1f} | {doc['summary']['spark_start_seconds']:.1f} | {r:,.0f} | {r / r_a:.2f} | "
+                  f"{rss / 2**20:,.0f} MiB |" for label, doc, s, r, rss in runs]
+        lines += ["", f"{n_a:,} records, {args.groups:,} groups, {args.partitions} partitions; vs (a): the rate "
+                  f"against the plain loop of the same run. {measured_on()}"]
+        table = "\n".join(lines)
+        print(table, flush=True)
+        cores = cpu()[1] or 1
+        starts = sorted(doc["summary"]["spark_start_seconds"] for _, doc, *_ in runs)
+        sizing = "\n".join([
+            "| run | records/s (after Spark start-up) | per core |", "|---|---|---|",
+            f"| plain single-process confluent-kafka loop (reference) | {r_a:,.0f} | - |",
+            f"| `kgroup scan` from Kafka, `local[*]` | {r_b:,.0f} | ~{round(r_b / cores, -3):,.0f} |",
+            f"| `kgroup scan --input` Parquet | {r_c:,.0f} | ~{round(r_c / cores, -3):,.0f} |",
+            "", f"Spark start-up took {starts[0]:.1f}-{starts[-1]:.1f} s on top. {measured_on()}"])
+        if args.readme:
+            write_block("scan-bench", table)
+            write_block("scan-bench-sizing", sizing, ROOT / "docs" / "scan.md")
         return 0
     finally:
         stop_process(proc)

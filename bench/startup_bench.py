@@ -1,6 +1,6 @@
 """Benchmark: start-up of kgroup's offline commands and --help against `python -c 'import typer'`.
 
-    python bench/startup_bench.py [--runs 21] [--importtime]
+    python bench/startup_bench.py [--runs 21] [--importtime] [--readme]
 
 Every command is a fresh process, timed end to end (process start to exit) with stdin,
 stdout and stderr not a terminal (as in a pipe or a script); the commands take turns in
@@ -9,7 +9,8 @@ median of the runs is reported with its ratio to the median of the reference, a 
 that only imports typer (the CLI layer kgroup is built on). Bytecode is written (the
 warm-up round compiles kgroup's modules, as an installed package has them compiled). The goal: every row within
 1.2x of the reference. With --importtime, the modules each command imports (python -X
-importtime, cumulative microseconds, top 12) are printed too.
+importtime, cumulative microseconds, top 12) are printed too. With --readme the table also
+replaces the README's startup-bench block.
 """
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from figures import measured_on, write_block  # noqa: E402
+
 SNAPSHOT = "examples/seed-g1.json"
 
 REFERENCE = ("python -c 'import typer'", ["-c", "import typer"])
@@ -70,6 +75,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=21, help="rounds; every command runs once per round")
     ap.add_argument("--importtime", action="store_true", help="also list each command's biggest imports")
+    ap.add_argument("--readme", action="store_true", help="write the table into README.md")
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in RENDERING_ENV}
     env["PYTHONPATH"] = str(ROOT)  # this checkout's kgroup, wherever the package is installed from
@@ -86,18 +92,20 @@ def main() -> int:
         print(f"round {i + 1}/{args.runs}", file=sys.stderr, end="\r", flush=True)
     print(file=sys.stderr)
     ref = statistics.median(times[REFERENCE[0]])
-    print(f"### kgroup start-up vs `python -c 'import typer'` (median of {args.runs} interleaved runs, "
-          f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]})\n")
-    print("| command | median ms | min ms | ratio to `import typer` |")
-    print("|---|---|---|---|")
+    lines = ["| command | median ms | min ms | ratio to `import typer` |", "|---|---|---|---|"]
     worst = 0.0
     for label, _ in cases:
         med = statistics.median(times[label])
         ratio = med / ref
         if label != REFERENCE[0]:
             worst = max(worst, ratio)
-        print(f"| `{label}` | {med * 1000:.0f} | {min(times[label]) * 1000:.0f} | {ratio:.2f}x |")
-    print(f"\nslowest ratio: {worst:.2f}x (goal: at most 1.20x)")
+        lines.append(f"| `{label}` | {med * 1000:.0f} | {min(times[label]) * 1000:.0f} | {ratio:.2f}x |")
+    lines += ["", f"Median of {args.runs} interleaved rounds; slowest ratio to `import typer` (in the same run): "
+              f"{worst:.2f}x (goal: at most 1.20x). {measured_on()}"]
+    table = "\n".join(lines)
+    print(f"### kgroup start-up vs `python -c 'import typer'`\n\n{table}", flush=True)
+    if args.readme:
+        write_block("startup-bench", table)
     if args.importtime:
         print()
         for label, argv in cases:

@@ -2,7 +2,7 @@
 
     python bench/whatif_bench.py [--runs 3] [--members 1000] [--partitions 5000] [--topics 100]
                                  [--remove-fraction 0.1] [--strategy S ...] [--scenario fresh|remove ...]
-                                 [--profile auto|always|never] [--keep DIR]
+                                 [--profile auto|always|never] [--keep DIR] [--readme]
 
 Generates a deterministic group (seeded RNG): N members with Kafka-like member ids
 ("consumer-<n>-<uuid4>"), all subscribed to all topics, partition counts varying per topic,
@@ -33,7 +33,8 @@ Both sides must assign the same partitions to the same members (kgroup's
 `strategies[0].assignment`, and `first_round` for cooperative-sticky); a mismatch is printed
 loudly, timings are printed anyway. Prints a Markdown table; where kgroup is slower than the
 JVM (or with --profile always) the kgroup side is run once under cProfile and the top
-functions are printed.
+functions are printed. With --readme (and every output the same as the JVM's) the table also
+replaces the README's whatif-bench block.
 """
 from __future__ import annotations
 
@@ -53,6 +54,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from figures import measured_on, write_block  # noqa: E402
 
 CLIENT_SIDE = ["range", "roundrobin", "sticky", "cooperative-sticky"]
 SERVER_SIDE = ["uniform", "server-range"]
@@ -255,6 +259,7 @@ def main() -> int:
                     help="cProfile the kgroup side where it is slower than the JVM (auto), always or never")
     ap.add_argument("--top", type=int, default=25, help="functions shown per profile listing")
     ap.add_argument("--keep", type=Path, help="write the snapshots, inputs and profiles here (kept)")
+    ap.add_argument("--readme", action="store_true", help="write the table into README.md (when every output agrees)")
     args = ap.parse_args()
     strategies = args.strategy or STRATEGIES + [ALL]
     scenarios = args.scenario or SCENARIOS
@@ -324,15 +329,21 @@ def main() -> int:
 
     print(f"\n### kgroup whatif vs kafka-clients 4.3.0 assignors ({len(members)} members, "
           f"{sum(topics.values())} partitions, {len(topics)} topics; median of {args.runs}, end to end)\n")
-    print("| scenario | strategy | kgroup s | JVM s | ratio | JVM assign() s | outputs |")
-    print("|---|---|---|---|---|---|---|")
+    lines = ["| scenario | strategy | kgroup s | JVM s | ratio | JVM inside assign() s | outputs |",
+             "|---|---|---|---|---|---|---|"]
     for scenario, strategy, k, j, ja, verdict in rows:
         ratio = f"{k / j:.2f}x" if j else "-"
         label = "fresh" if scenario == "fresh" else f"remove {len(removed)}"
-        print(f"| {label} | {strategy} | {fmt(k)} | {fmt(j)} | {ratio} | {fmt(ja)} | {verdict} |")
-    print("\nratio = kgroup / JVM (below 1: kgroup faster). JVM assign() = time inside the assignor calls, "
+        lines.append(f"| {label} | {strategy} | {fmt(k)} | {fmt(j)} | {ratio} | {fmt(ja)} | {verdict} |")
+    lines += ["", f"Median of {args.runs} runs, kgroup and the JVM alternating; ratio = kgroup / JVM in the same run "
+              f"(below 1: kgroup faster). {measured_on()}"]
+    table = "\n".join(lines)
+    print(table)
+    print("\nJVM inside assign() = time inside the assignor calls, "
           "as measured by AssignorBaseline itself: excludes JVM start, reading the input and printing, "
           "includes loading the assignor classes and running them cold (interpreted, JIT warming up).")
+    if args.readme and not failures:
+        write_block("whatif-bench", table)
     for name, text in profiles:
         print(f"\n#### cProfile of kgroup, {name}\n\n```\n{text.strip()}\n```")
     if failures:
