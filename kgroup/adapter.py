@@ -396,13 +396,16 @@ class Cluster:
         metadata, leader_epoch)})`` in the order answers arrive; ends when nothing is in flight
         and ``next_request`` has nothing. ``next_request`` is asked again after every yield, so
         the caller may queue follow-up requests while iterating."""
-        import concurrent.futures
+        import queue
 
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
         what = "fetch committed offsets"
         in_flight: dict = {}  # future -> (key, group)
-        first_completed = concurrent.futures.FIRST_COMPLETED
+        # each answer puts its future here as it completes (in the client's thread): waiting for
+        # the next one costs the same whatever the window, where a wait over every future in
+        # flight would lock and unlock each of them every time
+        answered: queue.SimpleQueue = queue.SimpleQueue()
         unknown_topic = KafkaError.UNKNOWN_TOPIC_OR_PART
         while True:
             while len(in_flight) < window:
@@ -415,6 +418,7 @@ class Cluster:
                 future = self._admin.list_consumer_group_offsets(
                     [spec], request_timeout=self._left(what), require_stable=False)[group]
                 in_flight[future] = (key, group)
+                future.add_done_callback(answered.put)
             if not in_flight:
                 return
             left = self._deadline - time.monotonic()
@@ -422,10 +426,16 @@ class Cluster:
                 key, group = next(iter(in_flight.values()))
                 raise _Deadline(self._fail(f"fetch the committed offsets of group {group}",
                                            KafkaError(KafkaError._TIMED_OUT)).message)
-            done, _ = concurrent.futures.wait(in_flight, timeout=min(_SLICE, left), return_when=first_completed)
-            if not done:
+            try:
+                done = [answered.get(timeout=min(_SLICE, left))]
+            except queue.Empty:
                 self._check_errors(what)
                 continue
+            while True:  # and whatever else has come back meanwhile
+                try:
+                    done.append(answered.get_nowait())
+                except queue.Empty:
+                    break
             self._answered = True
             for future in done:
                 key, group = in_flight.pop(future)
