@@ -51,6 +51,8 @@ def _verdict(returncode: int, stdout: str, stderr: str) -> str | None:
         # the interpreter ("Exception ignored in", "Failed checking if argv[0] is an import
         # path entry"), after which kgroup runs to its end (0)
         return None
+    if returncode == 1 and stderr == "KeyboardInterrupt\n":  # raised before any frame ran (compiling the script)
+        return None
     if returncode == 0 and stdout and not stderr:  # the command finished before the signal
         return None
     return f"exit {returncode}, stderr:\n{stderr[-3000:]}"
@@ -141,14 +143,14 @@ def test_sigint_at_each_stage_of_kgroup_start_up():
         r = _traced(0, listing)
         assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
         total = int(listing.read_text())
-    assert total > 100
-    # up to 90 %: the last lines are the exit itself, where 0 and 130 race by design
-    targets = sorted({*range(1, 16), *(int((0.9 * total) ** (k / 16)) for k in range(4, 17))})
-    wrong = []
-    for n in targets:
-        r = _traced(n, listing)
-        if (r.returncode, r.stderr) != (130, MESSAGE):
-            wrong.append(f"SIGINT at line {n} of {total}: exit {r.returncode}, stderr:\n{r.stderr[-3000:]}")
+        assert total > 100
+        # up to 90 %: the last lines are the exit itself, where 0 and 130 race by design
+        targets = sorted({*range(1, 16), *(int((0.9 * total) ** (k / 16)) for k in range(4, 17))})
+        wrong = []
+        for n in targets:
+            r = _traced(n, listing)
+            if (r.returncode, r.stderr) != (130, MESSAGE):
+                wrong.append(f"SIGINT at line {n} of {total}: exit {r.returncode}, stderr:\n{r.stderr[-3000:]}")
     assert not wrong, "\n\n".join(wrong[:3])
 
 
