@@ -1,3 +1,46 @@
 """kgroup: read-only diagnostics for Apache Kafka consumer groups."""
+# First of all, before any other import: when this package starts the kgroup program, Ctrl-C
+# ends it with the documented line and 130 (no KeyboardInterrupt traceback) from here on.
+# kgroup.cli.interrupt takes over once the command runs. Only builtin or already loaded
+# modules here: --help must stay fast.
+import _signal
+import _thread
+import os
+import sys
+
+EXIT_INTERRUPTED = 130
+_stopping = _thread.allocate_lock()
+
+
+def _interrupted(signum: object = None, frame: object = None) -> None:
+    """Say ``kgroup: interrupted`` and end the process with 130, once: the signal handler and
+    the watcher thread of kgroup.cli.interrupt may both get here, and a second Ctrl-C may run
+    the handler inside itself; whoever comes later returns (never waits: that could be on
+    itself), as the process is ending anyway."""
+    if not _stopping.acquire(False):
+        return
+    try:
+        os.write(2, b"kgroup: interrupted\n")
+    except OSError:
+        pass
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _starts_the_program() -> bool:
+    """Is this import the start of the kgroup program (``python -m kgroup``, which imports the
+    package while ``sys.argv[0]`` is still ``-m``, or the ``kgroup`` console script), rather
+    than a library import (tests, Spark workers) whose SIGINT is not ours to change?"""
+    argv0 = sys.argv[0] if getattr(sys, "argv", None) else ""
+    if argv0 == "-m":
+        return True
+    name = os.path.basename(argv0).lower()
+    return name in ("kgroup", "kgroup.exe", "kgroup-script.py")
+
+
+if _starts_the_program():
+    try:
+        _signal.signal(_signal.SIGINT, _interrupted)
+    except ValueError:  # not the main thread
+        pass
 
 __version__ = "0.1.0"

@@ -589,8 +589,8 @@ def _final_error(settings: ConnectionSettings, bootstrap: str, what: str, errors
 
 def _by_topic(partitions) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
-    for tp in partitions:
-        out.setdefault(tp.topic, []).append(tp.partition)
+    for tp in partitions:  # a topic the broker no longer names (deleted) keys as ""
+        out.setdefault(tp.topic or "", []).append(tp.partition)
     return {t: sorted(ps) for t, ps in sorted(out.items())}
 
 

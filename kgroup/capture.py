@@ -23,10 +23,36 @@ Progress = Callable[[str, int, int], None]
 class Capture:
     states: dict[str, GroupState]
     problems: list[str] = field(default_factory=list)  # what could not be read: results are incomplete
+    notes: list[str] = field(default_factory=list)  # what the user should know; nothing is missing
 
     @property
     def complete(self) -> bool:
         return not self.problems
+
+
+def drop_deleted_topics(group: GroupDescription, known) -> list[str]:
+    """Move each member's assigned (and target) partitions of topics not in ``known`` (the
+    cluster's metadata) to ``dropped_assignment`` / ``dropped_target_assignment``: Kafka's
+    assignors only see topics in the metadata, and a snapshot's assignment names only topics
+    it describes. Subscriptions stay as they are (whatif skips topics it does not know, and
+    says so). Returns the topics dropped."""
+    dropped: set[str] = set()
+    for m in group.members:
+        for key in ("assignment", "target_assignment"):
+            current = getattr(m, key)
+            gone = {t: ps for t, ps in (current or {}).items() if t not in known}
+            if gone:
+                setattr(m, key, {t: ps for t, ps in current.items() if t in known})
+                setattr(m, f"dropped_{key}", gone)
+                dropped.update(gone)
+    return sorted(dropped)
+
+
+def _dropped_note(group_id: str, dropped: list[str]) -> str:
+    many = len(dropped) > 1
+    return (f"group {group_id}: assigned topic{'s' if many else ''} {', '.join(dropped)} {'are' if many else 'is'} "
+            "not in the cluster's metadata (deleted?): left out of the assignment, as Kafka's assignors skip "
+            "such topics (kept per member as dropped_assignment)")
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
@@ -44,7 +70,10 @@ def is_unknown(group: GroupDescription, has_offsets: bool, listed: set[str] | No
 
 
 def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, offsets: bool = True,
-            racks: bool = False, progress: Progress = _no_progress) -> Capture:
+            racks: bool = False, drop_deleted: bool = False, progress: Progress = _no_progress) -> Capture:
+    """With ``drop_deleted`` (snapshot, whatif), topics a member is assigned or subscribes to
+    that the metadata lacks (deleted) are set apart as the assignors do (drop_deleted_topics)
+    and said in ``notes``, not reported as missing values."""
     metadata = cluster.metadata()
     for t in topics or []:
         if t not in metadata.topics:
@@ -53,6 +82,12 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
     descriptions = cluster.describe_groups(group_ids)
     progress("describe", len(group_ids), len(group_ids))
     problems: list[str] = []
+    notes: list[str] = []
+    if drop_deleted:
+        for g in group_ids:
+            dropped = drop_deleted_topics(descriptions[g], metadata.topics)
+            if dropped:
+                notes.append(_dropped_note(g, dropped))
     committed: dict[str, dict[tuple[str, int], PartitionOffsets]] = {g: {} for g in group_ids}
     if offsets:
         # every committed partition first (real Kafka answers this), then the partitions
@@ -105,7 +140,8 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
         for t in sorted({t for t, _ in parts} | set(desc.topics)):
             info = metadata.topics.get(t)
             if info is None:
-                problems.append(f"topic {t} of group {g} is not in the metadata (deleted?)")
+                if not drop_deleted:  # else set apart and said above
+                    problems.append(f"topic {t} of group {g} is not in the metadata (deleted?)")
                 continue
             replica_racks = {}
             if racks:
@@ -124,7 +160,7 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
             leader = info.leader if info and info.leader >= 0 else None
         states[g] = GroupState(desc, layout, brokers, offsets_topic.partition_count if offsets_topic else None,
                                by_topic if offsets else {}, now, leader)
-    return Capture(states, problems)
+    return Capture(states, problems, notes)
 
 
 def _partitions_of(desc: GroupDescription, committed: dict, topics: list[str] | None, metadata) -> list[tuple[str, int]]:

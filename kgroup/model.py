@@ -57,6 +57,10 @@ class Member:
     protocols: list[str] | None = None
     assignment: dict[str, list[int]] = field(default_factory=dict)
     target_assignment: dict[str, list[int]] | None = None
+    # what the broker still listed in ``assignment`` / ``target_assignment`` for topics missing
+    # from the cluster's metadata (deleted) when captured: kept apart, out of every computation
+    dropped_assignment: dict[str, list[int]] | None = None
+    dropped_target_assignment: dict[str, list[int]] | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,10 @@
 
 ``offsets_partition_leader`` (the leader of the group's __consumer_offsets partition at
 capture time) and ``topic_id`` (the topic's id as Kafka prints it, when the cluster reported
-it) are optional.
+it) are optional. So are a member's ``dropped_assignment`` and ``dropped_target_assignment``
+(``{topic: [partitions]}``): what the broker still assigned of topics missing from the
+cluster's metadata (deleted) when captured, set apart from ``assignment`` because Kafka's
+assignors skip such topics; only recorded, never computed with.
 
 Required: kgroup_snapshot, cluster.topics.*.partitions, group.group_id, and per member
 member_id and assignment. Unknown keys are ignored.
@@ -308,6 +311,9 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
             value = r.get(m, key, where, dict, required=key == "assignment")
             assignments[key] = None if value is None else _assignment(r, value, f"{where}.{key}", topics,
                                                                      owners[key], member_id)
+        dropped = {key: _dropped(r, value, f"{where}.{key}")
+                   for key in ("dropped_assignment", "dropped_target_assignment")
+                   if (value := r.get(m, key, where, dict)) is not None}
         members.append(Member(
             member_id=member_id,
             client_id=r.get(m, "client_id", where, str),
@@ -318,6 +324,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
             protocols=lists["protocols"],
             assignment=assignments["assignment"],
             target_assignment=assignments["target_assignment"],
+            **dropped,
         ))
     coordinator_id = r.int_in(group, "coordinator", gw, -1, INT32_MAX)
     description = GroupDescription(
@@ -386,6 +393,25 @@ def _assignment(r: _Reader, value: dict, where: str, topics: dict[str, TopicLayo
     return out
 
 
+def _dropped(r: _Reader, value: dict, where: str) -> dict[str, list[int]]:
+    """A member's record of partitions of topics missing from the metadata: topic names as the
+    broker gave them, each with distinct partition numbers (no range or owner to check)."""
+    out = {}
+    for topic, ps in sorted(value.items()):
+        tw = key_path(where, r.key(topic, where))
+        if not isinstance(ps, list):
+            raise r.fail(tw, "must be a list of partition numbers")
+        for j, p in enumerate(ps):
+            if isinstance(p, _BigInt) or not isinstance(p, int) or isinstance(p, bool):
+                raise r.fail(tw, "must be a list of partition numbers")
+            if not 0 <= p <= INT32_MAX:
+                raise r.fail(f"{tw}[{j}]", f"partition {p} is out of range (0..{INT32_MAX})")
+        if len(set(ps)) != len(ps):
+            raise r.fail(tw, "lists a partition twice")
+        out[topic] = sorted(ps)
+    return out
+
+
 def dump(state: GroupState) -> dict:
     """The snapshot document for ``state`` (inverse of ``parse``)."""
     g = state.group
@@ -409,7 +435,10 @@ def dump(state: GroupState) -> dict:
             "members": [{"member_id": m.member_id, "group_instance_id": m.group_instance_id,
                          "client_id": m.client_id, "host": m.host, "rack": m.rack,
                          "subscription": m.subscription, "protocols": m.protocols,
-                         "assignment": m.assignment, "target_assignment": m.target_assignment}
+                         "assignment": m.assignment, "target_assignment": m.target_assignment,
+                         **({"dropped_assignment": m.dropped_assignment} if m.dropped_assignment else {}),
+                         **({"dropped_target_assignment": m.dropped_target_assignment}
+                            if m.dropped_target_assignment else {})}
                         for m in g.members],
             "offsets": {t: {str(p): {"committed": o.committed, "log_start": o.log_start, "log_end": o.log_end,
                                      "metadata": o.metadata,

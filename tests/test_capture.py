@@ -115,3 +115,100 @@ def test_racks_become_replica_racks():
     d = GroupDescription("G", state="Stable", members=[_member("m1", {"Order": [0]})])
     state = capture(ScriptedCluster({"G": d}), ["G"], racks=True).states["G"]
     assert state.topics["Order"].replica_racks == {0: ["az1"], 1: ["az1"], 2: ["az1"]}
+
+
+# -- a group still assigned a topic the cluster has deleted ----------------------------------
+
+def _deleted_topic_group():
+    # "Gone" is not in the scripted metadata: deleted while the members still hold it
+    return GroupDescription("G", type="classic", state="Stable", protocol_type="consumer", protocol="range",
+                            generation=4, members=[
+        Member("m1", "M1", subscription=["Order", "Gone"], protocols=["range"],
+               assignment={"Order": [0, 1], "Gone": [0, 1]}),
+        Member("m2", "M2", subscription=["Order", "Gone"], protocols=["range"],
+               assignment={"Order": [2], "Gone": [2]}, target_assignment={"Order": [2], "Gone": [2, 3]}),
+    ])
+
+
+def test_assignment_of_a_deleted_topic_is_set_apart_and_said():
+    cluster = ScriptedCluster({"G": _deleted_topic_group()},
+                              committed_all={"G": {("Order", p): PartitionOffsets(5) for p in range(3)}},
+                              log={("Order", p): (0, 9) for p in range(3)})
+    result = capture(cluster, ["G"], racks=True, drop_deleted=True)
+    assert result.complete, result.problems  # nothing is unknown: the topic is gone
+    (note,) = result.notes
+    assert "group G" in note and "Gone" in note and "dropped_assignment" in note
+    m1, m2 = result.states["G"].group.members
+    assert (m1.assignment, m1.dropped_assignment, m1.dropped_target_assignment) == ({"Order": [0, 1]}, {"Gone": [0, 1]},
+                                                                                    None)
+    assert (m2.assignment, m2.dropped_assignment) == ({"Order": [2]}, {"Gone": [2]})
+    assert (m2.target_assignment, m2.dropped_target_assignment) == ({"Order": [2]}, {"Gone": [2, 3]})
+    assert m1.subscription == ["Order", "Gone"]  # what the member asked for stays as it is
+    assert set(result.states["G"].topics) == {"Order"}
+
+
+def test_without_dropping_a_deleted_topic_stays_a_problem():
+    # describe / offsets show what the broker says, and that the topic is missing
+    result = capture(ScriptedCluster({"G": _deleted_topic_group()}), ["G"], offsets=False)
+    assert result.problems == ["topic Gone of group G is not in the metadata (deleted?)"] and not result.notes
+    assert result.states["G"].group.members[0].assignment == {"Order": [0, 1], "Gone": [0, 1]}
+
+
+def test_snapshot_of_a_deleted_topic_loads_and_whatif_and_offsets_run_on_it(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from kgroup import snapshot
+
+    cluster = ScriptedCluster({"G": _deleted_topic_group()},
+                              committed_all={"G": {("Order", p): PartitionOffsets(5) for p in range(3)}},
+                              log={("Order", p): (0, 9) for p in range(3)})
+    state = capture(cluster, ["G"], racks=True, drop_deleted=True).states["G"]
+    doc = snapshot.dump(state)
+    members = doc["group"]["members"]
+    assert members[0]["dropped_assignment"] == {"Gone": [0, 1]} and "dropped_target_assignment" not in members[0]
+    assert members[1]["dropped_target_assignment"] == {"Gone": [2, 3]}
+    loaded = snapshot.parse(json.loads(json.dumps(doc)), "s.json")  # the validator accepts it
+    assert snapshot.dump(loaded) == doc  # and keeps the record
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    root = Path(__file__).resolve().parent.parent
+    for argv in (["whatif", "--snapshot", str(path), "--remove", "m2", "-s", "range", "-o", "json"],
+                 ["offsets", "--snapshot", str(path), "-o", "json"],
+                 ["describe", "--snapshot", str(path)]):
+        r = subprocess.run([sys.executable, "-m", "kgroup", *argv], cwd=root, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, (argv, r.stderr)
+    whatif = json.loads(subprocess.run([sys.executable, "-m", "kgroup", "whatif", "--snapshot", str(path),
+                                        "--remove", "m2", "-s", "range", "-o", "json"], cwd=root,
+                                       capture_output=True, text=True, timeout=60).stdout)
+    assert "Gone" not in json.dumps(whatif)  # the assignors never saw the deleted topic
+
+
+@pytest.mark.parametrize("dropped, problem", [
+    ({"Gone": [1, 1]}, "$.group.members[0].dropped_assignment.Gone: lists a partition twice"),
+    ({"Gone": [-1]}, "$.group.members[0].dropped_assignment.Gone[0]: partition -1 is out of range"),
+    ({"Gone": "0"}, "$.group.members[0].dropped_assignment.Gone must be a list of partition numbers"),
+    ([], "$.group.members[0].dropped_assignment must be an object, not a list"),
+])
+def test_a_malformed_dropped_assignment_is_refused_with_its_path(dropped, problem):
+    from kgroup import snapshot
+
+    doc = {"kgroup_snapshot": 1, "cluster": {"topics": {"Order": {"partitions": 3}}},
+           "group": {"group_id": "G", "members": [{"member_id": "m1", "assignment": {"Order": [0]},
+                                                   "dropped_assignment": dropped}]}}
+    with pytest.raises(UsageError) as e:
+        snapshot.parse(doc, "s.json")
+    assert problem in e.value.message
+
+
+def test_adapter_keys_an_unnamed_topic_as_empty():
+    # a KIP-848 describe may name no topic for an id the broker no longer knows
+    from types import SimpleNamespace as TP
+
+    from kgroup.adapter import _by_topic
+
+    assert _by_topic([TP(topic="Order", partition=1), TP(topic=None, partition=0), TP(topic="Order", partition=0)]) \
+        == {"": [0], "Order": [0, 1]}

@@ -78,6 +78,11 @@ def run() -> None:
     elif not isinstance(code, int):
         sys.stderr.write(f"{code}\n")
         code = 1
+    from kgroup import EXIT_INTERRUPTED, _stopping
+
+    # a Ctrl-C said at the last moment ends the process with its own code; from here one is not said
+    if not _stopping.acquire(timeout=5):
+        code = EXIT_INTERRUPTED
     os._exit(code)
 
 

@@ -96,8 +96,10 @@ _CLUSTER = None
 
 
 def group_states(snapshot: Optional[Path], groups: list[str], settings_args: tuple, *, topics=None,
-                 offsets: bool = True, racks: bool = False):
-    """GroupState per group, from a snapshot file or captured live; returns (states, problems)."""
+                 offsets: bool = True, racks: bool = False, drop_deleted: bool = False):
+    """GroupState per group, from a snapshot file or captured live; returns (states, problems).
+    ``drop_deleted``: assignments of topics missing from the metadata are set apart (with a
+    warning), as the assignors do (kgroup.capture.drop_deleted_topics)."""
     if snapshot is not None:
         from kgroup import snapshot as snapshot_format
 
@@ -112,7 +114,13 @@ def group_states(snapshot: Optional[Path], groups: list[str], settings_args: tup
 
     cluster = cluster_for(settings_args)
     with progress_bar() as progress:
-        result = capture(cluster, groups, topics=topics, offsets=offsets, racks=racks, progress=progress)
+        result = capture(cluster, groups, topics=topics, offsets=offsets, racks=racks, drop_deleted=drop_deleted,
+                         progress=progress)
+    if result.notes:
+        from kgroup.render import warn
+
+        for note in result.notes:
+            warn(note)
     return result.states, result.problems
 
 

@@ -303,7 +303,7 @@ def snapshot(
     if at is None:
         if input_ is not None:
             raise UsageError("--input needs --at (a live capture reads the cluster)")
-        states, problems = group_states(None, [group], conn, racks=True)
+        states, problems = group_states(None, [group], conn, racks=True, drop_deleted=True)
         state = states[group]
     else:
         state = _state_from_log(group, at, input_, offsets_topic, conn)

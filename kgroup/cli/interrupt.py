@@ -4,36 +4,40 @@ Python runs a signal handler only between bytecodes of the main thread, so a
 KeyboardInterrupt waits until a blocking C call returns (up to --timeout). The C-level
 handler does write the signal number to the wakeup file descriptor at once, though: a
 small daemon thread waits on it, says ``kgroup: interrupted`` and ends the process with
-130. kgroup is read-only, so there is nothing to undo.
+130. kgroup is read-only, so there is nothing to undo. Until the watcher runs, the Python-level
+handler of kgroup/__init__.py does the same from the main thread (installed as the package's
+first statement when it starts the program, and again here for any other caller of main).
 """
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import threading
 
-EXIT_INTERRUPTED = 130
+from kgroup import _interrupted
+
 MESSAGE = "kgroup: interrupted\n"
 
 
 def _stop() -> None:
-    # no flush of stdout: the main thread may hold its lock; an interrupted answer is not one
-    os.write(2, MESSAGE.encode())
-    os._exit(EXIT_INTERRUPTED)
+    # no flush of stdout: the main thread may hold its lock; an interrupted answer is not one.
+    # Shared with the main-thread handler, so the line is written once even if both run.
+    _interrupted()
 
 
 def install() -> None:
     """Route SIGINT to the watcher (main thread only; a no-op where that is not possible)."""
     if threading.current_thread() is not threading.main_thread():
         return
+    # a SIGINT from here until the no-op below reaches the main thread too: it must stop, not raise
+    signal.signal(signal.SIGINT, _interrupted)
     try:
         reader, writer = socket.socketpair()
         reader.setblocking(True)
         writer.setblocking(False)
         signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     except (ValueError, OSError):
-        return  # Python's own KeyboardInterrupt stays in place
+        return  # the main-thread handler stays in place
 
     def watch() -> None:
         while True:

@@ -63,7 +63,7 @@ def whatif(
     if proto_list and not add:
         raise UsageError("--protocols gives the protocols of members added with --add; add one with --add NAME")
     conn = (bootstrap, x, command_config, timeout, verbose)
-    states, problems = group_states(snapshot, [group] if group else [], conn, racks=True)
+    states, problems = group_states(snapshot, [group] if group else [], conn, racks=True, drop_deleted=True)
     for p in problems:
         warn(p)
     (state,) = states.values()

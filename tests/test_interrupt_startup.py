@@ -1,0 +1,163 @@
+"""Ctrl-C during start-up: from the moment kgroup's own code runs, an interrupt ends the
+program with ``kgroup: interrupted`` and 130, never a KeyboardInterrupt traceback.
+
+Before kgroup's first statement runs, the program is not yet kgroup's: the interpreter may be
+killed by the signal (before it installs its own handler; a shell reports 130), or report a
+KeyboardInterrupt raised in its start-up (``site``, ``runpy``, the import system looking for
+the kgroup package). Such a traceback has no frame in the kgroup package, which is how these
+tests tell it apart from one kgroup could have prevented.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "kgroup"
+COMMAND = ["whatif", "--snapshot", "examples/seed-g1.json", "--remove", "C3", "--strategy", "range"]
+MESSAGE = "kgroup: interrupted\n"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT)  # the console script too runs this checkout's code
+    return env
+
+
+def _kgroup_frames(stderr: str) -> list[str]:
+    """The traceback frames of stderr that lie in the kgroup package."""
+    files = re.findall(r'^  File "([^"]+)", line \d+', stderr, flags=re.M)
+    return [f for f in files if Path(f).resolve().is_relative_to(PACKAGE)]
+
+
+def _verdict(returncode: int, stdout: str, stderr: str) -> str | None:
+    """None when the run ended as it may; else what is wrong with it."""
+    if returncode == 130:
+        return None if stderr == MESSAGE else f"130 with stderr {stderr!r}"
+    if returncode == -signal.SIGINT and not stderr:  # killed before the interpreter's own handler
+        return None
+    if "Traceback" in stderr and returncode in (0, 1, -signal.SIGINT) and not _kgroup_frames(stderr):
+        # raised in the interpreter's start-up, before any kgroup code ran: fatal in `site`
+        # (1), uncaught in runpy or the wrapper's import (-SIGINT), or reported and ignored by
+        # the interpreter ("Exception ignored in", "Failed checking if argv[0] is an import
+        # path entry"), after which kgroup runs to its end (0)
+        return None
+    if returncode == 1 and stderr == "KeyboardInterrupt\n":  # raised before any frame ran (compiling the script)
+        return None
+    if returncode == 0 and stdout and not stderr:  # the command finished before the signal
+        return None
+    return f"exit {returncode}, stderr:\n{stderr[-3000:]}"
+
+
+def _interrupt_after(argv: list[str], delay: float) -> tuple[int, str, str]:
+    proc = subprocess.Popen(argv, cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    return proc.returncode, out, err
+
+
+def _console_script() -> str | None:
+    found = shutil.which("kgroup", path=str(Path(sys.executable).parent))
+    return found
+
+
+ENTRY_POINTS = {
+    "python -m kgroup": lambda: [sys.executable, "-m", "kgroup"],
+    "console script": lambda: [_console_script()] if _console_script() else None,
+}
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_sigint_at_any_moment_of_start_up(entry):
+    """40 interrupts spread over the first 80 ms of a run."""
+    argv = ENTRY_POINTS[entry]()
+    if argv is None:
+        pytest.skip("the kgroup console script is not installed next to this interpreter")
+    wrong = []
+    outcomes: dict[int, int] = {}
+    for i in range(40):
+        delay = i * 0.002
+        code, out, err = _interrupt_after([*argv, *COMMAND], delay)
+        outcomes[code] = outcomes.get(code, 0) + 1
+        problem = _verdict(code, out, err)
+        if problem:
+            wrong.append(f"SIGINT after {delay * 1000:.0f} ms: {problem}")
+    assert not wrong, "\n\n".join(wrong[:3])
+    assert outcomes.get(130), outcomes  # some interrupts did reach kgroup
+
+
+# Runs `python -m kgroup ARGV` under a tracer that sends SIGINT to the process at the Nth line
+# kgroup executes (counting from kgroup's first module after the package's own __init__, whose
+# first statement installs the handler), and writes the count of such lines at exit.
+_DRIVER = """
+import atexit, runpy, signal, sys
+target, out = int(sys.argv[1]), sys.argv[2]
+package = sys.argv[3]
+sys.argv = ["kgroup", *sys.argv[4:]]
+count = 0
+started = False
+
+def lines(frame, event, arg):
+    global count
+    if event == "line":
+        count += 1
+        if count == target:
+            signal.raise_signal(signal.SIGINT)
+    return lines
+
+def calls(frame, event, arg):
+    global started
+    name = frame.f_code.co_filename
+    if not name.startswith(package):
+        return None
+    started = started or name != package + "__init__.py"
+    return lines if started else None
+
+atexit.register(lambda: open(out, "w").write(str(count)))
+sys.settrace(calls)
+runpy.run_module("kgroup", run_name="__main__", alter_sys=True)
+"""
+
+
+def _traced(target: int, listing: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", _DRIVER, str(target), str(listing), f"{PACKAGE}{os.sep}", *COMMAND],
+                          cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+
+
+def test_sigint_at_each_stage_of_kgroup_start_up():
+    """Deterministic: an interrupt at lines spread over everything kgroup executes, densest at
+    the start (its imports, before and while the command's own handler is set up)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "count"
+        r = _traced(0, listing)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
+        total = int(listing.read_text())
+        assert total > 100
+        # up to 90 %: the last lines are the exit itself, where 0 and 130 race by design
+        targets = sorted({*range(1, 16), *(int((0.9 * total) ** (k / 16)) for k in range(4, 17))})
+        wrong = []
+        for n in targets:
+            r = _traced(n, listing)
+            if (r.returncode, r.stderr) != (130, MESSAGE):
+                wrong.append(f"SIGINT at line {n} of {total}: exit {r.returncode}, stderr:\n{r.stderr[-3000:]}")
+    assert not wrong, "\n\n".join(wrong[:3])
+
+
+def test_importing_kgroup_as_a_library_leaves_sigint_alone():
+    """Only the program installs the handler: tests, Spark workers and other importers keep
+    Python's KeyboardInterrupt."""
+    code = ("import signal, kgroup.capture, kgroup.snapshot; "
+            "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler; print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "ok\n"), r.stderr
