@@ -258,3 +258,58 @@ def test_csv_and_table_rendering(spark, scenario, saved):
     assert text.splitlines()[3].startswith("storm-1 ")  # title, header, rule, then storms first
     for title in ("GROUPS (top 5 of", "COORDINATORS", "COMMITS (latest 5)", "GROUP EVENTS (latest 5)", "SUMMARY"):
         assert title in text
+
+
+def test_a_dataset_out_of_log_order_is_folded_again_in_order(spark, scenario, tmp_path, monkeypatch):
+    """Rows shuffled across files: the read tasks' segments of a key interleave, the merge
+    sees it and folds again from the records sorted by log position; same tables."""
+    import random
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from kgroup.scan import pipeline
+
+    groups, coordinators, _ = expected(scenario)
+    rows = scenario.raw()
+    random.Random(5).shuffle(rows)
+    path = tmp_path / "shuffled"
+    path.mkdir()
+    cols = list(zip(*rows))
+    table = pa.table({"partition": pa.array(cols[0], pa.int32()), "offset": pa.array(cols[1], pa.int64()),
+                      "timestamp": pa.array(cols[2], pa.int64()), "key": pa.array(cols[3], pa.binary()),
+                      "value": pa.array(cols[4], pa.binary())})
+    quarter = len(rows) // 4
+    for i in range(4):
+        pq.write_table(table.slice(i * quarter, quarter if i < 3 else None), path / f"part-{i}.parquet")
+    sorted_again = []
+    in_log_order = pipeline.in_log_order
+    monkeypatch.setattr(pipeline, "in_log_order", lambda raw: sorted_again.append(1) or in_log_order(raw))
+    rep = _scan(spark, input=str(path))
+    assert sorted_again == [1]
+    assert rep.groups == groups and rep.coordinators == coordinators
+
+
+def test_out_writes_every_offset_record_and_group_event(spark, scenario, saved, tmp_path):
+    import pyarrow.parquet as pq
+
+    groups, _, _ = expected(scenario)
+    out = tmp_path / "out"
+    rep = _scan(spark, input=str(saved / "log.parquet"), out=str(out))
+    assert rep.groups == groups
+    offset_records, events = [], []
+    for p, recs in scenario.by_partition().items():
+        for o, r in enumerate(recs):
+            if r.type in (0, 1):
+                offset_records.append((_group_of(r), r.key["topic"], r.key["partition"],
+                                       None if r.value is None else r.value["offset"], r.value is None, p, o))
+            elif r.type >= 2:
+                events.append((r.timestamp, p, o, _group_of(r), r.type, r.value is None))
+    commits = pq.read_table(out / "commits").to_pylist()
+    assert len(commits) == len(offset_records)
+    assert sorted(((c["group"], c["topic"], c["topic_partition"], c["committed_offset"], c["tombstone"],
+                   c["partition"], c["offset"]) for c in commits), key=repr) == sorted(offset_records, key=repr)
+    written = pq.read_table(out / "group_events").to_pylist()
+    assert [(e["timestamp"], e["partition"], e["offset"], e["group"], e["type"], e["tombstone"])
+            for e in written] == sorted(events)
+    assert [r["group"] for r in pq.read_table(out / "groups").to_pylist()] == [g["group"] for g in groups]

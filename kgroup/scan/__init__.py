@@ -5,8 +5,11 @@ imports it, and only when ``kgroup scan`` runs.
 
 - session.py: the Spark session (local or a cluster), quiet logs, kgroup shipped to executors
 - source.py: the raw-record schema, the Python Data Source over the adapter, --input readers, --save
-- decode.py: the project's codec applied to Arrow batches (mapInArrow)
-- pipeline.py: the result tables (commits, group_events, groups, coordinators, brokers)
+- fold.py: what each read task computes where it decodes its records: partial rows per
+  group and per committed partition, never a row per record (pure Python)
+- merge.py: the partial rows of each group merged into its facts (pure Python)
+- decode.py: decoded rows of the records that become table rows
+- pipeline.py: the Spark plan: fold, shuffle by group, merge; the result tables under --out
 - report.py: pure finishing logic (flags, windows, summary, table rows), unit-testable without Spark
 """
 from __future__ import annotations

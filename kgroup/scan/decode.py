@@ -1,13 +1,13 @@
-"""The codec inside Spark: raw Arrow batches in, one decoded row per record out (mapInArrow).
+"""Decoded rows of offsets-log records: the columns of the ``commits`` and ``group_events``
+tables and of the latest rows the report prints (the read tasks decode every record once
+in fold.py; the records that become rows are decoded here).
 
 Every record gives a row: decoded fields, or ``error`` saying why it could not be
-decoded (those are counted and reported, never dropped). Tombstones keep their key
-fields and have ``tombstone`` set.
+decoded. Tombstones keep their key fields and have ``tombstone`` set.
 """
 from __future__ import annotations
 
 import json
-from typing import Iterable, Iterator
 
 DECODED_FIELDS = (
     ("partition", "int32"), ("offset", "int64"), ("timestamp", "int64"), ("bytes", "int32"),
@@ -21,8 +21,22 @@ DECODED_FIELDS = (
     ("generation", "int32"), ("protocol_type", "string"), ("protocol", "string"), ("leader", "string"),
     ("members", "int32"), ("member", "string"), ("member_epoch", "int32"), ("detail", "string"),
 )
-_DDL_TYPES = {"int32": "int", "int64": "bigint", "string": "string", "bool": "boolean"}
-DECODED_DDL = ", ".join(f"`{n}` {_DDL_TYPES[t]}" for n, t in DECODED_FIELDS)
+_DDL_TYPES = {"int32": "int", "int64": "bigint", "string": "string", "bool": "boolean",
+              "list<int64>": "array<bigint>"}
+
+
+def ddl(fields) -> str:
+    """Spark's DDL of (name, type) columns."""
+    return ", ".join(f"`{n}` {_DDL_TYPES[t]}" for n, t in fields)
+
+
+def arrow_schema(fields):
+    """The Arrow schema of (name, type) columns."""
+    import pyarrow as pa
+
+    kinds = {"int32": pa.int32(), "int64": pa.int64(), "string": pa.string(), "bool": pa.bool_(),
+             "list<int64>": pa.list_(pa.int64())}
+    return pa.schema([(n, kinds[t]) for n, t in fields])
 
 # record types that carry a group's generation / epoch (classic, consumer, share, streams)
 GROUP_METADATA_TYPES = (2, 3, 11, 17)
@@ -31,13 +45,6 @@ MEMBER_METADATA_TYPES = (5, 10, 19)
 # current member assignment records (member epochs)
 MEMBER_ASSIGNMENT_TYPES = (8, 14, 22)
 OFFSET_TYPES = (0, 1)
-
-
-def decoded_schema():
-    import pyarrow as pa
-
-    kinds = {"int32": pa.int32(), "int64": pa.int64(), "string": pa.string(), "bool": pa.bool_()}
-    return pa.schema([(n, kinds[t]) for n, t in DECODED_FIELDS])
 
 
 def _state_fields(rec) -> dict:
@@ -112,30 +119,6 @@ def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, l
         for name, x in _state_fields(rec).items():
             cols[name][i] = x
     return cols
-
-
-def decode_row(partition: int, offset: int, timestamp: int, key: bytes | None, value: bytes | None) -> dict:
-    """One raw record as a decoded row (a dict over DECODED_FIELDS)."""
-    cols = decode_columns([partition], [offset], [timestamp], [key], [value])
-    return {name: col[0] for name, col in cols.items()}
-
-
-def decode_batches(batches: Iterable) -> Iterator:
-    """mapInArrow body: raw RecordBatches in, decoded RecordBatches out."""
-    import pyarrow as pa
-
-    schema = decoded_schema()
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        cols = [batch.column(n).to_pylist() for n in ("partition", "offset", "timestamp", "key", "value")]
-        decoded = decode_columns(*cols)
-        yield pa.RecordBatch.from_arrays([pa.array(decoded[f.name], f.type) for f in schema], schema=schema)
-
-
-def decode_frame(raw):
-    """The decoded DataFrame of a raw one."""
-    return raw.mapInArrow(decode_batches, DECODED_DDL)
 
 
 def names_of_types():

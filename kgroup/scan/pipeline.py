@@ -1,17 +1,16 @@
-"""The Spark side of kgroup scan: decode once, build the result tables, gather the
-per-group and per-partition facts that report.py turns into rows."""
+"""The Spark side of kgroup scan: merge the read tasks' partial rows (fold.py) into the
+per-group and per-partition facts that report.py turns into rows, and the result tables."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from kgroup.scan import report
-from kgroup.scan.decode import GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, OFFSET_TYPES, decode_frame, names_of_types
+from kgroup.scan.decode import names_of_types
 
 COMMIT_COLUMNS = ("group", "topic", "topic_partition", "committed_offset", "leader_epoch", "metadata",
                   "commit_timestamp", "expire_timestamp", "tombstone", "partition", "offset", "timestamp")
 EVENT_COLUMNS = ("timestamp", "group", "kind", "type", "record", "tombstone", "generation", "protocol_type",
                  "protocol", "leader", "members", "member", "member_epoch", "detail", "partition", "offset")
-ERROR_SAMPLE = 10
 
 
 @dataclass
@@ -24,12 +23,15 @@ class ScanResult:
     facts: list[report.GroupFacts]
     per_partition: dict[int, dict]
     committed: list[tuple[str, str, int, int]] = field(default_factory=list)  # live only
-    commits_df: object = None
+    commits_df: object = None         # with --out only: the result tables
     events_df: object = None
+    latest_commits: list[dict] = field(default_factory=list)
+    latest_events: list[dict] = field(default_factory=list)
 
 
 def stage(decoded, stage_dir: str | None):
-    """Decoded records kept for the aggregations below, each of which reads them again.
+    """With ``--out``, the tasks' partial rows (every offset record among them) kept for the
+    merge and for writing the tables, each of which reads them again.
 
     On disk, never in the JVM heap (in local[*] the executors are the driver, whose memory
     must not grow with the log): with ``stage_dir``, a Parquet dataset written there in
@@ -44,125 +46,74 @@ def stage(decoded, stage_dir: str | None):
     return decoded.sparkSession.read.parquet(stage_dir)
 
 
-def run(raw, since_ms: int | None, until_ms: int | None, want_committed: bool = False,
-        progress=None, decoded: bool = False, stage_dir: str | None = None) -> ScanResult:
-    """``raw``: raw records (RAW_DDL), or with ``decoded`` records already decoded; the
-    decoded records are staged once (see :func:`stage`)."""
+def fold_frame(raw, since_ms: int | None, until_ms: int | None, latest: int, keep_commits: bool):
+    """The partial rows (fold.PARTIAL_DDL) of raw records, one fold per Spark task."""
+    from kgroup.scan.fold import PARTIAL_DDL, fold_batches
+
+    return raw.mapInArrow(fold_batches(since_ms, until_ms, latest, keep_commits), PARTIAL_DDL)
+
+
+def in_log_order(raw):
+    """Raw records re-partitioned into ranges of log position, each sorted: no two tasks
+    then hold interleaving records of one key (the fold's segments cannot overlap)."""
+    n = max(1, raw.sparkSession.sparkContext.defaultParallelism)
+    return raw.repartitionByRange(n, "partition", "offset").sortWithinPartitions("partition", "offset")
+
+
+def run(parts, since_ms: int | None, until_ms: int | None, want_committed: bool = False,
+        progress=None, stage_dir: str | None = None, refold=None, latest: int = 0,
+        keep_tables: bool = False) -> ScanResult:
+    """``parts``: the partial rows of every read task (fold.py), merged per group in one
+    shuffle (merge.py). With ``keep_tables`` (``--out``) they are staged first (see
+    :func:`stage`), every offset record among them, and the result tables read from there.
+    When the segments of some key interleave across tasks (a saved dataset not in log
+    order), ``refold()`` gives the partials again from the records sorted by log position,
+    and the merge starts over on those."""
+    def where(name: str) -> str | None:
+        return None if stage_dir is None else f"{stage_dir.rstrip('/')}/{name}"
+
+    result = _merge(parts, where("folded"), since_ms, until_ms, want_committed, progress, latest, keep_tables)
+    if result is None:
+        if refold is None:  # a live read is in log order by construction
+            raise RuntimeError("the read tasks' offset records interleave")
+        result = _merge(refold(), where("sorted"), since_ms, until_ms, want_committed, progress, latest, keep_tables)
+        if result is None:
+            raise RuntimeError("the read tasks' offset records interleave after sorting")
+    return result
+
+
+def _merge(parts, stage_dir, since_ms, until_ms, want_committed, progress, latest, keep_tables) -> ScanResult | None:
     from pyspark.sql import functions as F
 
-    decoded = stage(raw if decoded else decode_frame(raw), stage_dir)
-    read = decoded.count()  # reads and decodes the log once (when cached) or reads Parquet's footers
+    from kgroup.scan.merge import MERGED_DDL, combine, merge_batches
+
+    staged = stage(parts, stage_dir) if keep_tables else parts
+    n = int(staged.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    merged = staged.repartition(n, "group").mapInArrow(merge_batches(want_committed, latest), MERGED_DDL).toArrow()
+    m = combine({name: merged.column(name).to_pylist() for name in merged.column_names}, latest)
+    if m.overlaps:
+        if keep_tables and stage_dir is None:
+            staged.unpersist()
+        return None
     if progress:
-        progress("decoded", read, read)
-    win = decoded
-    if since_ms is not None:
-        win = win.filter(F.col("timestamp") >= since_ms)
-    if until_ms is not None:
-        win = win.filter(F.col("timestamp") <= until_ms)
-
-    is_commit = F.col("type").isin(*OFFSET_TYPES) & ~F.col("tombstone") & F.col("error").isNull()
-    ok = win.filter(F.col("error").isNull())
-
-    # per offsets-log partition: hash aggregates only (no distinct, no sort)
-    per_partition: dict[int, dict] = {}
-    first_ms = last_ms = None
-    bad = 0
-    by_pg = win.groupBy("partition", "group").agg(
-        F.count(F.lit(1)).alias("records"), F.sum(F.when(is_commit, 1).otherwise(0)).alias("commits"),
-        F.sum("bytes").alias("bytes"), F.min("timestamp").alias("first"), F.max("timestamp").alias("last"),
-        F.sum(F.when(F.col("error").isNotNull(), 1).otherwise(0)).alias("bad"))
-    for r in by_pg.groupBy("partition").agg(
-            F.count("group").alias("groups"), F.sum("records").alias("records"), F.sum("commits").alias("commits"),
-            F.sum("bytes").alias("bytes"), F.min("first").alias("first"), F.max("last").alias("last"),
-            F.sum("bad").alias("bad")).collect():
-        per_partition[r["partition"]] = {"groups": r["groups"], "records": int(r["records"]),
-                                         "commits": int(r["commits"]), "bytes": int(r["bytes"])}
-        first_ms = r["first"] if first_ms is None else min(first_ms, r["first"])
-        last_ms = r["last"] if last_ms is None else max(last_ms, r["last"])
-        bad += int(r["bad"])
-    window = report.Window(since_ms, until_ms, first_ms, last_ms)
-    errors = [] if not bad else [
-        r.asDict() for r in win.filter(F.col("error").isNotNull()).select("partition", "offset", "type", "error")
-        .orderBy("partition", "offset").limit(ERROR_SAMPLE).collect()]
-
-    # offset commits, the bulk of the log: per (group, topic, partition), then per group
-    offsets = ok.filter(F.col("type").isin(*OFFSET_TYPES)).select(
-        "group", "topic", "topic_partition", "partition", "offset", "tombstone", "committed_offset", "commit_timestamp")
-    # one sort of the narrow offset-record columns gives, per key, the commits, their times, the
-    # rewinds (against the previous commit: tombstones, whose offset is null, are skipped) and,
-    # for lag, the newest record (a tombstone there means nothing is committed)
-    by_tp = "PARTITION BY `group`, topic, topic_partition ORDER BY `partition`, `offset`"
-    is_value = ~F.col("tombstone")
-    at = F.struct("partition", "offset")  # exact for any partition and offset (a packed long is not)
-    per_key = (offsets
-               .withColumn("rewind", F.when(is_value & (F.col("committed_offset") < F.expr(
-                   f"lag(committed_offset) IGNORE NULLS OVER ({by_tp})")), 1).otherwise(0))
-               .groupBy("group", "topic", "topic_partition")
-               .agg(F.sum(F.when(is_value, 1).otherwise(0)).alias("commits"), F.min("commit_timestamp").alias("first"),
-                    F.max("commit_timestamp").alias("last"), F.sum("rewind").alias("rewinds"),
-                    F.max_by("tombstone", at).alias("gone"), F.max_by("committed_offset", at).alias("committed")))
-    if want_committed:  # read twice (group facts, then lag): kept, one row per key, on disk
-        from pyspark import StorageLevel
-
-        per_key = per_key.persist(StorageLevel.DISK_ONLY)
-    per_tp = per_key.filter(F.col("commits") > 0)
-    commit_stats = per_tp.groupBy("group").agg(
-        F.sum("commits").alias("commits"), F.min("first").alias("first_commit_ms"),
-        F.max("last").alias("last_commit_ms"), F.count(F.lit(1)).alias("partitions"),
-        F.sum("rewinds").alias("rewinds"))
-    present = ok.groupBy("group").agg(F.min("partition").alias("offsets_partition"))
-
-    # group state: the few records that are not offset commits
-    record_name, kind = names_of_types()
-    ok = ok.withColumns({"record": record_name, "kind": kind})
-    state = ok.filter(F.col("type") >= 2).select("group", "partition", "offset", "timestamp", "type", "kind",
-                                                 "tombstone", "generation", "protocol", "members", "member")
-    pos = F.struct("partition", "offset")
-    is_meta = F.col("type").isin(*GROUP_METADATA_TYPES)
-    state_stats = state.groupBy("group").agg(
-        F.max_by("kind", pos).alias("last_kind"),
-        F.max_by("type", F.when(is_meta, pos)).alias("last_meta_type"),
-        F.max_by("tombstone", F.when(is_meta, pos)).alias("last_meta_tombstone"),
-        F.max_by("generation", F.when(is_meta & ~F.col("tombstone"), pos)).alias("generation"),
-        F.max_by("protocol", F.when((F.col("type") == 2) & ~F.col("tombstone"), pos)).alias("classic_protocol"),
-        F.max_by("members", F.when((F.col("type") == 2) & ~F.col("tombstone"), pos)).alias("classic_members"),
-    )
-    rebalances = (state.filter(is_meta & ~F.col("tombstone")).groupBy("group", "type", "generation")
-                  .agg(F.min("timestamp").alias("t")).groupBy("group").agg(F.collect_list("t").alias("times")))
-    members = (state.filter(F.col("type").isin(*MEMBER_METADATA_TYPES)).groupBy("group", "member")
-               .agg(F.max_by("tombstone", pos).alias("gone"), F.max_by("protocol", pos).alias("protocol"))
-               .groupBy("group").agg(F.sum(F.when(~F.col("gone"), 1).otherwise(0)).alias("live_members"),
-                                     F.max(F.when(~F.col("gone"), F.col("protocol"))).alias("member_protocol")))
-    joined = (present.join(commit_stats, "group", "left").join(state_stats, "group", "left")
-              .join(rebalances, "group", "left").join(members, "group", "left"))
-    facts = []
-    for r in joined.collect():
-        facts.append(report.GroupFacts(
-            group=r["group"], offsets_partition=r["offsets_partition"], commits=int(r["commits"] or 0),
-            first_commit_ms=r["first_commit_ms"], last_commit_ms=r["last_commit_ms"],
-            partitions=int(r["partitions"] or 0), rewinds=int(r["rewinds"] or 0), last_kind=r["last_kind"],
-            last_meta_type=r["last_meta_type"], last_meta_tombstone=r["last_meta_tombstone"],
-            generation=r["generation"], classic_protocol=r["classic_protocol"], classic_members=r["classic_members"],
-            live_members=None if r["live_members"] is None else int(r["live_members"]),
-            member_protocol=r["member_protocol"], rebalance_times=list(r["times"] or [])))
-
-    committed = []
-    if want_committed:
-        last = per_key.filter(~F.col("gone"))
-        committed = [(r["group"], r["topic"], r["topic_partition"], r["committed"]) for r in last.collect()]
-        per_key.unpersist()
-
-    commits_df = ok.filter(F.col("type").isin(*OFFSET_TYPES)).select(*COMMIT_COLUMNS)
-    events_df = ok.filter(~F.col("type").isin(*OFFSET_TYPES)).select(*EVENT_COLUMNS)
-    return ScanResult(records=sum(v["records"] for v in per_partition.values()), read=read, undecodable=bad,
-                      errors=errors,
-                      window=window, facts=facts, per_partition=per_partition, committed=committed,
-                      commits_df=commits_df, events_df=events_df)
+        progress("decoded", m.read, m.read)
+    commits_df = events_df = None
+    if keep_tables:
+        record_name, kind = names_of_types()
+        commits_df = staged.filter(F.col("row") == "commit").select(*COMMIT_COLUMNS)
+        events_df = (staged.filter(F.col("row") == "event").withColumns({"record": record_name, "kind": kind})
+                     .select(*EVENT_COLUMNS))
+    return ScanResult(records=sum(v["records"] for v in m.per_partition.values()), read=m.read,
+                      undecodable=m.bad, errors=m.errors,
+                      window=report.Window(since_ms, until_ms, m.first_ms, m.last_ms), facts=m.facts,
+                      per_partition=m.per_partition, committed=m.committed, commits_df=commits_df,
+                      events_df=events_df, latest_commits=[_columns(r, COMMIT_COLUMNS) for r in m.latest_commits],
+                      latest_events=[_columns(r, EVENT_COLUMNS) for r in m.latest_events])
 
 
-def latest(df, n: int, order=("timestamp", "partition", "offset")) -> list[dict]:
-    """The newest ``n`` rows of a table, oldest first."""
-    from pyspark.sql import functions as F
+def _columns(row: dict, names) -> dict:
+    from kgroup.offsets_log.records import RECORD_TYPES, kind_of
 
-    rows = df.orderBy(*[F.col(c).desc() for c in order]).limit(n).collect()
-    return [r.asDict() for r in reversed(rows)]
+    t = row["type"]
+    extra = {"record": RECORD_TYPES[t].name if t in RECORD_TYPES else None, "kind": kind_of(t)}
+    return {n: row[n] if n in row else extra[n] for n in names}

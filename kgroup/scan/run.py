@@ -5,6 +5,7 @@ The CLI builds the session and renders; tests call :func:`scan_report` on theirs
 from __future__ import annotations
 
 import threading
+from functools import partial
 from pathlib import Path
 from dataclasses import dataclass, field
 
@@ -113,21 +114,24 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
 
     live = req.input is None
     total = sum(r.count for r in req.ranges) if live else None
-    decoded = False
+    fold = {"since_ms": req.since_ms, "until_ms": req.until_ms, "latest": req.top, "keep_commits": req.out is not None}
+    refold = None
     if live and req.save is None:
-        raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT, decoded=True)
-        decoded = True
-    elif live:
-        raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT)
-        with _watch(spark, total, progress):
-            save_parquet(raw, req.save)
-        raw = spark.read.parquet(req.save)
-        total = None
+        parts = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT, fold=fold)
     else:
-        raw = input_frame(spark, req.input)
+        if live:
+            raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT)
+            with _watch(spark, total, progress):
+                save_parquet(raw, req.save)
+            raw = spark.read.parquet(req.save)
+            total = None
+        else:
+            raw = input_frame(spark, req.input)
+        parts = pipeline.fold_frame(raw, **fold)
+        refold = partial(_refold, raw, fold)
     with _watch(spark, total, progress):
-        result = pipeline.run(raw, req.since_ms, req.until_ms, want_committed=live, decoded=decoded,
-                              stage_dir=stage_dir)
+        result = pipeline.run(parts, req.since_ms, req.until_ms, want_committed=live, stage_dir=stage_dir,
+                              refold=refold, latest=req.top, keep_tables=req.out is not None)
     rows = [report.group_row(f, result.window, req.stale_after_ms, req.storm) for f in result.facts]
     coordinators = report.coordinator_rows(result.per_partition, result.window)
     broker_rows: list[dict] = []
@@ -135,8 +139,7 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
         _live_columns(rows, coordinators, result, req.settings, req.leaders, req.brokers)
         broker_rows = report.broker_rows(result.per_partition, req.leaders, req.brokers, result.window)
     rows.sort(key=lambda r: r["group"])
-    latest_commits = pipeline.latest(result.commits_df, req.top) if req.top else []
-    latest_events = pipeline.latest(result.events_df, req.top) if req.top else []
+    latest_commits, latest_events = result.latest_commits, result.latest_events
     if req.out is not None:
         _write_tables(spark, req.out, result, rows, coordinators, broker_rows)
     summary = {
@@ -154,6 +157,10 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
         "stale_after_ms": req.stale_after_ms, "storm": req.storm, "master": req.master,
     }
     return ScanReport(rows, coordinators, broker_rows, summary, latest_commits, latest_events)
+
+
+def _refold(raw, fold: dict):
+    return pipeline.fold_frame(pipeline.in_log_order(raw), **fold)
 
 
 class _watch:

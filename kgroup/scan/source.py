@@ -59,10 +59,10 @@ class OffsetsLogDataSource(DataSource):
         return SOURCE_NAME
 
     def schema(self) -> str:
-        if self.options.get("decoded") == "true":
-            from kgroup.scan.decode import DECODED_DDL
+        if "fold" in self.options:
+            from kgroup.scan.fold import PARTIAL_DDL
 
-            return DECODED_DDL
+            return PARTIAL_DDL
         return RAW_DDL
 
     def reader(self, schema) -> "OffsetsLogReader":
@@ -75,7 +75,7 @@ class OffsetsLogReader(DataSourceReader):
         self.tasks = json.loads(options["tasks"])
         self.connection = options["connection.secret"]
         self.max_batch = int(options.get("max_batch", "20000"))
-        self.decoded = options.get("decoded") == "true"
+        self.fold = json.loads(options["fold"]) if "fold" in options else None
 
     def partitions(self):
         return [RangePartition(p, s, e) for p, s, e in self.tasks]
@@ -87,13 +87,11 @@ class OffsetsLogReader(DataSourceReader):
 
         settings = settings_from_json(self.connection)
         rng = LogRange(partition.partition, partition.start, partition.end)
-        if self.decoded:  # decode in the reading process: one Arrow round trip less
-            from kgroup.scan.decode import decode_columns, decoded_schema
+        if self.fold is not None:  # fold in the reading task: only partial rows leave it
+            from kgroup.scan.fold import fold_columns, to_batches
 
-            schema = decoded_schema()
-            for columns in read_log_range_columns(settings, self.topic, rng, self.max_batch):
-                cols = decode_columns(*columns)
-                yield pa.RecordBatch.from_arrays([pa.array(cols[f.name], f.type) for f in schema], schema=schema)
+            yield from to_batches(fold_columns(read_log_range_columns(settings, self.topic, rng, self.max_batch),
+                                               **self.fold))
             return
         schema = arrow_schema()
         types = [f.type for f in schema]
@@ -114,18 +112,21 @@ def settings_from_json(text: str):
                               secrets=d["secrets"])
 
 
-def live_frame(spark, settings, topic: str, ranges, split: int = DEFAULT_SPLIT, decoded: bool = False):
+def live_frame(spark, settings, topic: str, ranges, split: int = DEFAULT_SPLIT, fold: dict | None = None):
     """The records of the live log, [start, end) of every range: raw (RAW_DDL), or with
-    ``decoded`` already through the codec (decode.DECODED_DDL)."""
+    ``fold`` (the keyword arguments of fold.fold_columns) the read tasks' partial rows
+    (fold.PARTIAL_DDL)."""
     spark.dataSource.register(OffsetsLogDataSource)
     tasks = split_ranges(ranges, split)
     if not tasks:
-        from kgroup.scan.decode import DECODED_DDL
+        from kgroup.scan.fold import PARTIAL_DDL
 
-        return spark.createDataFrame([], DECODED_DDL if decoded else RAW_DDL)
-    return (spark.read.format(SOURCE_NAME)
-            .option("topic", topic).option("tasks", json.dumps(tasks)).option("decoded", str(decoded).lower())
-            .option("connection.secret", settings_to_json(settings)).load())
+        return spark.createDataFrame([], PARTIAL_DDL if fold is not None else RAW_DDL)
+    reader = (spark.read.format(SOURCE_NAME).option("topic", topic).option("tasks", json.dumps(tasks))
+              .option("connection.secret", settings_to_json(settings)))
+    if fold is not None:
+        reader = reader.option("fold", json.dumps(fold))
+    return reader.load()
 
 
 def input_frame(spark, path: str):

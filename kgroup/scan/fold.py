@@ -1,0 +1,292 @@
+"""Partial aggregates of one read task, computed where the records are decoded.
+
+Every group lives in one offsets-log partition, and a read task holds a range of one (or,
+from a saved dataset, a few) of them: nearly all the work of the report can be done in the
+task, in one pass over its records, and what leaves the task is a few rows per group and
+per committed partition instead of a decoded row per record. Spark then only merges those
+partials (``pipeline.py``).
+
+The rows a task gives (``row`` says which; the other columns are null):
+
+- ``read``: ``records`` read by the task, inside the window or not;
+- ``pg``: per (offsets-log ``partition``, ``group``) in the window: ``records``, ``commits``
+  (offset-commit values), ``bytes_total``, ``first_ms``/``last_ms`` (record timestamps), ``bad``
+  (undecodable records, whose ``group`` is null);
+- ``key``: a *segment* of the offset records of one (``group``, ``topic``, ``topic_partition``):
+  records in increasing log position from ``first_partition``/``first_offset`` to
+  ``last_partition``/``last_offset``, with ``commits``, ``first_commit_ms``/``last_commit_ms``,
+  ``rewinds`` inside the segment, ``first_value``/``last_value`` (its first and last committed
+  offsets, null when it holds only tombstones), and the last record's ``last_tombstone`` and
+  ``last_committed``. A task whose records of a key arrive out of log order (a saved dataset
+  read in another order) starts a new segment there; segments that interleave are found by
+  the merge, which then sorts the input and folds again;
+- ``event``: every group-state record (not an offset commit), decoded;
+- ``commit``: the newest ``latest`` offset records of the task, decoded (all of them with
+  ``keep_commits``, for the ``commits`` table under ``--out``);
+- ``error``: the first ``ERROR_SAMPLE`` undecodable records of the task (position, type, why).
+
+No Spark here: plain Python over columns, unit-testable on its own.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Iterable, Iterator
+
+from kgroup.scan.decode import DECODED_FIELDS, arrow_schema, ddl, decode_columns
+
+ERROR_SAMPLE = 10
+SEGMENT_FIELDS = (
+    ("row", "string"), ("records", "int64"), ("commits", "int64"), ("bad", "int64"), ("bytes_total", "int64"),
+    ("first_ms", "int64"), ("last_ms", "int64"),
+    ("first_partition", "int32"), ("first_offset", "int64"), ("last_partition", "int32"), ("last_offset", "int64"),
+    ("first_commit_ms", "int64"), ("last_commit_ms", "int64"), ("rewinds", "int64"),
+    ("first_value", "int64"), ("last_value", "int64"), ("last_tombstone", "bool"), ("last_committed", "int64"),
+)
+PARTIAL_FIELDS = SEGMENT_FIELDS + DECODED_FIELDS
+PARTIAL_DDL = ddl(PARTIAL_FIELDS)
+
+# a segment's state, a list for speed (its key holds the partition): indexes
+(_FO, _LO, _N, _C0, _C1, _RW, _V0, _V1, _TOMB, _LAST, _RECORDS, _BYTES, _T0, _T1) = range(14)
+
+
+def _reason(decode, k, v) -> str:
+    """Why a record cannot be decoded, from the generic decoder (which raises DecodeError)."""
+    from kgroup.offsets_log.records import DecodeError
+
+    try:
+        decode(k, v)
+    except DecodeError as e:
+        return str(e)
+    raise AssertionError("the compiled and generic decoders disagree on a record")
+
+
+class TaskFold:
+    """The partials of one task: feed it columns (``add``), then take the rows (``rows``)."""
+
+    def __init__(self, since_ms: int | None = None, until_ms: int | None = None, latest: int = 0,
+                 keep_commits: bool = False):
+        self.since_ms, self.until_ms = since_ms, until_ms
+        self.latest, self.keep_commits = latest, keep_commits
+        self.read = 0
+        self.open: dict[tuple, list] = {}     # (partition, group, topic, topic partition) -> current segment
+        self.closed: list[tuple[tuple, list]] = []
+        self.pg: dict[tuple, list] = {}       # (partition, group) -> [records, commits, bytes, first, last, bad]
+        self.newest: list[tuple] = []         # heap of (timestamp, partition, offset, key, value)
+        self.errors: list[tuple] = []         # heap of (-partition, -offset, ...) keeping the first ones
+        self.out: dict[str, list] = {name: [] for name, _ in PARTIAL_FIELDS}
+        self.out_rows = 0
+        from kgroup.offsets_log import records
+
+        # the compiled walker's entry itself when there is one (its failures are diagnosed
+        # by the generic path, which raises DecodeError with the reason)
+        self.generic = records.decode
+        self.decode = records._decode_record or records.decode
+
+    # -- input ---------------------------------------------------------------------------
+    def add(self, partitions, offsets, timestamps, keys, values) -> None:
+        """One batch of raw records (equal-length sequences)."""
+        from kgroup.offsets_log.records import DecodeError
+
+        decode, generic = self.decode, self.generic
+        since, until = self.since_ms, self.until_ms
+        windowed = since is not None or until is not None
+        opened = self.open
+        state_at: list[int] = []      # indexes of group-state records (decoded again as rows)
+        commit_at: list[int] = []     # indexes of offset records (candidates for the newest)
+        self.read += len(offsets)
+        for i, (p, o, ts, k, v) in enumerate(zip(partitions, offsets, timestamps, keys, values)):
+            if windowed and ((since is not None and ts < since) or (until is not None and ts > until)):
+                continue
+            try:
+                t, key, _, value = decode(k, v)
+            except (DecodeError, TypeError):
+                self._count(p, None, ts, (len(k) if k is not None else 0) + (len(v) if v is not None else 0), 1)
+                self._error(p, o, k, _reason(generic, k, v))
+                continue
+            if t > 1:
+                self._count(p, key.get("group", key.get("groupId")), ts,
+                            len(k) + (len(v) if v is not None else 0), 0)
+                state_at.append(i)
+                continue
+            commit_at.append(i)
+            group, topic, tp = key.values()  # OffsetCommitKey: group, topic, partition
+            kk = (p, group, topic, tp)
+            seg = opened.get(kk)
+            if seg is not None and o > seg[_LO]:
+                seg[_LO] = o
+                seg[_RECORDS] += 1
+                if ts < seg[_T0]:
+                    seg[_T0] = ts
+                elif ts > seg[_T1]:
+                    seg[_T1] = ts
+                if value is None:
+                    seg[_BYTES] += len(k)
+                    seg[_TOMB], seg[_LAST] = True, None
+                    continue
+                seg[_BYTES] += len(k) + len(v)
+                off, cts = value["offset"], value["commitTimestamp"]
+                seg[_N] += 1
+                if seg[_C0] is None or cts < seg[_C0]:
+                    seg[_C0] = cts
+                if seg[_C1] is None or cts > seg[_C1]:
+                    seg[_C1] = cts
+                if seg[_V1] is not None and off < seg[_V1]:
+                    seg[_RW] += 1
+                if seg[_V0] is None:
+                    seg[_V0] = off
+                seg[_V1] = seg[_LAST] = off
+                seg[_TOMB] = False
+                continue
+            if seg is not None:  # out of log order: this key's next segment starts here
+                self.closed.append((kk, seg))
+            if value is None:
+                opened[kk] = [o, o, 0, None, None, 0, None, None, True, None, 1, len(k), ts, ts]
+            else:
+                off, cts = value["offset"], value["commitTimestamp"]
+                opened[kk] = [o, o, 1, cts, cts, 0, off, off, False, off, 1, len(k) + len(v), ts, ts]
+        if state_at:
+            self._decoded("event", state_at, partitions, offsets, timestamps, keys, values)
+        if commit_at:
+            if self.keep_commits:
+                self._decoded("commit", commit_at, partitions, offsets, timestamps, keys, values)
+            elif self.latest:
+                self._keep_newest(commit_at, partitions, offsets, timestamps, keys, values)
+
+    def _keep_newest(self, at, partitions, offsets, timestamps, keys, values) -> None:
+        """The newest ``latest`` offset records so far, by (timestamp, partition, offset). A
+        log is nearly in time order, so sorting the batch by timestamp is about linear."""
+        n = self.latest
+        by_time = sorted(at, key=timestamps.__getitem__)
+        if len(by_time) > n:  # every record as new as the n-th newest, ties included
+            edge = timestamps[by_time[-n]]
+            start = len(by_time) - n
+            while start > 0 and timestamps[by_time[start - 1]] >= edge:
+                start -= 1
+            by_time = by_time[start:]
+        for j in by_time:
+            item = (timestamps[j], partitions[j], offsets[j], keys[j], values[j])
+            if len(self.newest) < n:
+                heapq.heappush(self.newest, item)
+            elif item[:3] > self.newest[0][:3]:
+                heapq.heapreplace(self.newest, item)
+
+    def _count(self, p, group, ts, size, bad) -> None:
+        """A record that is not an offset commit, into its (partition, group) totals."""
+        c = self.pg.get((p, group))
+        if c is None:
+            self.pg[(p, group)] = [1, 0, size, ts, ts, bad]
+            return
+        c[0] += 1
+        c[2] += size
+        c[3] = min(c[3], ts)
+        c[4] = max(c[4], ts)
+        c[5] += bad
+
+    def _error(self, p, o, k, why) -> None:
+        t = int.from_bytes(k[:2], "big", signed=True) if k is not None and len(k) >= 2 else None
+        item = (-p, -o, t, why)
+        if len(self.errors) < ERROR_SAMPLE:
+            heapq.heappush(self.errors, item)
+        elif item > self.errors[0]:
+            heapq.heapreplace(self.errors, item)
+
+    def _decoded(self, row: str, at: list[int], partitions, offsets, timestamps, keys, values) -> None:
+        cols = decode_columns([partitions[j] for j in at], [offsets[j] for j in at], [timestamps[j] for j in at],
+                              [keys[j] for j in at], [values[j] for j in at])
+        n = len(at)
+        for name, col in cols.items():
+            self.out[name].extend(col)
+        self._pad(row, n)
+
+    def _pad(self, row: str, n: int) -> None:
+        """Close ``n`` rows just added to some columns: every other column gets nulls."""
+        self.out["row"].extend([row] * n)
+        self.out_rows += n
+        for col in self.out.values():
+            if len(col) < self.out_rows:
+                col.extend([None] * (self.out_rows - len(col)))
+
+    # -- output --------------------------------------------------------------------------
+    def rows(self) -> dict[str, list]:
+        """Every partial row of the task, as columns (PARTIAL_FIELDS); call once, at the end."""
+        out = self.out
+        out["records"].append(self.read)
+        self._pad("read", 1)
+        if self.newest:
+            ts, p, o, k, v = zip(*sorted(self.newest))
+            self._decoded("commit", list(range(len(ts))), p, o, ts, k, v)
+        if self.errors:
+            first = sorted((-p, -o, t, why) for p, o, t, why in self.errors)
+            for name, values in zip(("partition", "offset", "type", "error"), zip(*first)):
+                out[name].extend(values)
+            self._pad("error", len(first))
+        segments = self.closed + list(self.open.items())
+        for (p, group, _, _), seg in segments:  # offset records, into their (partition, group) totals
+            c = self.pg.get((p, group))
+            if c is None:
+                self.pg[(p, group)] = [seg[_RECORDS], seg[_N], seg[_BYTES], seg[_T0], seg[_T1], 0]
+            else:
+                c[0] += seg[_RECORDS]
+                c[1] += seg[_N]
+                c[2] += seg[_BYTES]
+                c[3] = min(c[3], seg[_T0])
+                c[4] = max(c[4], seg[_T1])
+        if self.pg:
+            for (p, group), (records, commits, size, first, last, bad) in self.pg.items():
+                out["partition"].append(p)
+                out["group"].append(group)
+                out["records"].append(records)
+                out["commits"].append(commits)
+                out["bytes_total"].append(size)
+                out["first_ms"].append(first)
+                out["last_ms"].append(last)
+                out["bad"].append(bad)
+            self._pad("pg", len(self.pg))
+        if segments:
+            names = ("first_offset", "last_offset", "commits", "first_commit_ms", "last_commit_ms", "rewinds",
+                     "first_value", "last_value", "last_tombstone", "last_committed")
+            cols = [out[n] for n in names]
+            fp_c, lp_c = out["first_partition"], out["last_partition"]
+            group_c, topic_c, tp_c = out["group"], out["topic"], out["topic_partition"]
+            for (p, group, topic, tp), seg in segments:
+                fp_c.append(p)
+                lp_c.append(p)
+                group_c.append(group)
+                topic_c.append(topic)
+                tp_c.append(tp)
+                for col, x in zip(cols, seg):
+                    col.append(x)
+            self._pad("key", len(segments))
+        return out
+
+
+def fold_columns(batches: Iterable[tuple], since_ms=None, until_ms=None, latest: int = 0,
+                 keep_commits: bool = False) -> dict[str, list]:
+    """The partial rows of one task over its batches of raw columns."""
+    fold = TaskFold(since_ms, until_ms, latest, keep_commits)
+    for columns in batches:
+        fold.add(*columns)
+    return fold.rows()
+
+
+def to_batches(cols: dict[str, list], size: int = 100_000) -> Iterator:
+    """Arrow RecordBatches of partial rows (several when there are many)."""
+    import pyarrow as pa
+
+    schema = arrow_schema(PARTIAL_FIELDS)
+    n = len(cols["row"])
+    for start in range(0, n, size):
+        yield pa.RecordBatch.from_arrays([pa.array(cols[f.name][start:start + size], f.type) for f in schema],
+                                         schema=schema)
+
+
+def fold_batches(since_ms=None, until_ms=None, latest: int = 0, keep_commits: bool = False):
+    """A mapInArrow body: the raw RecordBatches of one Spark task in, its partial rows out."""
+    def run(batches):
+        def columns():
+            for batch in batches:
+                if batch.num_rows:
+                    yield [batch.column(n).to_pylist() for n in ("partition", "offset", "timestamp", "key", "value")]
+
+        yield from to_batches(fold_columns(columns(), since_ms, until_ms, latest, keep_commits))
+    return run

@@ -1,0 +1,287 @@
+"""The second half of kgroup scan: the read tasks' partial rows (fold.py) merged into facts.
+
+Spark sends every partial row of a group to one merge task (rows without a group, such as
+undecodable records and the records-read counts, all go to one task); the task gives:
+
+- ``fact``: one row per group, the fields of report.GroupFacts;
+- ``part``: per offsets-log partition, the task's share of ``records``, ``commits``,
+  ``bytes_total``, ``first_ms``/``last_ms``, ``bad`` and ``groups`` (exact sums: a group is
+  in one task);
+- ``read``: the records read;
+- ``committed``: with ``want_committed``, the committed offset of every (group, topic,
+  partition) whose newest offset record has a value (for the lag of a live scan);
+- ``commit``, ``event``: the newest ``latest`` offset and group-state records (decoded rows);
+- ``error``: the first ``fold.ERROR_SAMPLE`` undecodable records.
+
+``overlaps`` on a fact counts segments of one key that interleave: the answer is then
+unknown and the caller folds again from records sorted by log position.
+
+No Spark here: plain Python over columns, unit-testable on its own; the driver merges the
+tasks' outputs with :func:`combine`.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from kgroup.scan.decode import DECODED_FIELDS, GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, arrow_schema, ddl
+from kgroup.scan.fold import ERROR_SAMPLE, PARTIAL_FIELDS
+from kgroup.scan.report import GroupFacts
+
+FACT_FIELDS = (
+    ("offsets_partition", "int32"), ("partitions", "int64"), ("groups", "int64"), ("overlaps", "int64"),
+    ("last_kind", "string"), ("last_meta_type", "int32"), ("last_meta_tombstone", "bool"),
+    ("classic_protocol", "string"), ("classic_members", "int32"), ("live_members", "int32"),
+    ("member_protocol", "string"), ("rebalance_times", "list<int64>"),
+)
+MERGED_FIELDS = PARTIAL_FIELDS + FACT_FIELDS
+MERGED_DDL = ddl(MERGED_FIELDS)
+DECODED_NAMES = tuple(n for n, _ in DECODED_FIELDS)
+
+
+class _Columns:
+    """Output columns filled row by row (absent values are null)."""
+
+    def __init__(self, fields):
+        self.cols: dict[str, list] = {n: [] for n, _ in fields}
+        self.n = 0
+
+    def add(self, row: str, values: dict) -> None:
+        self.n += 1
+        self.cols["row"].append(row)
+        for name, x in values.items():
+            self.cols[name].append(x)
+        for col in self.cols.values():
+            if len(col) < self.n:
+                col.append(None)
+
+
+def _decoded(cols: dict[str, list], i: int) -> dict:
+    return {n: cols[n][i] for n in DECODED_NAMES}
+
+
+def _newest(rows: list[dict], n: int) -> list[dict]:
+    """The ``n`` newest rows, oldest first."""
+    best = heapq.nlargest(n, rows, key=lambda r: (r["timestamp"], r["partition"], r["offset"]))
+    return best[::-1]
+
+
+def _first_errors(rows: list[dict]) -> list[dict]:
+    return heapq.nsmallest(ERROR_SAMPLE, rows, key=lambda r: (r["partition"], r["offset"]))
+
+
+def merge_columns(cols: dict[str, list], want_committed: bool = False, latest: int = 0) -> dict[str, list]:
+    """One merge task: partial rows in (columns of fold.PARTIAL_FIELDS), merged rows out
+    (columns of MERGED_FIELDS)."""
+    rows = cols["row"]
+    read = 0
+    parts: dict[int, list] = {}           # partition -> [records, commits, bytes, first, last, bad, groups]
+    home: dict[str, int] = {}             # group -> smallest offsets-log partition
+    segments: dict[tuple, list] = {}      # (group, topic, partition) -> [segment index, ...]
+    events: dict[str, list[int]] = {}     # group -> event row indexes
+    errors, commits, newest_events = [], [], []
+    for i, kind in enumerate(rows):
+        if kind == "key":
+            segments.setdefault((cols["group"][i], cols["topic"][i], cols["topic_partition"][i]), []).append(i)
+        elif kind == "pg":
+            p, g = cols["partition"][i], cols["group"][i]
+            first, last = cols["first_ms"][i], cols["last_ms"][i]
+            agg = parts.get(p)
+            if agg is None:
+                parts[p] = [cols["records"][i], cols["commits"][i], cols["bytes_total"][i], first, last,
+                            cols["bad"][i], set()]
+                agg = parts[p]
+            else:
+                agg[0] += cols["records"][i]
+                agg[1] += cols["commits"][i]
+                agg[2] += cols["bytes_total"][i]
+                agg[3] = min(agg[3], first)
+                agg[4] = max(agg[4], last)
+                agg[5] += cols["bad"][i]
+            if g is not None:
+                agg[6].add(g)
+                if g not in home or p < home[g]:
+                    home[g] = p
+        elif kind == "event":
+            events.setdefault(cols["group"][i], []).append(i)
+            if latest:
+                newest_events.append(i)
+        elif kind == "read":
+            read += cols["records"][i]
+        elif kind == "commit":
+            if latest:
+                commits.append(i)
+        elif kind == "error":
+            errors.append({n: cols[n][i] for n in ("partition", "offset", "type", "error")})
+
+    out = _Columns(MERGED_FIELDS)
+    out.add("read", {"records": read})
+    for p, (records, n_commits, size, first, last, bad, groups) in parts.items():
+        out.add("part", {"partition": p, "records": records, "commits": n_commits, "bytes_total": size,
+                         "first_ms": first, "last_ms": last, "bad": bad, "groups": len(groups)})
+    by_group: dict[str, list] = {}
+    for key, at in segments.items():
+        stats = _key_stats(cols, at)
+        by_group.setdefault(key[0], []).append(stats)
+        if want_committed and not stats["gone"] and stats["committed"] is not None:
+            out.add("committed", {"group": key[0], "topic": key[1], "topic_partition": key[2],
+                                  "committed_offset": stats["committed"]})
+    for g, p in home.items():
+        facts = GroupFacts(group=g, offsets_partition=p)
+        keys = by_group.get(g, [])
+        overlaps = sum(k["overlaps"] for k in keys)
+        with_commits = [k for k in keys if k["commits"]]
+        facts.commits = sum(k["commits"] for k in with_commits)
+        facts.partitions = len(with_commits)
+        facts.rewinds = sum(k["rewinds"] for k in with_commits)
+        if with_commits:
+            facts.first_commit_ms = min(k["first"] for k in with_commits)
+            facts.last_commit_ms = max(k["last"] for k in with_commits)
+        _state(facts, cols, events.get(g, []))
+        out.add("fact", {"group": g, "offsets_partition": p, "commits": facts.commits,
+                         "first_commit_ms": facts.first_commit_ms, "last_commit_ms": facts.last_commit_ms,
+                         "partitions": facts.partitions, "rewinds": facts.rewinds, "overlaps": overlaps,
+                         "last_kind": facts.last_kind, "last_meta_type": facts.last_meta_type,
+                         "last_meta_tombstone": facts.last_meta_tombstone, "generation": facts.generation,
+                         "classic_protocol": facts.classic_protocol, "classic_members": facts.classic_members,
+                         "live_members": facts.live_members, "member_protocol": facts.member_protocol,
+                         "rebalance_times": facts.rebalance_times})
+    if latest:
+        when, part, off = cols["timestamp"], cols["partition"], cols["offset"]
+        for row, at in (("commit", commits), ("event", newest_events)):
+            for i in heapq.nlargest(latest, at, key=lambda j: (when[j], part[j], off[j])):
+                out.add(row, _decoded(cols, i))
+    for r in _first_errors(errors):
+        out.add("error", r)
+    return out.cols
+
+
+def _key_stats(cols: dict[str, list], at: list[int]) -> dict:
+    """The segments of one key, in log order: commits, commit times, rewinds (inside each
+    segment, and where a segment starts below the last committed offset before it), what
+    the newest record says, and how many segments interleave with the one before."""
+    fp, fo, lp, lo = cols["first_partition"], cols["first_offset"], cols["last_partition"], cols["last_offset"]
+    at = sorted(at, key=lambda i: (fp[i], fo[i]))
+    commits = rewinds = overlaps = 0
+    first = last = previous_value = end = None
+    for i in at:
+        if end is not None and end >= (fp[i], fo[i]):
+            overlaps += 1
+        end = (lp[i], lo[i])
+        commits += cols["commits"][i]
+        rewinds += cols["rewinds"][i]
+        v0, v1 = cols["first_value"][i], cols["last_value"][i]
+        if v0 is not None:
+            if previous_value is not None and v0 < previous_value:
+                rewinds += 1
+            previous_value = v1
+        c0, c1 = cols["first_commit_ms"][i], cols["last_commit_ms"][i]
+        if c0 is not None:
+            first = c0 if first is None else min(first, c0)
+            last = c1 if last is None else max(last, c1)
+    newest = at[-1]
+    return {"commits": commits, "first": first, "last": last, "rewinds": rewinds, "overlaps": overlaps,
+            "gone": cols["last_tombstone"][newest], "committed": cols["last_committed"][newest]}
+
+
+def _state(facts: GroupFacts, cols: dict[str, list], at: list[int]) -> None:
+    """The group-state fields of ``facts`` from the group's state records (decoded rows)."""
+    if not at:
+        return
+    from kgroup.offsets_log.records import kind_of
+
+    part, off, types, tomb = cols["partition"], cols["offset"], cols["type"], cols["tombstone"]
+    at = sorted(at, key=lambda i: (part[i], off[i]))
+    facts.last_kind = kind_of(types[at[-1]])
+    first_seen: dict[tuple, int] = {}
+    members: dict[str, int] = {}
+    for i in at:
+        t = types[i]
+        if t in GROUP_METADATA_TYPES:
+            facts.last_meta_type, facts.last_meta_tombstone = t, tomb[i]
+            if not tomb[i]:
+                facts.generation = cols["generation"][i]
+                seen = first_seen.get((t, facts.generation))
+                if seen is None or cols["timestamp"][i] < seen:
+                    first_seen[(t, facts.generation)] = cols["timestamp"][i]
+                if t == 2:
+                    facts.classic_protocol, facts.classic_members = cols["protocol"][i], cols["members"][i]
+        elif t in MEMBER_METADATA_TYPES:
+            members[cols["member"][i]] = i
+    facts.rebalance_times = sorted(first_seen.values())
+    if members:
+        live = [i for i in members.values() if not tomb[i]]
+        facts.live_members = len(live)
+        names = [cols["protocol"][i] for i in live if cols["protocol"][i] is not None]
+        facts.member_protocol = max(names) if names else None
+
+
+def merge_batches(want_committed: bool, latest: int):
+    """A mapInArrow body: the partial rows of some groups in, their merged rows out."""
+    def run(batches):
+        import pyarrow as pa
+
+        names = [n for n, _ in PARTIAL_FIELDS]
+        cols: dict[str, list] = {n: [] for n in names}
+        for batch in batches:
+            for n in names:
+                cols[n].extend(batch.column(n).to_pylist())
+        merged = merge_columns(cols, want_committed, latest)
+        schema = arrow_schema(MERGED_FIELDS)
+        yield pa.RecordBatch.from_arrays([pa.array(merged[f.name], f.type) for f in schema], schema=schema)
+    return run
+
+
+@dataclass
+class Merged:
+    """Every merge task's rows, combined on the driver."""
+
+    read: int = 0
+    per_partition: dict[int, dict] = field(default_factory=dict)
+    first_ms: int | None = None
+    last_ms: int | None = None
+    bad: int = 0
+    facts: list[GroupFacts] = field(default_factory=list)
+    overlaps: int = 0
+    committed: list[tuple[str, str, int, int]] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+    latest_commits: list[dict] = field(default_factory=list)
+    latest_events: list[dict] = field(default_factory=list)
+
+
+def combine(cols: dict[str, list], latest: int = 0) -> Merged:
+    """The merge tasks' output (columns of MERGED_FIELDS) as one answer."""
+    m = Merged()
+    commits, events, errors = [], [], []
+    fact_names = [n for n in GroupFacts.__dataclass_fields__]
+    for i, kind in enumerate(cols["row"]):
+        if kind == "fact":
+            f = GroupFacts(**{n: cols[n][i] for n in fact_names})
+            f.rebalance_times = list(f.rebalance_times or [])
+            m.overlaps += cols["overlaps"][i]
+            m.facts.append(f)
+        elif kind == "committed":
+            m.committed.append((cols["group"][i], cols["topic"][i], cols["topic_partition"][i],
+                                cols["committed_offset"][i]))
+        elif kind == "part":
+            p = cols["partition"][i]
+            d = m.per_partition.setdefault(p, {"groups": 0, "records": 0, "commits": 0, "bytes": 0})
+            d["groups"] += cols["groups"][i]
+            d["records"] += cols["records"][i]
+            d["commits"] += cols["commits"][i]
+            d["bytes"] += cols["bytes_total"][i]
+            m.bad += cols["bad"][i]
+            first, last = cols["first_ms"][i], cols["last_ms"][i]
+            m.first_ms = first if m.first_ms is None else min(m.first_ms, first)
+            m.last_ms = last if m.last_ms is None else max(m.last_ms, last)
+        elif kind == "read":
+            m.read += cols["records"][i]
+        elif kind == "commit":
+            commits.append(_decoded(cols, i))
+        elif kind == "event":
+            events.append(_decoded(cols, i))
+        elif kind == "error":
+            errors.append({n: cols[n][i] for n in ("partition", "offset", "type", "error")})
+    m.latest_commits, m.latest_events = _newest(commits, latest), _newest(events, latest)
+    m.errors = sorted(_first_errors(errors), key=lambda r: (r["partition"], r["offset"]))
+    return m

@@ -1,0 +1,152 @@
+"""kgroup scan's two pure halves, without Spark: the read tasks' fold (kgroup/scan/fold.py)
+and the per-group merge (kgroup/scan/merge.py). Every expected value is worked out by hand
+from the records written here."""
+from __future__ import annotations
+
+import random
+
+from kgroup.offsets_log.records import encode
+from kgroup.scan.fold import fold_columns
+from kgroup.scan.merge import combine, merge_columns
+
+P = 7  # the offsets-log partition of every record below
+
+
+def commit(group, topic, partition, offset, ts):
+    return encode(1, {"group": group, "topic": topic, "partition": partition}, 3,
+                  {"offset": offset, "leaderEpoch": -1, "metadata": "", "commitTimestamp": ts})
+
+
+def delete(group, topic, partition):
+    return encode(1, {"group": group, "topic": topic, "partition": partition}, None, None)
+
+
+def generation(group, gen, members=1):
+    return encode(2, {"group": group}, 3, {
+        "protocolType": "consumer", "generation": gen, "protocol": "range", "leader": "m0",
+        "currentStateTimestamp": 0, "members": [
+            {"memberId": f"m{i}", "groupInstanceId": None, "clientId": "c", "clientHost": "/h",
+             "rebalanceTimeout": 1, "sessionTimeout": 1, "subscription": b"", "assignment": b""}
+            for i in range(members)]})
+
+
+# (offset, timestamp, (key, value)) of partition P, in log order
+LOG = [
+    (0, 1000, generation("g", 1, members=2)),
+    (1, 1001, commit("g", "t", 0, 10, 5001)),
+    (2, 1002, commit("g", "t", 0, 20, 5002)),
+    (3, 1003, commit("g", "t", 1, 7, 5003)),
+    (4, 1004, commit("g", "t", 0, 15, 5004)),    # a rewind: 15 < 20
+    (5, 1005, delete("g", "t", 0)),
+    (6, 1006, (b"\x00\x01\xff", b"junk")),       # undecodable
+    (7, 1007, commit("g", "t", 0, 12, 5007)),    # a rewind across the tombstone: 12 < 15
+    (8, 1008, generation("g", 2, members=3)),
+    (9, 1009, commit("h", "u", 0, 1, 5009)),
+    (10, 1010, delete("h", "u", 0)),             # h's only key ends deleted: nothing committed
+]
+
+
+def columns(entries):
+    return [[P] * len(entries), [e[0] for e in entries], [e[1] for e in entries],
+            [e[2][0] for e in entries], [e[2][1] for e in entries]]
+
+
+def scan(tasks, latest=3, since=None, until=None, shuffle=None):
+    """Fold each task's records, then merge everything in one merge task (as the shuffle
+    would for these two groups) and combine on the driver."""
+    parts: dict[str, list] = {}
+    for entries in tasks:
+        out = fold_columns([columns(entries)], since, until, latest)
+        for name, col in out.items():
+            parts.setdefault(name, []).extend(col)
+    if shuffle is not None:  # the merge must not depend on the order rows arrive in
+        order = list(range(len(parts["row"])))
+        random.Random(shuffle).shuffle(order)
+        parts = {name: [col[i] for i in order] for name, col in parts.items()}
+    return combine(merge_columns(parts, want_committed=True, latest=latest), latest)
+
+
+def facts_of(m):
+    return {f.group: f for f in m.facts}
+
+
+def check_whole_log(m):
+    f = facts_of(m)
+    g, h = f["g"], f["h"]
+    assert (g.commits, g.partitions, g.rewinds) == (5, 2, 2)
+    assert (g.first_commit_ms, g.last_commit_ms) == (5001, 5007)
+    assert (g.generation, g.classic_members, g.classic_protocol, g.last_kind) == (2, 3, "range", "group")
+    assert sorted(g.rebalance_times) == [1000, 1008]
+    assert (h.commits, h.partitions, h.rewinds, h.generation, h.last_kind) == (1, 1, 0, None, None)
+    assert sorted(m.committed) == [("g", "t", 0, 12), ("g", "t", 1, 7)]
+    assert m.per_partition == {P: {"groups": 2, "records": 11, "commits": 6,
+                                   "bytes": sum(len(k) + len(v or b"") for _, _, (k, v) in LOG)}}
+    assert (m.read, m.bad, m.first_ms, m.last_ms, m.overlaps) == (11, 1, 1000, 1010, 0)
+    assert [(e["partition"], e["offset"]) for e in m.errors] == [(P, 6)]
+    assert [c["offset"] for c in m.latest_commits] == [7, 9, 10]       # newest three offset records, oldest first
+    assert [c["committed_offset"] for c in m.latest_commits] == [12, 1, None]
+    assert [e["offset"] for e in m.latest_events] == [0, 8]
+
+
+def test_one_task_in_log_order():
+    check_whole_log(scan([LOG]))
+
+
+def test_split_into_ranges_gives_the_same_answer_wherever_the_cut_falls():
+    for cut in range(1, len(LOG)):
+        check_whole_log(scan([LOG[:cut], LOG[cut:]], shuffle=cut))
+    check_whole_log(scan([LOG[i:i + 2] for i in range(0, len(LOG), 2)], shuffle=99))
+
+
+def test_a_task_reading_its_ranges_out_of_order_starts_new_segments_and_stays_exact():
+    # a saved dataset read back with its second half first, inside one task
+    check_whole_log(scan([LOG[5:] + LOG[:5]]))
+    fold = fold_columns([columns(LOG[5:] + LOG[:5])], None, None, 0)
+    segments = [(g, t, p) for r, g, t, p in zip(fold["row"], fold["group"], fold["topic"], fold["topic_partition"])
+                if r == "key"]
+    assert sorted(segments) == [("g", "t", 0), ("g", "t", 0), ("g", "t", 1), ("h", "u", 0)]
+
+
+def test_interleaved_tasks_are_reported_as_overlaps_not_merged():
+    evens, odds = LOG[0::2], LOG[1::2]
+    m = scan([evens, odds])
+    assert m.overlaps > 0
+
+
+def test_window_counts_every_record_read_but_aggregates_only_the_window():
+    m = scan([LOG], since=1002, until=1007)
+    f = facts_of(m)
+    assert set(f) == {"g"}
+    g = f["g"]
+    # in the window: commits 20, 7, 15, tombstone, 12 (offsets 2..7); rewinds 15<20 and 12<15
+    assert (g.commits, g.rewinds, g.first_commit_ms, g.last_commit_ms) == (4, 2, 5002, 5007)
+    assert g.generation is None and g.rebalance_times == []
+    assert (m.read, m.per_partition[P]["records"], m.bad, m.first_ms, m.last_ms) == (11, 6, 1, 1002, 1007)
+
+
+def test_latest_breaks_timestamp_ties_by_position():
+    same = [(i, 42, commit("g", "t", i % 3, i, 42)) for i in range(20)]
+    m = scan([same[:10], same[10:]], latest=4)
+    assert [c["offset"] for c in m.latest_commits] == [16, 17, 18, 19]
+    m = scan([same], latest=0)
+    assert m.latest_commits == [] and m.latest_events == []
+
+
+def test_members_of_kip848_groups_and_deletion():
+    member = {"instanceId": None, "rackId": None, "clientId": "c", "clientHost": "/h",
+              "subscribedTopicNames": ["t"], "subscribedTopicRegex": None, "serverAssignor": "uniform",
+              "rebalanceTimeoutMs": 1, "classicMemberMetadata": None}
+    log = [
+        (0, 1, encode(3, {"groupId": "k"}, 0, {"epoch": 4, "metadataHash": 0})),
+        (1, 2, encode(5, {"groupId": "k", "memberId": "a"}, 0, member)),
+        (2, 3, encode(5, {"groupId": "k", "memberId": "b"}, 0, {**member, "serverAssignor": "range"})),
+        (3, 4, encode(5, {"groupId": "k", "memberId": "b"}, None, None)),   # b left
+        (4, 5, encode(3, {"groupId": "k"}, 0, {"epoch": 5, "metadataHash": 0})),
+        (5, 6, encode(2, {"group": "c"}, None, None)),                      # classic group c deleted
+    ]
+    f = facts_of(scan([log[:2], log[2:]]))
+    k, c = f["k"], f["c"]
+    assert (k.last_kind, k.generation, k.live_members, k.member_protocol, k.last_meta_tombstone) == (
+        "consumer", 5, 1, "uniform", False)
+    assert sorted(k.rebalance_times) == [1, 5]
+    assert (c.last_meta_type, c.last_meta_tombstone, c.generation) == (2, True, None)
