@@ -128,8 +128,13 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
         raise ClusterError(f"cannot start Spark on {master}: {_first_line(e)}") from None
     if not verbose:
         spark.sparkContext.setLogLevel("ERROR")
+    cores = spark.sparkContext.defaultParallelism
     if "spark.sql.shuffle.partitions" not in conf:
-        spark.conf.set("spark.sql.shuffle.partitions", str(max(4, 2 * spark.sparkContext.defaultParallelism)))
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(4, 2 * cores)))
+    if "spark.sql.files.minPartitionNum" not in conf:
+        # a saved log is read in several tasks per core (Spark's default, one per core, leaves
+        # cores idle at the end when the decoding tasks differ in length)
+        spark.conf.set("spark.sql.files.minPartitionNum", str(4 * cores))
     # executors get kgroup from here, unless their environment has it installed (with its
     # compiled walker, which a zip cannot carry) and the user says so
     if not is_local(master) and settings.get("spark.kgroup.shipPackage", "true").lower() != "false":
