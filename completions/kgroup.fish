@@ -79,7 +79,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from scan' -l stale-after -r -d 'F
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l storm -r -d 'Flag groups with N or more rebalances within an hour: storm'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l out -r -F -d 'Write the result tables (commits, group_events, groups, coordinators, brokers) as Parquet under DIR'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l master -r -d 'Spark master: local(*), spark://HOST:PORT, yarn, k8s://..'
-complete -c kgroup -n '__fish_seen_subcommand_from scan' -l scratch -r -F -d 'Where decoded records are staged during the scan, on a path the driver and every executor reach (hdfs://, s3a://, a shared mount); default: a temporary directory on a local master, Sparks disk cache otherwise'
+complete -c kgroup -n '__fish_seen_subcommand_from scan' -l scratch -r -F -d 'With --out, where the records read are staged during the scan, on a path the driver and every executor reach (hdfs://, s3a://, a shared mount); default: a temporary directory on a local master, Sparks disk cache otherwise'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l conf -r -d 'Spark property, repeatable'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l bootstrap-server -s b -r -d 'Kafka bootstrap servers'

@@ -40,7 +40,7 @@ def scan(
         help="Spark master: local[*], spark://HOST:PORT, yarn, k8s://...")] = "local[*]",
     scratch: Annotated[Optional[str], typer.Option(
         "--scratch", metavar="DIR", rich_help_panel=SPARK,
-        help="Where decoded records are staged during the scan, on a path the driver and every executor "
+        help="With --out, where the records read are staged during the scan, on a path the driver and every executor "
         "reach (hdfs://, s3a://, a shared mount); default: a temporary directory on a local master, "
         "Spark's disk cache otherwise.")] = None,
     conf: Annotated[Optional[List[str]], typer.Option(
