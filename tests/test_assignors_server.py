@@ -689,3 +689,13 @@ def test_racks_are_ignored():
     racks = {"t": {0: frozenset({"r2"}), 1: frozenset({"r1"})}}
     assert uniform.assign({"t": 2}, members, topic_racks=racks) == uniform.assign({"t": 2}, members)
     assert server_range.assign({"t": 2}, members, topic_racks=racks) == server_range.assign({"t": 2}, members)
+
+
+def test_the_brokers_jdk_decides_which_partitions_a_member_over_quota_keeps():
+    # A's 12 partitions come back from the log as new HashSet<>(list): 32 buckets on JDK 17
+    # (ascending), 16 on JDK 21 (1, 17, 2, 18, ...); with quota 6, A keeps the first six
+    parts = [1, 2, 3, 4, 5, 6, 17, 18, 19, 20, 21, 22]
+    members = [M("A", ["t"], owned={"t": parts})] + [M(x, ["t"]) for x in "BCD"]
+    assert uniform.assign({"t": 24}, members)["A"] == [("t", p) for p in (1, 2, 3, 4, 5, 6)]
+    assert uniform.assign({"t": 24}, members, jdk=17)["A"] == [("t", p) for p in (1, 2, 3, 4, 5, 6)]
+    assert uniform.assign({"t": 24}, members, jdk=21)["A"] == [("t", p) for p in (1, 2, 3, 17, 18, 19)]
