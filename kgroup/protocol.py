@@ -49,8 +49,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kgroup.assignors.uniform import java_hash_bucket, java_hash_order
-from kgroup.hashing import java_string_hash
+from kgroup.java.hashmap import JavaHashMap, bucket_index, iteration_order
+from kgroup.java.strings import java_string_hash
 
 INCONSISTENT_GROUP_PROTOCOL = "INCONSISTENT_GROUP_PROTOCOL"
 
@@ -97,21 +97,9 @@ def _fmt(names) -> str:
     return ", ".join(repr(n) for n in names)
 
 
-def member_vote_order(member_ids: list[str]) -> list[str]:
-    """Order in which the coordinator's ``HashMap`` of members is iterated (vote order)."""
-    return java_hash_order(member_ids, java_string_hash)
-
-
 def vote_bucket(protocol: str, capacity: int = 16) -> int:
     """Bucket of a protocol name in the votes HashMap (lower bucket wins a tie)."""
-    return java_hash_bucket(java_string_hash(protocol), capacity)
-
-
-def _votes_capacity(distinct: int) -> int:
-    capacity = 16
-    while distinct > int(capacity * 0.75):
-        capacity *= 2
-    return capacity
+    return bucket_index(java_string_hash(protocol), capacity)
 
 
 def select_protocol(members: dict[str, list[str]]) -> VoteResult:
@@ -144,7 +132,8 @@ def select_protocol(members: dict[str, list[str]]) -> VoteResult:
     candidate_set = set(candidates)
     ballots: dict[str, str] = {}
     first_votes: list[str] = []
-    for member_id in member_vote_order(list(lists)):
+    # members vote in the iteration order of the coordinator's HashMap<String, ClassicGroupMember>
+    for member_id in iteration_order(list(lists)):
         choice = next(p for p in lists[member_id] if p in candidate_set)
         ballots[member_id] = choice
         if choice not in first_votes:
@@ -152,8 +141,12 @@ def select_protocol(members: dict[str, list[str]]) -> VoteResult:
     tally: dict[str, int] = {}
     for choice in ballots.values():
         tally[choice] = tally.get(choice, 0) + 1
-    capacity = _votes_capacity(len(first_votes))
-    votes = {name: tally[name] for name in java_hash_order(first_votes, java_string_hash)}
+    # votesByProtocol: new HashMap<>(), one put per ballot (a name's first put places it)
+    votes_map = JavaHashMap()
+    for name in first_votes:
+        votes_map.put(name)
+    capacity = votes_map.capacity
+    votes = {name: tally[name] for name in votes_map.keys()}  # type: ignore[index]
     top = max(votes.values())
     tied = [name for name, count in votes.items() if count == top]
     selected = tied[0]  # Stream.max keeps the first of equal elements

@@ -368,12 +368,14 @@ def compile_driver(source: Path, jackson: bool = False) -> str:
 
 
 def compile_and_run(source: Path, main_class: str, stdin: bytes | str, jackson: bool = False,
-                    timeout: float = 120) -> bytes:
+                    timeout: float = 120, jvm_args: tuple[str, ...] = ()) -> bytes:
     """Compile ``source`` if needed (see compile_driver) and run ``main_class`` once with
-    ``stdin``; return its stdout (bytes). A non-zero exit raises RuntimeError with stderr."""
+    ``stdin`` (and ``jvm_args`` before the class name); return its stdout (bytes). A
+    non-zero exit raises RuntimeError with stderr."""
     classpath = compile_driver(source, jackson=jackson)
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
-    proc = subprocess.run(["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath, main_class],
+    proc = subprocess.run(["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm_args, "-cp", classpath,
+                           main_class],
                           input=data, capture_output=True, timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"{main_class} exited with {proc.returncode}:\n"

@@ -11,16 +11,12 @@ from __future__ import annotations
 import pytest
 
 from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
-from kgroup.assignors._order import (
-    hash_iteration_order,
-    java_key,
-    java_string_hash,
-    member_info_key,
-    spread,
-    topic_partition_hash,
-)
 from kgroup.assignors._sticky_core import AssignmentDoesNotTerminate
 from kgroup.assignors.base import MemberSubscription, by_topic
+from kgroup.assignors.leader import member_info_key
+from kgroup.java.hashmap import iteration_order as hash_iteration_order, spread
+from kgroup.java.strings import java_string_hash, java_string_key as java_key
+from kgroup.java.topic_partition import topic_partition_hash
 
 EMOJI = "\U0001F600"  # UTF-16: D83D DE00
 FULLWIDTH_A = "\uff21"  # UTF-16: FF21 -- after the emoji in Java, before it in Python

@@ -25,7 +25,8 @@ import pytest
 
 import javadriver
 from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
-from kgroup.assignors._order import hash_iteration_order, java_string_hash, spread
+from kgroup.java.hashmap import iteration_order as hash_iteration_order, spread
+from kgroup.java.strings import java_string_hash
 from kgroup.assignors._sticky_core import AssignmentDoesNotTerminate, StickyAssignmentError
 from kgroup.assignors.base import MemberSubscription
 

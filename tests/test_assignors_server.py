@@ -23,6 +23,9 @@ import pytest
 
 from kgroup.assignors import server_range, uniform
 from kgroup.assignors.base import MemberSubscription
+from kgroup.java.hashmap import bucket_index, hashset_copy_initial_capacity, iteration_order
+from kgroup.java.strings import java_string_hash
+from kgroup.java.uuid import parse_uuid, uuid_hash
 
 # The topic ids Kafka's assignor tests use (Uuid.fromString of these strings).
 IDS = {
@@ -54,21 +57,24 @@ def uniform_kafka_test(topics, members, **kw):
 
 def test_java_string_hash_and_buckets():
     # String.hashCode: s[0]*31^(n-1) + ... ; "C1" = 67*31 + 49 = 2126
-    assert [uniform.java_string_hash(s) for s in ("C1", "C2", "C3")] == [2126, 2127, 2128]
-    assert uniform.java_string_hash("Aa") == uniform.java_string_hash("BB") == 2112
+    assert [java_string_hash(s) for s in ("C1", "C2", "C3")] == [2126, 2127, 2128]
+    assert java_string_hash("Aa") == java_string_hash("BB") == 2112
     # bucket = (h ^ h>>>16) & 15: 2126 -> 14, 2127 -> 15, 2128 -> 0
-    assert uniform.member_iteration_order(["C1", "C2", "C3"]) == ["C3", "C1", "C2"]
+    assert iteration_order(["C1", "C2", "C3"]) == ["C3", "C1", "C2"]
     # colliding keys keep insertion order
-    assert uniform.member_iteration_order(["BB", "Aa"]) == ["BB", "Aa"]
-    assert uniform.member_iteration_order(["A", "B", "C"]) == ["A", "B", "C"]
+    assert iteration_order(["BB", "Aa"]) == ["BB", "Aa"]
+    assert iteration_order(["A", "B", "C"]) == ["A", "B", "C"]
+    # and the assignor visits members in that order
+    assert [m.member_id for m in uniform._ordered_members([M(i, []) for i in ("C1", "C2", "C3")], "java")] \
+        == ["C3", "C1", "C2"]
 
 
 def test_uuid_hash_order_of_kafka_test_topic_ids():
     # Uuid.hashCode = (int)(x >> 32) ^ (int)x with x = msb ^ lsb; buckets in a 16-slot table:
     # topic2 -> 1, topic3 -> 9, topic1 -> 10.  This is why Kafka's homogeneous tests
     # expect topic3 (or topic2) partitions to be handed out before topic1's.
-    ids = {t: uniform.parse_uuid(IDS[t]) for t in ("topic1", "topic2", "topic3")}
-    buckets = {t: uniform.java_hash_bucket(uniform.java_uuid_hash(u), 16) for t, u in ids.items()}
+    ids = {t: parse_uuid(IDS[t]) for t in ("topic1", "topic2", "topic3")}
+    buckets = {t: bucket_index(uuid_hash(u), 16) for t, u in ids.items()}
     assert buckets == {"topic1": 10, "topic2": 1, "topic3": 9}
 
 
@@ -76,7 +82,7 @@ def test_hashmap_resizes_when_a_bucket_gets_nine_keys():
     # 16 strings with one hash code ("Aa"/"BB" blocks).  The 9th colliding key makes a
     # 16-slot HashMap resize (treeifyBin on a table < 64), the 10th again: order is kept.
     same = ["".join(p) for p in itertools.product(["Aa", "BB"], repeat=4)][:10]
-    assert uniform.java_hash_order(same, uniform.java_string_hash) == same
+    assert iteration_order(same) == same
 
 
 JAVA_ORDER_SOURCE = r"""
@@ -131,19 +137,20 @@ def test_hash_order_differential_against_java(tmp_path):
             keys = list(dict.fromkeys(
                 "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 24))) for _ in range(n)))
             lines.append("S " + " ".join(keys))
-            expected.append(" ".join(uniform.java_hash_order(keys, uniform.java_string_hash)))
+            expected.append(" ".join(iteration_order(keys)))
         elif kind == 1:
             keys = list(dict.fromkeys(
                 (rng.getrandbits(64) - 2**63, rng.getrandbits(64) - 2**63) for _ in range(n)))
             lines.append("U " + " ".join(f"{a}:{b}" for a, b in keys))
-            order = uniform.java_hash_order(keys, uniform.java_uuid_hash,
-                                            initial_capacity=uniform.hashset_copy_capacity(len(keys)))
+            # the driver's key record is not Comparable: no tree bin may form (none does here)
+            order = iteration_order(keys, uuid_hash, initial_capacity=hashset_copy_initial_capacity(len(keys)),
+                                    compare_key=None)
             expected.append(" ".join(f"{a}:{b}" for a, b in order))
         else:
             keys = sorted(rng.sample(range(0, 5000), min(n, 200)))
             lines.append("I " + " ".join(map(str, keys)))
-            order = uniform.java_hash_order(keys, lambda p: p,
-                                            initial_capacity=uniform.hashset_copy_capacity(len(keys)))
+            order = iteration_order(keys, lambda p: p, initial_capacity=hashset_copy_initial_capacity(len(keys)),
+                                    compare_key=lambda p: p)
             expected.append(" ".join(map(str, order)))
     out = subprocess.run(["java", "-cp", str(tmp_path), "OrderDriver"], input="\n".join(lines) + "\n",
                          capture_output=True, text=True, check=True).stdout.splitlines()
@@ -682,3 +689,13 @@ def test_racks_are_ignored():
     racks = {"t": {0: frozenset({"r2"}), 1: frozenset({"r1"})}}
     assert uniform.assign({"t": 2}, members, topic_racks=racks) == uniform.assign({"t": 2}, members)
     assert server_range.assign({"t": 2}, members, topic_racks=racks) == server_range.assign({"t": 2}, members)
+
+
+def test_the_brokers_jdk_decides_which_partitions_a_member_over_quota_keeps():
+    # A's 12 partitions come back from the log as new HashSet<>(list): 32 buckets on JDK 17
+    # (ascending), 16 on JDK 21 (1, 17, 2, 18, ...); with quota 6, A keeps the first six
+    parts = [1, 2, 3, 4, 5, 6, 17, 18, 19, 20, 21, 22]
+    members = [M("A", ["t"], owned={"t": parts})] + [M(x, ["t"]) for x in "BCD"]
+    assert uniform.assign({"t": 24}, members)["A"] == [("t", p) for p in (1, 2, 3, 4, 5, 6)]
+    assert uniform.assign({"t": 24}, members, jdk=17)["A"] == [("t", p) for p in (1, 2, 3, 4, 5, 6)]
+    assert uniform.assign({"t": 24}, members, jdk=21)["A"] == [("t", p) for p in (1, 2, 3, 17, 18, 19)]

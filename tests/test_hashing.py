@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-from kgroup.hashing import java_string_hash, kafka_abs, offsets_partition_for
+from kgroup.hashing import kafka_abs, offsets_partition_for
+from kgroup.java.strings import java_string_hash
 
 JAVA_VALUES = [
     # (group id, String.hashCode(), partition of 50, partition of 7)

@@ -40,7 +40,7 @@ JAVA_BUCKETS = [
 
 @pytest.mark.parametrize("name,hash_code,bucket", JAVA_BUCKETS)
 def test_vote_buckets_match_java(name, hash_code, bucket):
-    from kgroup.assignors.uniform import java_string_hash
+    from kgroup.java.strings import java_string_hash
 
     assert java_string_hash(name) == hash_code
     assert vote_bucket(name) == bucket

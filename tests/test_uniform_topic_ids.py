@@ -20,6 +20,8 @@ from conftest import run_kgroup
 
 from kgroup.assignors import uniform
 from kgroup.assignors.base import MemberSubscription
+from kgroup.java.hashmap import hashset_copy_initial_capacity
+from kgroup.java.uuid import parse_uuid, uuid_hash
 
 # Two ids whose Uuid.hashCode() falls in bucket 5 of a 16-slot table:
 #   X: msb 4261085250855414844, lsb -4644943192875982905 -> hashCode -1332936376
@@ -31,8 +33,8 @@ Y = "3S1ymkLGx6ryARujmLWeWQ"
 def test_the_two_ids_share_a_bucket():
     for text, msb, lsb, code in ((X, 4261085250855414844, -4644943192875982905, -1332936376),
                                  (Y, -2509223410504644694, -1008494452098621863, -178310966)):
-        assert uniform.parse_uuid(text) == (msb, lsb)
-        assert uniform.java_uuid_hash((msb, lsb)) == code
+        assert parse_uuid(text) == (msb, lsb)
+        assert uuid_hash((msb, lsb)) == code
         h = code & 0xFFFFFFFF
         assert (h ^ (h >> 16)) & 15 == 5
 
@@ -114,7 +116,7 @@ def test_subscribed_topic_order_differential_against_java(tmp_path):
                for name, k in zip(names, keys)}
         lines.append(" ".join(f"{name}={k[0]}:{k[1]}" for name, k in zip(names, keys)))
         meta = uniform._Topics({name: 1 for name in names}, ids)
-        order = meta.set_order(uniform.subscribed_names_order(names), uniform.hashset_copy_capacity(len(names)),
+        order = meta.set_order(uniform.subscribed_names_order(names), hashset_copy_initial_capacity(len(names)),
                                inserted=True)
         expected.append(" ".join(order))
     out = javadriver.compile_and_run(source, "ChainDriver", "\n".join(lines) + "\n").decode().splitlines()

@@ -26,7 +26,7 @@ Known limits of the emulation (none seen in the differential test):
   which Java can change only by removing members from a red-black tree bin (9+ member
   ids with colliding hashes).
 * ``PartitionMovements`` picks the first partition of a ``HashSet``; its tree bins are
-  not modelled (see :class:`._order.JavaHashSetFirst`: impossible below 257 partitions
+  not modelled (see :class:`kgroup.java.hashmap.JavaHashSetFirst`: impossible below 257 partitions
   per topic, and announced by a warning).
 * Inputs on which Java never returns raise :class:`AssignmentDoesNotTerminate`.
 """
@@ -37,7 +37,11 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from .base import Assignment, TopicPartition, TopicRacks
-from ._order import JavaHashSetFirst, hash_iteration_order, java_key, replica_racks, use_rack_aware_assignment
+from kgroup.java.hashmap import JavaHashSetFirst, iteration_order
+from kgroup.java.strings import java_string_key
+from kgroup.java.topic_partition import topic_partition_tuple_hash
+
+from .leader import replica_racks, use_rack_aware_assignment
 
 DEFAULT_GENERATION = -1
 
@@ -190,7 +194,7 @@ def assign_partitions(
     )
     # consumerToOwnedPartitions is another HashMap, filled in the subscription map's
     # iteration order: the same order, except inside tree bins (many colliding ids)
-    consumer_to_owned = {c: consumer_to_owned[c] for c in hash_iteration_order(list(consumer_to_owned))}
+    consumer_to_owned = {c: consumer_to_owned[c] for c in iteration_order(list(consumer_to_owned))}
     if all_equal:
         transferring: dict[TopicPartition, str] = {}
         builder = _ConstrainedAssignmentBuilder(
@@ -296,8 +300,8 @@ class _ConstrainedAssignmentBuilder:
     def build(self) -> dict[str, list[TopicPartition]]:
         self._assign_owned_partitions()
         unassigned = self._unassigned_partitions(self.assigned_partitions)
-        self.unfilled_under_min.sort(key=java_key)
-        self.unfilled_exactly_min.sort(key=java_key)
+        self.unfilled_under_min.sort(key=java_string_key)
+        self.unfilled_exactly_min.sort(key=java_string_key)
         unassigned = self.rack_info.sort_partitions_by_rack_consumers(unassigned)
         unassigned = self._assign_rack_aware_round_robin(unassigned)
         self._assign_round_robin(unassigned)
@@ -313,7 +317,7 @@ class _ConstrainedAssignmentBuilder:
                     self.maybe_revoked[tp] = consumer
                 else:
                     owned.append(tp)
-            owned.sort(key=lambda tp: (tp[1], java_key(tp[0])))
+            owned.sort(key=lambda tp: (tp[1], java_string_key(tp[0])))
             if self.multiple_owners:
                 # Java removes each doubly claimed partition once; owned lists hold no
                 # duplicates (allSubscriptionsEqual drops a member's repeated claim)
@@ -348,10 +352,10 @@ class _ConstrainedAssignmentBuilder:
         The walk assumes ``assigned`` only holds existing partitions; like Java, an owned
         partition number beyond the topic's partition count desynchronises it.
         """
-        sorted_topics = sorted(self.partitions_per_topic, key=java_key)
+        sorted_topics = sorted(self.partitions_per_topic, key=java_string_key)
         if not assigned:
             return [(t, p) for t in sorted_topics for p in range(self.partitions_per_topic[t])]
-        assigned.sort(key=lambda tp: (java_key(tp[0]), tp[1]))
+        assigned.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))
         unassigned: list[TopicPartition] = []
         add_directly = False
         iterator = iter(assigned)
@@ -489,7 +493,7 @@ class _PartitionMovements:
         topic_moves = self.by_topic.setdefault(tp[0], {})
         moved = topic_moves.get(pair)
         if moved is None:
-            moved = topic_moves[pair] = JavaHashSetFirst()
+            moved = topic_moves[pair] = JavaHashSetFirst(topic_partition_tuple_hash)
         moved.add(tp)
 
     def move_partition(self, tp: TopicPartition, old: str, new: str) -> None:
@@ -521,7 +525,7 @@ class _SortedMembers:
         self.keys: list[tuple[int, str, str]] = []
 
     def key(self, member: str) -> tuple[int, str, str]:
-        return (len(self.current[member]), java_key(member), member)
+        return (len(self.current[member]), java_string_key(member), member)
 
     def add(self, member: str) -> None:
         key = self.key(member)
@@ -592,7 +596,7 @@ class _GeneralAssignmentBuilder:
                 self.partition_consumer[tp] = consumer
 
         self.topic_order = {
-            t: (len(self.topic_consumers[t]), java_key(t)) for t in partitions_per_topic
+            t: (len(self.topic_consumers[t]), java_string_key(t)) for t in partitions_per_topic
         }
         sorted_topics = sorted(partitions_per_topic, key=self.topic_order.__getitem__)
         self.sorted_all_partitions: list[TopicPartition] = [
@@ -892,7 +896,7 @@ class _GeneralAssignmentBuilder:
         """Everything a pass of performReassignments depends on (to detect endless loops)."""
         moves = self.movements
         move_sets = tuple(sorted(
-            (topic, pair, moved.capacity, tuple(sorted(moved.items, key=lambda tp: moved.items[tp][1])))
+            (topic, pair, moved.state())
             for topic, per_pair in moves.by_topic.items()
             for pair, moved in per_pair.items()
         ))

@@ -11,7 +11,7 @@ rebalance hands it to its new owner.  :func:`assign_rounds` returns both steps.
 from __future__ import annotations
 
 from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
-from ._order import member_rack, partitions_per_topic, protocol_owned, protocol_topics, subscription_order
+from .leader import member_rack, partitions_per_topic, protocol_owned, protocol_topics, subscription_order
 from ._sticky_core import (
     DEFAULT_GENERATION,
     MemberData,

@@ -13,9 +13,10 @@ as above, and each member's list is then sorted by topic and partition.
 """
 from __future__ import annotations
 
+from kgroup.java.strings import java_string_key
+
 from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
-from ._order import (
-    java_key,
+from .leader import (
     member_info_key,
     member_rack,
     partitions_per_topic,
@@ -193,5 +194,5 @@ def assign(
         _assign_ranges(state, assignment, rack_matching=False)
     if rack_aware:
         for partitions in assignment.values():
-            partitions.sort(key=lambda tp: (java_key(tp[0]), tp[1]))
+            partitions.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))
     return assignment

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import bisect
 
+from kgroup.java.strings import java_string_key
+
 from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
-from ._order import java_key, member_info_key, protocol_topics, subscription_order
+from .leader import member_info_key, protocol_topics, subscription_order
 
 __all__ = ["assign"]
 
@@ -35,7 +37,7 @@ def assign(
         positions = {t: everybody for t in all_topics}
     else:
         subscribed = [set(protocol_topics(m)) for m in circle]
-        all_topics = sorted({t for topic_set in subscribed for t in topic_set}, key=java_key)
+        all_topics = sorted({t for topic_set in subscribed for t in topic_set}, key=java_string_key)
         positions = {t: [] for t in all_topics}
         for index, topic_set in enumerate(subscribed):
             for t in topic_set:

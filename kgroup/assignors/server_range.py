@@ -40,6 +40,7 @@ Every member appears in the result; partition lists are sorted by topic then par
 from __future__ import annotations
 
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks
+from kgroup.java.strings import java_string_key
 
 NAME = "range"
 KAFKA_REFERENCE = (
@@ -48,17 +49,12 @@ KAFKA_REFERENCE = (
 )
 
 
-def _java_key(text: str) -> bytes:
-    """Sort key giving Java ``String.compareTo`` order (UTF-16 code units)."""
-    return text.encode("utf-16-be", "surrogatepass")
-
-
 def sorted_members(members: list[MemberSubscription]) -> list[MemberSubscription]:
     """Kafka's ``sortMemberIds``: static members by instance id, then dynamic by member id."""
     static = [m for m in members if m.group_instance_id is not None]
     dynamic = [m for m in members if m.group_instance_id is None]
-    static.sort(key=lambda m: _java_key(m.group_instance_id))
-    dynamic.sort(key=lambda m: _java_key(m.member_id))
+    static.sort(key=lambda m: java_string_key(m.group_instance_id))
+    dynamic.sort(key=lambda m: java_string_key(m.member_id))
     return static + dynamic
 
 

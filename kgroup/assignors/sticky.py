@@ -14,7 +14,9 @@ the order of owned partitions influences the result.
 from __future__ import annotations
 
 from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
-from ._order import hash_iteration_order, member_rack, partitions_per_topic, protocol_topics, subscription_order
+from kgroup.java.hashmap import iteration_order
+
+from .leader import member_rack, partitions_per_topic, protocol_topics, subscription_order
 from ._sticky_core import MemberData, StickySubscription, as_assignment, assign_partitions
 
 __all__ = ["assign", "user_data_partitions"]
@@ -30,7 +32,7 @@ def user_data_partitions(owned: tuple[TopicPartition, ...] | list[TopicPartition
     per_topic: dict[str, list[int]] = {}
     for topic, partition in owned:
         per_topic.setdefault(topic, []).append(partition)
-    topic_order = hash_iteration_order(list(per_topic), compute_if_absent=True)
+    topic_order = iteration_order(list(per_topic), compute_if_absent=True)
     return [(t, p) for t in topic_order for p in per_topic[t]]  # type: ignore[index]
 
 

@@ -56,7 +56,8 @@ the heterogeneous one only on the member order and on the topic-id tie-break.
   doubled whenever more than 3/4 full.  Members that share a bucket are visited in
   insertion order, which in the broker is the iteration order of the group's own member
   table; we cannot observe that and use the order of the ``members`` list instead.
-  (Tree bins - 9+ ids colliding in one bucket of a 64+ slot table - are not modelled.)
+  Tree bins (9+ ids colliding in one bucket of a 64+ slot table) are modelled too
+  (:mod:`kgroup.java.hashmap`), here and for the topic-id and partition sets below.
   ``order="given"`` visits members in list order (what Kafka's unit tests do with
   TreeMap/LinkedHashMap).
 * Subscribed topics (homogeneous): Kafka iterates a ``HashSet<Uuid>`` of topic ids.  We
@@ -78,16 +79,23 @@ the heterogeneous one only on the member order and on the topic-id tie-break.
   reloaded may hold maps built with other capacities, whose order we cannot know.
   With ``order="given"`` topics and partitions are taken in the order they appear in
   ``MemberSubscription.owned`` (Kafka's tests use LinkedHashMap for this).
+* The broker's JDK: ``new HashSet<>(collection)`` (subscribed names, subscribed topic ids,
+  a topic's current partitions) sizes its table differently on JDK 19+ than on JDK 17
+  when the collection has 12, 24, 48, 96, ... elements
+  (:func:`kgroup.java.hashmap.hashset_copy_initial_capacity`), which changes the
+  iteration order.  ``jdk=`` names the broker's JDK; the default is JDK 17.
 
 Output partition lists are sorted by topic then partition (Kafka returns sets).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Literal
 
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicPartition, TopicRacks
-from kgroup.hashing import java_string_hash, to_int32 as _to_int32
+from kgroup.java.hashmap import DEFAULT_JDK, hashset_copy_initial_capacity, iteration_order
+from kgroup.java.strings import java_string_key
+from kgroup.java.uuid import parse_uuid, uuid_hash, uuid_key
 
 NAME = "uniform"
 KAFKA_REFERENCE = (
@@ -110,105 +118,22 @@ class PartitionAssignorError(Exception):
 
 
 # ---------------------------------------------------------------------------------------
-# Java collection emulation (String/Uuid/Integer hash codes, HashMap iteration order)
+# Java collections as the coordinator builds them (the emulation is kgroup.java.hashmap)
 # ---------------------------------------------------------------------------------------
 
-def java_string_compare_key(text: str) -> bytes:
-    """Sort key giving ``String.compareTo`` order (UTF-16 code units, not code points)."""
-    return text.encode("utf-16-be", "surrogatepass")
+def _int_hash(value: Hashable) -> int:
+    """``Integer.hashCode()`` (the value; partition numbers are never negative here)."""
+    return value  # type: ignore[return-value]
 
 
-def parse_uuid(text: str) -> tuple[int, int]:
-    """``Uuid.fromString``: URL-safe base64 without padding -> (msb, lsb), signed longs."""
-    import base64  # only topic ids need these
-    import struct
-
-    try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (ValueError, TypeError) as exc:  # binascii.Error is a ValueError
-        raise ValueError(f"not a Kafka topic id (base64 Uuid): {text!r}") from exc
-    if len(raw) != 16:
-        raise ValueError(f"topic id {text!r} decodes to {len(raw)} bytes, not 16")
-    msb, lsb = struct.unpack(">qq", raw)
-    return msb, lsb
+def _int_key(value: Hashable) -> object:
+    """``Integer.compareTo`` order."""
+    return value
 
 
-def java_uuid_hash(uuid: tuple[int, int]) -> int:
-    """``Uuid.hashCode()``."""
-    x = (uuid[0] ^ uuid[1]) & 0xFFFFFFFFFFFFFFFF
-    return _to_int32((x >> 32) ^ x)
-
-
-def java_hash_bucket(hash_code: int, capacity: int) -> int:
-    h = hash_code & 0xFFFFFFFF
-    return (h ^ (h >> 16)) & (capacity - 1)
-
-
-def _table_size_for(cap: int) -> int:
-    """``HashMap.tableSizeFor``: next power of two, at least 1."""
-    n = 1
-    while n < cap:
-        n <<= 1
-    return n
-
-
-def hashset_copy_capacity(size: int) -> int:
-    """Table size of ``new HashSet<>(collection)`` for a collection of ``size`` elements."""
-    return _table_size_for(max(int(size / 0.75) + 1, 16))
-
-
-def java_hash_order(
-    keys: Iterable[Hashable],
-    hash_code: Callable[[Hashable], int],
-    *,
-    initial_capacity: int = 16,
-) -> list:
-    """Iteration order of a ``java.util.HashMap``/``HashSet`` after inserting ``keys`` in order.
-
-    ``initial_capacity`` is the table size the first insertion allocates (16 for
-    ``new HashMap<>()``).  Duplicate keys are inserted once.  Resizes happen when the size
-    exceeds 3/4 of the table, and (like ``treeifyBin`` on a small table) when one bucket
-    reaches 9 entries while the table has fewer than 64 slots.  A resize keeps the
-    relative order of colliding keys, so the final order is: bucket at the final
-    capacity, then insertion order.  Tree bins (tables of 64+ slots) are not modelled.
-    """
-    capacity = _table_size_for(initial_capacity)
-    ordered: list = []
-    hashes: list[int] = []
-    seen: set = set()
-    chain: dict[int, int] = {}
-    for key in keys:
-        if key in seen:
-            continue
-        seen.add(key)
-        h = hash_code(key)
-        ordered.append(key)
-        hashes.append(h)
-        b = java_hash_bucket(h, capacity)
-        chain[b] = chain.get(b, 0) + 1
-        resize = chain[b] >= 9 and capacity < 64
-        if resize:
-            capacity *= 2
-        if len(ordered) > int(capacity * 0.75):
-            capacity *= 2
-            resize = True
-        if resize:
-            chain = {}
-            for hh in hashes:
-                bb = java_hash_bucket(hh, capacity)
-                chain[bb] = chain.get(bb, 0) + 1
-    positions = sorted(range(len(ordered)), key=lambda i: (java_hash_bucket(hashes[i], capacity), i))
-    return [ordered[i] for i in positions]
-
-
-def member_iteration_order(member_ids: Sequence[str]) -> list[str]:
-    """Order in which the coordinator's ``HashMap<String, ...>`` of members is iterated."""
-    return java_hash_order(member_ids, java_string_hash)
-
-
-def subscribed_names_order(topics: Sequence[str]) -> list[str]:
+def subscribed_names_order(topics: Sequence[str], jdk: int = DEFAULT_JDK) -> list[str]:
     """Iteration order of ``new HashSet<>(list)`` of topic names (a member's subscribed names)."""
-    return java_hash_order(list(topics), java_string_hash, initial_capacity=hashset_copy_capacity(len(topics)))
+    return iteration_order(list(topics), initial_capacity=hashset_copy_initial_capacity(len(topics), jdk))  # type: ignore[return-value]
 
 
 def subscription_type(members: Sequence[MemberSubscription]) -> str:
@@ -248,23 +173,32 @@ class _Topics:
     def exists(self, name: str) -> bool:
         return name in self.counts
 
-    def hash_code(self, name: str) -> int:
+    def hash_code(self, name: Hashable) -> int:
+        """``Uuid.hashCode()`` of the topic's id."""
         assert self.ids is not None
-        return java_uuid_hash(self.ids[name])
+        return uuid_hash(self.ids[name])  # type: ignore[index]
 
-    def set_order(self, names: Iterable[str], capacity: int, *, inserted: bool = False) -> list[str]:
+    def compare_key(self, name: Hashable) -> object:
+        """``Uuid.compareTo`` order of the topic's id (for tree bins)."""
+        assert self.ids is not None
+        return uuid_key(self.ids[name])  # type: ignore[index]
+
+    def set_order(self, names: Iterable[str], initial_capacity: int | None, *, inserted: bool = False) -> list[str]:
         """Iteration order of a HashSet/HashMap keyed by these topics' ids.
 
+        ``initial_capacity`` is the constructor argument (``None``: ``new HashMap<>()``).
         ``names`` are inserted in name order, or in the order given when ``inserted``;
         without topic ids the answer is name order."""
         if self.ids is None:
             return sorted(set(names))
         names = list(dict.fromkeys(names)) if inserted else sorted(set(names))
-        return java_hash_order(names, self.hash_code, initial_capacity=capacity)
+        return iteration_order(  # type: ignore[return-value]
+            names, self.hash_code, initial_capacity=initial_capacity, compare_key=self.compare_key
+        )
 
     def id_key(self, name: str):
         """Sort key for ``Uuid.compareTo`` (or the name when ids are unknown)."""
-        return self.ids[name] if self.ids is not None else java_string_compare_key(name)
+        return uuid_key(self.ids[name]) if self.ids is not None else java_string_key(name)
 
 
 def _validate_members(members: Sequence[MemberSubscription]) -> None:
@@ -276,7 +210,7 @@ def _validate_members(members: Sequence[MemberSubscription]) -> None:
 
 
 def _current_assignment(
-    member: MemberSubscription, topics: _Topics, order: Order
+    member: MemberSubscription, topics: _Topics, order: Order, jdk: int = DEFAULT_JDK
 ) -> list[tuple[str, list[int]]]:
     """The member's current target assignment as an ordered list of (topic, partitions).
 
@@ -293,29 +227,17 @@ def _current_assignment(
     if order == "given":
         return list(grouped.items())
     out = []
-    # Collectors.toMap -> new HashMap<>() (capacity 16); new HashSet<>(list) per topic.
-    for topic in topics.set_order(grouped, 16):
-        out.append((topic, _partition_set_order(sorted(grouped[topic]))))
+    # Collectors.toMap -> new HashMap<>() (capacity 16, putIfAbsent); new HashSet<>(list) per topic.
+    for topic in topics.set_order(grouped, None):
+        out.append((topic, _partition_set_order(sorted(grouped[topic]), jdk)))
     return out
 
 
-def _partition_set_order(parts: list[int]) -> list[int]:
-    """``new HashSet<>(parts)`` iteration order, ``parts`` ascending and distinct.
-
-    The table is sized for the copy, so it never resizes for load; below 64 slots a bucket
-    of 9 would resize it, which needs the general simulation. Otherwise the order is by
-    bucket, then insertion (ascending) order.
-    """
-    capacity = hashset_copy_capacity(len(parts))
-    mask = capacity - 1
-    buckets = [(p ^ (p >> 16)) & mask for p in parts]  # Integer.hashCode is the value; p >= 0
-    if capacity < 64:
-        chains: dict[int, int] = {}
-        for b in buckets:
-            chains[b] = chains.get(b, 0) + 1
-        if max(chains.values(), default=0) >= 9:
-            return java_hash_order(parts, lambda p: p, initial_capacity=capacity)
-    return [p for _, p in sorted(zip(buckets, parts))]
+def _partition_set_order(parts: list[int], jdk: int = DEFAULT_JDK) -> list[int]:
+    """``new HashSet<>(parts)`` iteration order, ``parts`` ascending and distinct."""
+    return iteration_order(  # type: ignore[return-value]
+        parts, _int_hash, initial_capacity=hashset_copy_initial_capacity(len(parts), jdk), compare_key=_int_key
+    )
 
 
 def _check_no_double_ownership(members: Sequence[MemberSubscription], topics: _Topics) -> None:
@@ -338,7 +260,8 @@ def _ordered_members(members: Sequence[MemberSubscription], order: Order) -> lis
     if order != "java":
         raise ValueError(f"order must be 'java' or 'given', not {order!r}")
     by_id = {m.member_id: m for m in members}
-    return [by_id[mid] for mid in member_iteration_order([m.member_id for m in members])]
+    # the coordinator's new HashMap<>() of members, one put per member id
+    return [by_id[mid] for mid in iteration_order([m.member_id for m in members])]  # type: ignore[index]
 
 
 def _result(members: Sequence[MemberSubscription], owned: dict[str, dict[str, set[int]]]) -> Assignment:
@@ -362,12 +285,13 @@ def assign(
     order: Order = "java",
     subscription: str | None = None,
     pre_kafka_18688: bool = False,
+    jdk: int = DEFAULT_JDK,
 ) -> Assignment:
     """Compute the next target assignment the ``uniform`` assignor produces.
 
     ``members[i].owned`` is the member's current *target* assignment.  ``topic_racks`` is
     ignored (the assignor is not rack aware).  See the module docstring for ``topic_ids``,
-    ``order`` and ``pre_kafka_18688``.  ``subscription`` forces ``"HOMOGENEOUS"`` or
+    ``order``, ``pre_kafka_18688`` and ``jdk`` (the broker's JDK).  ``subscription`` forces ``"HOMOGENEOUS"`` or
     ``"HETEROGENEOUS"`` instead of deriving it from topic names (the coordinator also
     reports HETEROGENEOUS when members mix regex and name subscriptions, which this API
     cannot express).  Raises :class:`PartitionAssignorError` where Kafka would throw.
@@ -385,23 +309,23 @@ def assign(
     if kind not in (HOMOGENEOUS, HETEROGENEOUS):
         raise ValueError(f"subscription must be {HOMOGENEOUS!r} or {HETEROGENEOUS!r}, not {kind!r}")
     if kind == HOMOGENEOUS:
-        owned = _homogeneous(meta, ordered, order, pre_kafka_18688)
+        owned = _homogeneous(meta, ordered, order, pre_kafka_18688, jdk)
     else:
         owned = _heterogeneous(meta, ordered, order)
     return _result(members, owned)
 
 
 def _homogeneous(
-    meta: _Topics, members: list[MemberSubscription], order: Order, pre_kafka_18688: bool
+    meta: _Topics, members: list[MemberSubscription], order: Order, pre_kafka_18688: bool, jdk: int
 ) -> dict[str, dict[str, set[int]]]:
     first = members[0]
     # The member's names are a HashSet<String> built from its subscription list
     # (ConsumerGroupMember: new HashSet<>(list)); TopicIds iterates that set, skipping names
     # that are not topics, and new HashSet<>(TopicIds) inserts the ids in that order into a
     # table sized from the number of *names*.
-    names = subscribed_names_order(first.topics)
+    names = subscribed_names_order(first.topics, jdk)
     subscribed = meta.set_order(
-        [t for t in names if meta.exists(t)], hashset_copy_capacity(len(names)), inserted=True
+        [t for t in names if meta.exists(t)], hashset_copy_initial_capacity(len(names), jdk), inserted=True
     )
     if not subscribed:
         return {}
@@ -431,7 +355,7 @@ def _homogeneous(
             if pre_kafka_18688:
                 remaining_extra -= 1
         kept: dict[str, set[int]] = {}
-        for topic, parts in _current_assignment(member, meta, order):
+        for topic, parts in _current_assignment(member, meta, order, jdk):
             if topic not in subscribed_set:
                 continue  # the whole topic is revoked
             if len(parts) <= quota:

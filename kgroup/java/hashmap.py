@@ -1,0 +1,576 @@
+"""``java.util.HashMap`` / ``HashSet``: table sizing and iteration order, tree bins included.
+
+Several of Kafka's results depend on the order in which a ``HashMap`` or ``HashSet`` is
+iterated: which member an assignor looks at first, which partition of a set it picks
+first, which protocol wins a tied vote. That order is not insertion order. A HashMap is a
+power-of-two table of buckets; a key goes to bucket ``spread(hashCode) & (capacity - 1)``
+where ``spread(h) = h ^ (h >>> 16)``; iteration walks the buckets in index order and each
+bucket's chain from its head. This module reproduces that, JDK 8 to 25 (the algorithm has
+not changed since JDK 8):
+
+* sizing: ``new HashMap<>()`` allocates 16 buckets on the first insertion,
+  ``new HashMap<>(n)`` allocates :func:`table_size_for` ``(n)``; the table doubles once it
+  holds more than 3/4 of its capacity. ``new HashSet<>(collection)`` picks its own
+  initial capacity, differently before and after JDK 19 (:func:`hashset_copy_capacity`).
+* ``put`` appends a new key to the tail of its bucket and resizes *after* inserting;
+  ``computeIfAbsent`` (and ``compute``/``merge``) resize *before* inserting and put the
+  new key at the *head* of its bucket.
+* a resize splits every chain into a low and a high half keeping their relative order.
+* a bucket reaching 9 keys resizes the table while it has fewer than 64 buckets, and
+  otherwise becomes a red-black *tree bin* ordered by hash, then by ``compareTo`` when the
+  key class is ``Comparable`` (String, Integer, Uuid). A tree bin still iterates along
+  its ``next`` chain, but treeifying moves the tree's root to the head of the chain and a
+  key inserted into a tree is linked right after its tree parent, so its order differs
+  from a plain chain's. A tree bin split by a resize into a part of 6 or fewer keys turns
+  back into a plain chain.
+
+Removal is modelled only by :class:`JavaHashSetFirst`, for plain chains (removing a key
+from a tree bin can rebalance the tree and move another root to the front).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from heapq import heapify, heappop, heappush
+import warnings
+
+from kgroup.java.primitives import float32_div, to_int32
+from kgroup.java.strings import java_string_hash, java_string_key
+
+DEFAULT_INITIAL_CAPACITY = 16
+MAXIMUM_CAPACITY = 1 << 30
+LOAD_FACTOR = 0.75
+TREEIFY_THRESHOLD = 8
+UNTREEIFY_THRESHOLD = 6
+MIN_TREEIFY_CAPACITY = 64
+
+_MASK32 = 0xFFFFFFFF
+
+
+def spread(hash_code: int) -> int:
+    """``HashMap.hash()``: the (signed) hash a HashMap node stores for a key."""
+    h = hash_code & _MASK32
+    return to_int32(h ^ (h >> 16))
+
+
+def bucket_index(hash_code: int, capacity: int) -> int:
+    """Bucket of a key with ``hashCode()`` ``hash_code`` in a table of ``capacity`` buckets."""
+    return spread(hash_code) & (capacity - 1)
+
+
+def table_size_for(capacity: int) -> int:
+    """``HashMap.tableSizeFor``: the smallest power of two >= ``capacity`` (1 to 2**30)."""
+    n = 1
+    while n < capacity:
+        n <<= 1
+    return min(n, MAXIMUM_CAPACITY)
+
+
+def threshold(capacity: int) -> int:
+    """Size above which a table of ``capacity`` buckets doubles (``(int)(capacity * 0.75f)``)."""
+    return int(capacity * LOAD_FACTOR)
+
+
+# ---------------------------------------------------------------------------
+# new HashSet<>(Collection): JDK 17 and JDK 19+ size the table differently
+# ---------------------------------------------------------------------------
+
+#: The JDK whose ``HashSet(Collection)`` sizing is emulated unless a caller names another.
+#: kgroup has always modelled JDK 17 (Kafka's minimum for brokers); the official
+#: ``apache/kafka`` image runs JDK 21, which sizes some sets differently (see below).
+DEFAULT_JDK = 17
+
+
+def hashset_copy_initial_capacity(size: int, jdk: int = DEFAULT_JDK) -> int:
+    """The ``initialCapacity`` that ``new HashSet<>(c)`` passes to its ``HashMap``, for ``c.size() == size``.
+
+    * JDK 8 to 18: ``new HashMap<>(Math.max((int) (size / .75f) + 1, 16))``, the division
+      in ``float`` arithmetic.
+    * JDK 19 and later: ``HashMap.newHashMap(Math.max(size, 12))``, which is
+      ``new HashMap<>((int) Math.ceil(n / 0.75))``.
+
+    The two give the same table except when ``size`` is 12, 24, 48, 96, ... (``3 * 2**k``,
+    ``k >= 2``): there ``4 * size / 3`` is a power of two, which JDK 19+ takes as it is and
+    JDK 17 exceeds by one, so JDK 17's table is twice as large (and iterates differently).
+    """
+    if size < 0:
+        raise ValueError(f"a collection has no negative size ({size})")
+    if jdk < 8:
+        raise ValueError(f"JDK {jdk} has no HashMap as modelled here (JDK 8 or later)")
+    if jdk >= 19:
+        n = max(size, 12)
+        return -(-4 * n // 3)  # ceil(n / 0.75), exact
+    return max(int(float32_div(size, 0.75)) + 1, 16)
+
+
+def hashset_copy_capacity(size: int, jdk: int = DEFAULT_JDK) -> int:
+    """Table size of ``new HashSet<>(c)`` for ``c.size() == size`` on ``jdk`` (before any resize)."""
+    return table_size_for(hashset_copy_initial_capacity(size, jdk))
+
+
+# ---------------------------------------------------------------------------
+# tree bins
+# ---------------------------------------------------------------------------
+
+class _Node:
+    """A HashMap node; tree-bin fields are used once its bucket is a tree."""
+
+    __slots__ = ("key", "hash", "sort_key", "left", "right", "parent", "red")
+
+    def __init__(self, key: Hashable, hash_: int, sort_key: object) -> None:
+        self.key = key
+        self.hash = hash_
+        self.sort_key = sort_key
+        self.left: _Node | None = None
+        self.right: _Node | None = None
+        self.parent: _Node | None = None
+        self.red = False
+
+
+def _direction(node_hash: int, node_key: object, other: _Node) -> int:
+    """Where a node goes relative to ``other`` in a tree bin (-1 left, 1 right)."""
+    if other.hash > node_hash:
+        return -1
+    if other.hash < node_hash:
+        return 1
+    if node_key is None or other.sort_key is None:
+        # Java falls back to System.identityHashCode: not deterministic, not modelled
+        raise NotImplementedError("tree bins of non-comparable keys are not deterministic in Java")
+    return -1 if node_key < other.sort_key else 1  # type: ignore[operator]  # equal keys never meet here
+
+
+def _rotate_left(root: _Node, p: _Node) -> _Node:
+    r = p.right
+    if r is not None:
+        rl = p.right = r.left
+        if rl is not None:
+            rl.parent = p
+        pp = r.parent = p.parent
+        if pp is None:
+            root = r
+            r.red = False
+        elif pp.left is p:
+            pp.left = r
+        else:
+            pp.right = r
+        r.left = p
+        p.parent = r
+    return root
+
+
+def _rotate_right(root: _Node, p: _Node) -> _Node:
+    left = p.left
+    if left is not None:
+        lr = p.left = left.right
+        if lr is not None:
+            lr.parent = p
+        pp = left.parent = p.parent
+        if pp is None:
+            root = left
+            left.red = False
+        elif pp.right is p:
+            pp.right = left
+        else:
+            pp.left = left
+        left.right = p
+        p.parent = left
+    return root
+
+
+def _balance_insertion(root: _Node, x: _Node) -> _Node:
+    """Red-black fix-up after inserting ``x`` (``TreeNode.balanceInsertion``)."""
+    x.red = True
+    while True:
+        xp = x.parent
+        if xp is None:
+            x.red = False
+            return x
+        xpp = xp.parent
+        if not xp.red or xpp is None:
+            return root
+        xppl = xpp.left
+        if xp is xppl:
+            xppr = xpp.right
+            if xppr is not None and xppr.red:
+                xppr.red = False
+                xp.red = False
+                xpp.red = True
+                x = xpp
+            else:
+                if x is xp.right:
+                    x = xp
+                    root = _rotate_left(root, x)
+                    xp = x.parent
+                    xpp = None if xp is None else xp.parent
+                if xp is not None:
+                    xp.red = False
+                    if xpp is not None:
+                        xpp.red = True
+                        root = _rotate_right(root, xpp)
+        else:
+            if xppl is not None and xppl.red:
+                xppl.red = False
+                xp.red = False
+                xpp.red = True
+                x = xpp
+            else:
+                if x is xp.left:
+                    x = xp
+                    root = _rotate_right(root, x)
+                    xp = x.parent
+                    xpp = None if xp is None else xp.parent
+                if xp is not None:
+                    xp.red = False
+                    if xpp is not None:
+                        xpp.red = True
+                        root = _rotate_left(root, xpp)
+
+
+class _Bin:
+    """One bucket: the ``next`` chain (iteration order) plus, for a tree bin, the tree's root."""
+
+    __slots__ = ("chain", "root")
+
+    def __init__(self, chain: list[_Node]) -> None:
+        self.chain = chain
+        self.root: _Node | None = None
+
+    def treeify(self) -> None:
+        """``TreeNode.treeify``: build the tree in chain order, then move its root to the front."""
+        root: _Node | None = None
+        for x in self.chain:
+            x.left = x.right = None
+            if root is None:
+                x.parent = None
+                x.red = False
+                root = x
+                continue
+            p = root
+            while True:
+                direction = _direction(x.hash, x.sort_key, p)
+                xp = p
+                child = p.left if direction <= 0 else p.right
+                if child is None:
+                    x.parent = xp
+                    if direction <= 0:
+                        xp.left = x
+                    else:
+                        xp.right = x
+                    root = _balance_insertion(root, x)
+                    break
+                p = child
+        self.root = root
+        self._move_root_to_front()
+
+    def _move_root_to_front(self) -> None:
+        root = self.root
+        if root is not None and self.chain[0] is not root:
+            self.chain.remove(root)
+            self.chain.insert(0, root)
+
+    def put_tree_val(self, x: _Node) -> None:
+        """``TreeNode.putTreeVal`` for a new key: linked right after its tree parent."""
+        assert self.root is not None
+        p = self.root
+        while True:
+            direction = _direction(x.hash, x.sort_key, p)
+            xp = p
+            child = p.left if direction <= 0 else p.right
+            if child is None:
+                self.chain.insert(self.chain.index(xp) + 1, x)
+                if direction <= 0:
+                    xp.left = x
+                else:
+                    xp.right = x
+                x.parent = xp
+                self.root = _balance_insertion(self.root, x)
+                self._move_root_to_front()
+                return
+            p = child
+
+    def untreeify(self) -> None:
+        self.root = None
+        for node in self.chain:
+            node.left = node.right = node.parent = None
+
+
+# ---------------------------------------------------------------------------
+# the map
+# ---------------------------------------------------------------------------
+
+class JavaHashMap:
+    """The key set of a ``java.util.HashMap`` under ``put`` and ``computeIfAbsent``, in Java's order.
+
+    ``hash_of`` is the keys' ``hashCode()`` and ``compare_key`` a sort key giving their
+    ``compareTo`` order (used inside tree bins; ``None`` for keys that are not
+    ``Comparable``, which then must never share a tree bin). Both default to ``String``'s.
+    Values are not stored: only the keys and their order matter here.
+    """
+
+    def __init__(
+        self,
+        initial_capacity: int | None = None,
+        *,
+        hash_of: Callable[[Hashable], int] = java_string_hash,  # type: ignore[assignment]
+        compare_key: Callable[[Hashable], object] | None = java_string_key,  # type: ignore[assignment]
+    ) -> None:
+        self.hash_of = hash_of
+        self.compare_key = compare_key
+        self.table: list[_Bin | None] = []
+        self.capacity = 0  # no table until the first insertion, as in Java
+        self._initial = DEFAULT_INITIAL_CAPACITY if initial_capacity is None else table_size_for(initial_capacity)
+        self.threshold = 0
+        self.size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def keys(self) -> list[Hashable]:
+        """The keys in iteration order (``keySet().iterator()``)."""
+        return [node.key for bin_ in self.table if bin_ is not None for node in bin_.chain]
+
+    def _new_node(self, key: Hashable) -> _Node:
+        return _Node(key, spread(self.hash_of(key)), None if self.compare_key is None else self.compare_key(key))
+
+    def resize(self) -> None:
+        """``HashMap.resize``: allocate the first table, or double it splitting every bin in two."""
+        if self.capacity == 0:
+            self.table = [None] * self._initial
+            self.capacity = self._initial
+            self.threshold = threshold(self.capacity)
+            return
+        old_table, old_capacity = self.table, self.capacity
+        new_capacity = old_capacity * 2
+        new_table: list[_Bin | None] = [None] * new_capacity
+        for index, bin_ in enumerate(old_table):
+            if bin_ is None:
+                continue
+            low = [n for n in bin_.chain if (n.hash & old_capacity) == 0]
+            high = [n for n in bin_.chain if (n.hash & old_capacity) != 0]
+            was_tree = bin_.root is not None
+            for target, part, other in ((index, low, high), (index + old_capacity, high, low)):
+                if not part:
+                    continue
+                new_bin = _Bin(part)
+                if was_tree:
+                    if len(part) <= UNTREEIFY_THRESHOLD:
+                        new_bin.untreeify()
+                    elif other:
+                        new_bin.treeify()
+                    else:
+                        new_bin.root = bin_.root  # the whole tree moves, its root already first
+                new_table[target] = new_bin
+        self.table = new_table
+        self.capacity = new_capacity
+        self.threshold = threshold(new_capacity)
+
+    def _treeify_bin(self, bin_: _Bin) -> None:
+        """``HashMap.treeifyBin``: a small table grows instead of building a tree."""
+        if self.capacity < MIN_TREEIFY_CAPACITY:
+            self.resize()
+        else:
+            bin_.treeify()
+
+    def _find(self, bin_: _Bin, key: Hashable) -> bool:
+        return any(node.key == key for node in bin_.chain)
+
+    def put(self, key: Hashable) -> None:
+        """``HashMap.put`` (``putVal``): a new key goes to the tail of its bucket, resize after."""
+        if self.capacity == 0:
+            self.resize()
+        node = self._new_node(key)
+        index = node.hash & (self.capacity - 1)
+        bin_ = self.table[index]
+        if bin_ is None:
+            self.table[index] = _Bin([node])
+        else:
+            if self._find(bin_, key):
+                return
+            if bin_.root is not None:
+                bin_.put_tree_val(node)
+            else:
+                bin_.chain.append(node)
+                if len(bin_.chain) > TREEIFY_THRESHOLD:
+                    self._treeify_bin(bin_)
+        self.size += 1
+        if self.size > self.threshold:
+            self.resize()
+
+    def compute_if_absent(self, key: Hashable) -> None:
+        """``HashMap.computeIfAbsent``: resize *before* inserting; a new key goes to the head."""
+        if self.capacity == 0 or self.size > self.threshold:
+            self.resize()
+        node = self._new_node(key)
+        index = node.hash & (self.capacity - 1)
+        bin_ = self.table[index]
+        if bin_ is None:
+            self.table[index] = _Bin([node])
+        else:
+            if self._find(bin_, key):
+                return
+            if bin_.root is not None:
+                bin_.put_tree_val(node)
+            else:
+                existing = len(bin_.chain)
+                bin_.chain.insert(0, node)
+                if existing >= TREEIFY_THRESHOLD - 1:
+                    self._treeify_bin(bin_)
+        self.size += 1
+
+
+def iteration_order(
+    keys: Iterable[Hashable],
+    hash_of: Callable[[Hashable], int] = java_string_hash,  # type: ignore[assignment]
+    *,
+    initial_capacity: int | None = None,
+    compare_key: Callable[[Hashable], object] | None = java_string_key,  # type: ignore[assignment]
+    compute_if_absent: bool = False,
+) -> list[Hashable]:
+    """Iteration order of a ``HashMap``/``HashSet`` after inserting ``keys`` in that order.
+
+    ``initial_capacity`` is the constructor argument (``None`` = ``new HashMap<>()``; for
+    ``new HashSet<>(collection)`` pass :func:`hashset_copy_initial_capacity`). Duplicate
+    keys keep their first position, as a ``put`` of an existing key does. ``hash_of`` and
+    ``compare_key`` as for :class:`JavaHashMap` (String keys by default).
+    ``compute_if_absent``: the keys were added with ``computeIfAbsent`` instead of ``put``.
+
+    Same answer as :class:`JavaHashMap`, faster in the common case: while no bucket ever
+    holds more than 8 keys, chains keep insertion order through every resize, so the order
+    is "by final bucket, then by insertion" (``put``) or "latest inserted first"
+    (``computeIfAbsent``); otherwise the map is simulated.
+    """
+    key_list = list(keys)
+    unique = list(dict.fromkeys(key_list))
+    if compute_if_absent:
+        if initial_capacity is None and len(unique) <= TREEIFY_THRESHOLD - 1:
+            # up to 7 keys in 16 buckets neither resize (threshold 12) nor treeify
+            buckets = [spread(hash_of(k)) & 15 for k in unique]
+            order = sorted(range(len(unique)), key=lambda i: (buckets[i], -i))
+            return [unique[i] for i in order]
+        table = JavaHashMap(initial_capacity, hash_of=hash_of, compare_key=compare_key)
+        for key in key_list:
+            table.compute_if_absent(key)
+        return table.keys()
+    spreads = [spread(hash_of(k)) for k in unique]
+    capacity = DEFAULT_INITIAL_CAPACITY if initial_capacity is None else table_size_for(initial_capacity)
+    counts: dict[int, int] = {}
+    for size, h in enumerate(spreads, start=1):
+        bucket = h & (capacity - 1)
+        count = counts.get(bucket, 0) + 1
+        if count > TREEIFY_THRESHOLD:
+            break
+        counts[bucket] = count
+        if size > threshold(capacity):
+            capacity *= 2
+            counts = {}
+            for earlier in spreads[:size]:
+                b = earlier & (capacity - 1)
+                counts[b] = counts.get(b, 0) + 1
+    else:
+        mask = capacity - 1
+        order = sorted(range(len(unique)), key=lambda i: spreads[i] & mask)
+        return [unique[i] for i in order]
+    # a long chain made Java resize early or build a tree bin: simulate
+    table = JavaHashMap(initial_capacity, hash_of=hash_of, compare_key=compare_key)
+    for key in key_list:
+        table.put(key)
+    return table.keys()
+
+
+# ---------------------------------------------------------------------------
+# a HashSet asked for its first element
+# ---------------------------------------------------------------------------
+
+class JavaHashSetFirst:
+    """A ``new HashSet<>()`` that only needs ``add``, ``remove`` and ``iterator().next()``.
+
+    Within a bucket Java keeps insertion order (a resize splits chains without reordering
+    them, a removal unlinks one node), so the first element is the earliest inserted of
+    the lowest non-empty bucket. The table grows past 3/4 load, and a bucket reaching 9
+    entries while the table is smaller than 64 doubles it. ``add`` and ``remove`` cost
+    O(log n) (amortised), ``first`` too.
+
+    Tree bins (9+ entries in one bucket of a table of 64+) are not modelled: Kafka keeps
+    ``TopicPartition`` keys here, which are not ``Comparable``, so Java orders such a tree
+    by identity hash codes, which no one can predict. The sticky assignors' sets hold
+    partitions of one topic, whose hashes are ``31 * partition`` apart: for partition
+    numbers below 256 at most 8 of them share a bucket of a 64+ table. Should 9 share one,
+    :attr:`tree_bin_seen` is set and a warning is emitted (the first element Java picks
+    may then differ).
+    """
+
+    __slots__ = ("hash_of", "_spread", "_buckets", "_heap", "capacity", "tree_bin_seen")
+
+    def __init__(self, hash_of: Callable[[Hashable], int]) -> None:
+        self.hash_of = hash_of
+        self._spread: dict[Hashable, int] = {}  # element -> spread hash
+        self._buckets: dict[int, dict[Hashable, None]] = {}  # bucket -> its chain, in order
+        self._heap: list[int] = []  # indices of non-empty buckets (may hold stale entries)
+        self.capacity = DEFAULT_INITIAL_CAPACITY
+        self.tree_bin_seen = False
+
+    def __len__(self) -> int:
+        return len(self._spread)
+
+    def __contains__(self, element: object) -> bool:
+        return element in self._spread
+
+    def add(self, element: Hashable) -> None:
+        if element in self._spread:
+            return
+        h = spread(self.hash_of(element))
+        self._spread[element] = h
+        index = h & (self.capacity - 1)
+        chain = self._buckets.get(index)
+        if chain is None:
+            chain = self._buckets[index] = {}
+            heappush(self._heap, index)
+        chain[element] = None
+        if len(chain) > TREEIFY_THRESHOLD:
+            if self.capacity < MIN_TREEIFY_CAPACITY:
+                self._resize()
+            elif not self.tree_bin_seen:
+                self.tree_bin_seen = True
+                warnings.warn(
+                    "a HashSet of moved partitions became a tree bin in Java; "
+                    "the sticky assignment may differ from Kafka's",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+        if len(self._spread) > threshold(self.capacity):
+            self._resize()
+
+    def _resize(self) -> None:
+        old_capacity = self.capacity
+        self.capacity *= 2
+        buckets: dict[int, dict[Hashable, None]] = {}
+        for index, chain in self._buckets.items():
+            for element in chain:  # each new bucket gets the elements of one old bucket, in order
+                target = index if (self._spread[element] & old_capacity) == 0 else index + old_capacity
+                buckets.setdefault(target, {})[element] = None
+        self._buckets = buckets
+        self._heap = list(buckets)
+        heapify(self._heap)
+
+    def discard(self, element: Hashable) -> None:
+        h = self._spread.pop(element, None)
+        if h is None:
+            return
+        index = h & (self.capacity - 1)
+        chain = self._buckets[index]
+        del chain[element]
+        if not chain:
+            del self._buckets[index]  # its heap entry goes stale
+
+    def state(self) -> tuple:
+        """Everything Java's set holds that its future answers depend on: the table size and
+        every bucket's chain (for comparing states, e.g. to detect an endless loop)."""
+        return (self.capacity, tuple((i, tuple(self._buckets[i])) for i in sorted(self._buckets)))
+
+    def first(self) -> Hashable:
+        """``iterator().next()``: raises ``KeyError`` on an empty set."""
+        heap = self._heap
+        while heap and heap[0] not in self._buckets:
+            heappop(heap)
+        if not heap:
+            raise KeyError("first() of an empty set")
+        return next(iter(self._buckets[heap[0]]))
