@@ -6,17 +6,24 @@ an unexpected exception, reported as one line by the CLI's last guard).
 """
 from __future__ import annotations
 
-EXIT_OK = 0
-EXIT_FLAGGED = 1
-EXIT_USAGE = 2
-EXIT_CLUSTER = 3
-EXIT_INTERNAL = 4
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """The documented exit statuses (README, "Exit codes")."""
+
+    OK = 0
+    FLAGGED = 1       # a problem the command was asked to flag (lag over a threshold, undecodable records)
+    USAGE = 2         # bad usage or bad input
+    CLUSTER = 3       # unreachable, timed out, not authorized, or an INCOMPLETE answer
+    INTERNAL = 4      # a bug in kgroup, reported as one line
+    INTERRUPTED = 130  # Ctrl-C (kgroup/__init__.py holds it too, before anything is imported)
 
 
 class KgroupError(Exception):
     """An expected failure: printed as one line, no traceback."""
 
-    exit_code = EXIT_USAGE
+    exit_code = ExitCode.USAGE
 
     def __init__(self, message: str):
         super().__init__(message)
@@ -26,10 +33,10 @@ class KgroupError(Exception):
 class UsageError(KgroupError):
     """Bad usage or bad input: unreadable file, untranslatable setting, unknown group."""
 
-    exit_code = EXIT_USAGE
+    exit_code = ExitCode.USAGE
 
 
 class ClusterError(KgroupError):
     """The cluster could not be reached, timed out, or refused us."""
 
-    exit_code = EXIT_CLUSTER
+    exit_code = ExitCode.CLUSTER

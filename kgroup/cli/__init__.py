@@ -97,6 +97,7 @@ def main() -> None:
     args = sys.argv[1:]
     if len(args) <= 2 and args and args[-1] in ("--help", "-h") and (len(args) == 1 or args[0] in COMMANDS):
         from kgroup.cli.helptext import stored_help
+        from kgroup.errors import ExitCode
 
         text = stored_help(args[0] if len(args) == 2 else "")
         if text is not None:
@@ -105,7 +106,7 @@ def main() -> None:
                 sys.stdout.flush()
             except BrokenPipeError:  # as _run: a reader that stopped early is no error
                 pass
-            sys.exit(0)
+            sys.exit(ExitCode.OK)
     _run(args[0] if args and args[0] in COMMANDS else None)
 
 
@@ -113,7 +114,7 @@ def _run(command: str | None) -> None:
     """Run the app with the one command ``command`` registered (None: all of them)."""
     import typer
 
-    from kgroup.errors import EXIT_USAGE, KgroupError
+    from kgroup.errors import ExitCode, KgroupError
     from kgroup.render import error
 
     try:
@@ -134,7 +135,7 @@ def _run(command: str | None) -> None:
         code = 0
     except MemoryError:
         error("out of memory: the input is larger than this machine can examine")
-        code = EXIT_USAGE
+        code = ExitCode.USAGE
     except Exception as e:  # noqa: BLE001 - the last guard: never a traceback without -v
         code = _internal_error(e)
     if code == 130:  # Ctrl-C caught inside the CLI framework, which returns 130 without a word
@@ -144,7 +145,7 @@ def _run(command: str | None) -> None:
 
 def _internal_error(e: Exception) -> int:
     """One line for a failure kgroup did not expect (a bug); the trace only with -v."""
-    from kgroup.errors import EXIT_INTERNAL
+    from kgroup.errors import ExitCode
     from kgroup.render import printable
     from kgroup.settings import redact_patterns
 
@@ -158,4 +159,4 @@ def _internal_error(e: Exception) -> int:
         sys.stderr.write(printable(redact_patterns("".join(traceback.format_exception(e)))).replace("\\x0a", "\n"))
     sys.stderr.write(f"kgroup: internal error: {printable(detail)} (a bug in kgroup: please report it with the "
                      "command line" + (" and the trace above" if verbose else "; -v prints the trace") + ")\n")
-    return EXIT_INTERNAL
+    return ExitCode.INTERNAL

@@ -5,7 +5,7 @@ import typer
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app, broker_label,
                                cluster_for)
-from kgroup.errors import EXIT_FLAGGED, UsageError
+from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
 
@@ -61,6 +61,6 @@ def find_coordinator(
                              for b in result.brokers], title="Groups coordinated per broker"))
     emit(output, result.to_json(), tables)
     if fail_on_mismatch and any(r.verdict == coordinator.MISMATCH for r in result.reports):
-        raise typer.Exit(EXIT_FLAGGED)
+        raise typer.Exit(ExitCode.FLAGGED)
 
 

@@ -9,7 +9,7 @@ import typer
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
                                cluster_for, group_states)
-from kgroup.errors import EXIT_CLUSTER, EXIT_FLAGGED, UsageError
+from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, duration, emit, warn
 
 Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,
@@ -47,7 +47,7 @@ def _report_problems(problems: list[str]) -> None:
         if len(problems) > 10:
             warn(f"... and {len(problems) - 10} more")
         warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
-        raise typer.Exit(EXIT_CLUSTER)
+        raise typer.Exit(ExitCode.CLUSTER)
 
 
 @app.command("list")
@@ -205,7 +205,7 @@ def offsets(
     if verdict == "over":
         shown = ", ".join(over) + (f" and {over_count - 20} more" if over_count > 20 else "")
         warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
-        raise typer.Exit(EXIT_FLAGGED)
+        raise typer.Exit(ExitCode.FLAGGED)
 
 
 def _quiet_gc() -> None:

@@ -9,7 +9,7 @@ from typing import Annotated, IO, Iterator, List, Optional
 import typer
 
 from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
-from kgroup.errors import EXIT_FLAGGED, UsageError
+from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, printable, warn
 
@@ -171,7 +171,7 @@ def log(
     summary = f"{tally.shown} of {tally.read} records shown"
     if tally.undecodable:
         warn(f"{summary}; {tally.undecodable} could not be decoded (printed as error entries)")
-        raise typer.Exit(EXIT_FLAGGED)
+        raise typer.Exit(ExitCode.FLAGGED)
     if sys.stderr.isatty() or verbose:
         sys.stderr.write(f"kgroup: {summary}\n")
 

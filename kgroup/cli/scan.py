@@ -6,7 +6,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
-from kgroup.errors import EXIT_FLAGGED, UsageError
+from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, Table, emit, info, printable, warn
 
@@ -117,7 +117,7 @@ def scan(
         first = summary["errors"][0]
         warn(f"{summary['undecodable']} of {summary['records']} records could not be decoded "
              f"(first: partition {first['partition']} offset {first['offset']}: {first['error']})")
-        raise typer.Exit(EXIT_FLAGGED)
+        raise typer.Exit(ExitCode.FLAGGED)
     if verbose or sys.stderr.isatty():
         info(f"scanned {summary['records_read']} records ({summary['records']} in the window) of {len(rows)} groups "
              f"in {elapsed:.1f} s (Spark start-up {spark_start:.1f} s)")

@@ -5,7 +5,7 @@ import typer
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
                                group_states)
-from kgroup.errors import EXIT_CLUSTER, UsageError
+from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
 STRATEGY_NAMES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range", "all"]
@@ -105,7 +105,7 @@ def whatif(
     emit(output, doc, [] if output == OutputFormat.json else _whatif_tables(state, result, vote, refused, subs))
     if problems:  # what the cluster did not answer is not presented as a complete answer
         warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
-        raise typer.Exit(EXIT_CLUSTER)
+        raise typer.Exit(ExitCode.CLUSTER)
 
 
 def _refused_joins(state, change) -> list[str]:
@@ -278,4 +278,4 @@ def vote(
                                     f"selected: {v.selected}" if v.selected else f"error: {v.error}",
                                     v.explanation])])
     if v.error:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FLAGGED)
