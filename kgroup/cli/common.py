@@ -1,5 +1,6 @@
 """What every command shares: the Typer app, connection and output options,
 and the way a command gets a cluster or a snapshot."""
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, List, Optional
 
@@ -73,29 +74,35 @@ def _root(version: Annotated[Optional[bool], typer.Option(
     pass
 
 
-def cluster_for(conn: tuple):
-    """The one read-only Cluster of this command, for the connection options
-    ``(bootstrap, x, command_config, timeout, verbose)``; built on first use."""
-    from kgroup.adapter import connect
+@dataclass
+class ConnectionOptions:
+    """A command's connection options, as given (-b, -X, --command-config, --timeout, -v),
+    passed explicitly to whatever needs the cluster; it makes the command's one read-only
+    Cluster on first use and keeps it."""
 
-    global _CLUSTER
-    if _CLUSTER is None:
-        _CLUSTER = connect(settings_for(conn))
-    return _CLUSTER
+    bootstrap: Optional[str] = None
+    x: Optional[List[str]] = None
+    command_config: Optional[Path] = None
+    timeout: float = 10.0
+    verbose: bool = False
+    _cluster: object = field(default=None, init=False, repr=False, compare=False)
+
+    def settings(self):
+        """The core's ConnectionSettings (translated --command-config, -X, defaults)."""
+        from kgroup.settings import ConnectionSettings
+
+        return ConnectionSettings.build(self.bootstrap, list(self.x or []), self.command_config, self.timeout,
+                                        self.verbose)
+
+    def cluster(self):
+        if self._cluster is None:
+            from kgroup.adapter import connect
+
+            self._cluster = connect(self.settings())
+        return self._cluster
 
 
-def settings_for(conn: tuple):
-    """The ConnectionSettings of the connection options ``(bootstrap, x, command_config, timeout, verbose)``."""
-    from kgroup.settings import ConnectionSettings
-
-    bootstrap, x, command_config, timeout, verbose = conn
-    return ConnectionSettings.build(bootstrap, list(x or []), command_config, timeout, verbose)
-
-
-_CLUSTER = None
-
-
-def group_states(snapshot: Optional[Path], groups: list[str], settings_args: tuple, *, topics=None,
+def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOptions, *, topics=None,
                  offsets: bool = True, racks: bool = False, drop_deleted: bool = False):
     """GroupState per group, from a snapshot file or captured live; returns (states, problems).
     ``drop_deleted``: assignments of topics missing from the metadata are set apart (with a
@@ -112,7 +119,7 @@ def group_states(snapshot: Optional[Path], groups: list[str], settings_args: tup
     from kgroup.capture import capture
     from kgroup.progress import progress_bar
 
-    cluster = cluster_for(settings_args)
+    cluster = conn.cluster()
     with progress_bar() as progress:
         result = capture(cluster, groups, topics=topics, offsets=offsets, racks=racks, drop_deleted=drop_deleted,
                          progress=progress)

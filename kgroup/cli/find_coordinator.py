@@ -4,7 +4,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app, broker_label,
-                               cluster_for)
+                               ConnectionOptions)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
@@ -47,7 +47,7 @@ def find_coordinator(
     else:
         if not groups and not all_groups:
             raise UsageError("name at least one GROUP, or pass --all-groups")
-        cluster = cluster_for((bootstrap, x, command_config, timeout, verbose))
+        cluster = ConnectionOptions(bootstrap, x, command_config, timeout, verbose).cluster()
         result = coordinator.survey(cluster, groups, all_groups, offsets_partitions)
     for w in result.warnings:
         warn(w)

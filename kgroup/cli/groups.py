@@ -8,7 +8,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
-                               cluster_for, group_states)
+                               ConnectionOptions, group_states)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, duration, emit, warn
 
@@ -17,11 +17,11 @@ Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_def
 AllGroups = Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists.")]
 
 
-def _group_ids(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: tuple) -> list[str]:
+def _group_ids(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: ConnectionOptions) -> list[str]:
     return _group_ids_listed(groups, all_groups, snapshot, conn)[0]
 
 
-def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: tuple
+def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: ConnectionOptions
                       ) -> tuple[list[str], Optional[set]]:
     """The group ids to work on, and (with --all-groups) the ids the cluster listed."""
     groups = list(dict.fromkeys(groups or []))
@@ -29,7 +29,7 @@ def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: O
     if all_groups:
         if snapshot is not None:
             raise UsageError("--all-groups needs a cluster, not --snapshot")
-        listed = cluster_for(conn).list_groups()
+        listed = conn.cluster().list_groups()
         listed_ids = {g.group_id for g in listed}
         groups = list(dict.fromkeys([*groups, *(g.group_id for g in listed)]))
         if not groups:
@@ -72,7 +72,7 @@ def list_groups(
         if s.lower().replace("_", "") not in known:
             raise UsageError(f"--state {s!r} is not a group state; states: {', '.join(GROUP_STATES)}")
     _quiet_gc()
-    cluster = cluster_for((bootstrap, x, command_config, timeout, verbose))
+    cluster = ConnectionOptions(bootstrap, x, command_config, timeout, verbose).cluster()
     listed = cluster.list_groups()
     described = cluster.describe_groups([g.group_id for g in listed]) if listed else {}
     rows = filter_listing(listed, described, state or [], type_)
@@ -95,7 +95,7 @@ def describe(
     from kgroup.groups import describe_document, describe_notes
 
     _quiet_gc()
-    conn = (bootstrap, x, command_config, timeout, verbose)
+    conn = ConnectionOptions(bootstrap, x, command_config, timeout, verbose)
     ids = _group_ids(groups, all_groups, snapshot, conn)
     states, problems = group_states(snapshot, ids, conn, offsets=False)
     doc = describe_document(states.values())
@@ -145,7 +145,7 @@ def offsets(
     from kgroup.stream import GroupsWriter
 
     _quiet_gc()
-    conn = (bootstrap, x, command_config, timeout, verbose)
+    conn = ConnectionOptions(bootstrap, x, command_config, timeout, verbose)
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
     headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
                "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
@@ -164,7 +164,7 @@ def offsets(
             positions = {(t, p): o.committed for s in states.values() for t, parts in s.offsets.items()
                          for p, o in parts.items()
                          if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
-            timestamps = cluster_for(conn).first_record_timestamps(positions)
+            timestamps = conn.cluster().first_record_timestamps(positions)
         states = _Done([(s, None) for s in states.values()], problems)
     writer = GroupsWriter(output, headers)
     unknown: list[tuple[str, dict]] = []
@@ -242,7 +242,7 @@ class live_states:
     """The groups' states captured live, one at a time in the order asked (CaptureStream),
     with the progress line shown while they come."""
 
-    def __init__(self, ids: list[str], conn: tuple, topics=None, listed=None, progress: bool = True):
+    def __init__(self, ids: list[str], conn: ConnectionOptions, topics=None, listed=None, progress: bool = True):
         self.ids, self.conn, self.topics, self.listed, self.progress = ids, conn, topics, listed, progress
         self.problems: list[str] = []
 
@@ -255,7 +255,7 @@ class live_states:
             progress = _no_progress
         from kgroup.capture import CaptureStream
 
-        self._stream = CaptureStream(cluster_for(self.conn), self.ids, topics=self.topics, listed=self.listed,
+        self._stream = CaptureStream(self.conn.cluster(), self.ids, topics=self.topics, listed=self.listed,
                                      progress=progress, raw=True)
         self.problems = self._stream.problems
         return self
@@ -298,7 +298,7 @@ def snapshot(
     if output != OutputFormat.json:
         raise UsageError(f"-o {output.value}: a snapshot is a JSON file; read it as a table with "
                          "'kgroup describe --snapshot FILE' or 'kgroup offsets --snapshot FILE'")
-    conn = (bootstrap, x, command_config, timeout, verbose)
+    conn = ConnectionOptions(bootstrap, x, command_config, timeout, verbose)
     problems: list[str] = []
     if at is None:
         if input_ is not None:
@@ -318,7 +318,7 @@ def snapshot(
     _report_problems(problems)
 
 
-def _state_from_log(group: str, at: str, input_: Optional[Path], offsets_topic: str, conn: tuple):
+def _state_from_log(group: str, at: str, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions):
     from kgroup.cli.log import group_entries
     from kgroup.offsets_log.replay import GroupReplay
     from kgroup.offsets_log.timetravel import GroupNotInLog, state_at
@@ -332,7 +332,7 @@ def _state_from_log(group: str, at: str, input_: Optional[Path], offsets_topic: 
             replay.apply(e)
     counts = offsets_partitions = None
     if input_ is None:
-        md = cluster_for(conn).metadata()
+        md = conn.cluster().metadata()
         counts = {name: t.partition_count for name, t in md.topics.items()}
         topic = md.topics.get(offsets_topic)
         offsets_partitions = topic.partition_count if topic else None

@@ -8,7 +8,7 @@ from typing import Annotated, IO, Iterator, List, Optional
 
 import typer
 
-from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
+from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, ConnectionOptions
 from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, printable, warn
@@ -162,7 +162,7 @@ def log(
                 wanted = set(partition)
                 raw = (r for r in raw if r.partition in wanted)
         else:
-            settings = settings_for((bootstrap, x, command_config, timeout, verbose))
+            settings = ConnectionOptions(bootstrap, x, command_config, timeout, verbose).settings()
             raw = _saving(live_records(settings, offsets_topic, partition, follow, progress, selection), save)
         writer = log_output.writer(output.value, sys.stdout, printable)
         for entry in select(raw, selection, tally):
@@ -176,7 +176,7 @@ def log(
         sys.stderr.write(f"kgroup: {summary}\n")
 
 
-def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: tuple, until_ms: int | None,
+def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions, until_ms: int | None,
                   progress) -> Iterator:
     """Every decoded record of one group, up to ``until_ms``, from --input or the live log."""
     from kgroup.offsets_log.selection import Selection, select
@@ -186,7 +186,7 @@ def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: 
     if input_ is not None:
         raw = file_records(input_, progress)
     else:
-        raw = live_records(settings_for(conn), offsets_topic, None, False, progress, selection)
+        raw = live_records(conn.settings(), offsets_topic, None, False, progress, selection)
     return (e for e in select(raw, selection) if e.record is not None)
 
 
@@ -217,7 +217,7 @@ def history(
     window = Window.parse(since, None, int(time.time() * 1000))
     replay = GroupReplay(group)
     with progress_bar() as progress:
-        for e in group_entries(group, input_, offsets_topic, (bootstrap, x, command_config, timeout, verbose),
+        for e in group_entries(group, input_, offsets_topic, ConnectionOptions(bootstrap, x, command_config, timeout, verbose),
                                None, progress):
             replay.apply(e)
     replay.finish()

@@ -5,7 +5,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, settings_for
+from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, ConnectionOptions
 from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, Table, emit, info, printable, warn
@@ -83,7 +83,7 @@ def scan(
     if input_ is None:
         from kgroup.adapter import offsets_log_leaders, offsets_log_ranges
 
-        settings = settings_for((bootstrap, x, command_config, timeout, verbose))
+        settings = ConnectionOptions(bootstrap, x, command_config, timeout, verbose).settings()
         ranges = offsets_log_ranges(settings, offsets_topic)
         leaders, brokers = offsets_log_leaders(settings, offsets_topic)
 

@@ -4,7 +4,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
-                               group_states)
+                               ConnectionOptions, group_states)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
@@ -62,7 +62,7 @@ def whatif(
         raise UsageError("--protocols needs at least one protocol name, e.g. --protocols range,cooperative-sticky")
     if proto_list and not add:
         raise UsageError("--protocols gives the protocols of members added with --add; add one with --add NAME")
-    conn = (bootstrap, x, command_config, timeout, verbose)
+    conn = ConnectionOptions(bootstrap, x, command_config, timeout, verbose)
     states, problems = group_states(snapshot, [group] if group else [], conn, racks=True, drop_deleted=True)
     for p in problems:
         warn(p)
