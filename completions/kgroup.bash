@@ -132,6 +132,7 @@ _kgroup() {
             --strategy|-s) COMPREPLY=($(compgen -W "range roundrobin sticky cooperative-sticky uniform server-range all" -- "$cur")); return ;;
             --subscription) COMPREPLY=(); return ;;
             --protocols) COMPREPLY=(); return ;;
+            --broker-jdk) COMPREPLY=(); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
@@ -139,7 +140,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--remove --add --partitions --strategy -s --subscription --protocols --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--remove --add --partitions --strategy -s --subscription --protocols --broker-jdk --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     esac
 }
 complete -F _kgroup kgroup

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field, replace
 
+from kgroup.java.hashmap import DEFAULT_JDK
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks, by_topic
 from kgroup.errors import UsageError
 from kgroup.model import MAX_GROUP_PARTITIONS, GroupState, Member
@@ -208,13 +209,14 @@ def _topic_racks(state: GroupState, members: list[MemberSubscription]) -> TopicR
 
 
 def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscription],
-            racks: TopicRacks | None, topic_ids: dict[str, str] | None = None) -> tuple[Assignment, Assignment | None]:
+            racks: TopicRacks | None, topic_ids: dict[str, str] | None = None,
+            jdk: int = DEFAULT_JDK) -> tuple[Assignment, Assignment | None]:
     module = importlib.import_module(f"kgroup.assignors.{STRATEGIES[strategy][0]}")
     if strategy == "cooperative-sticky":
         first, converged = module.assign_rounds(topics, members, topic_racks=racks)
         return converged, first
     if strategy == "uniform":
-        return module.assign(topics, members, topic_racks=racks, topic_ids=topic_ids), None
+        return module.assign(topics, members, topic_racks=racks, topic_ids=topic_ids, jdk=jdk), None
     return module.assign(topics, members, topic_racks=racks), None
 
 
@@ -265,7 +267,8 @@ def _server_side(members: list[MemberSubscription], state: GroupState) -> list[M
             if m.member_id in targets else m for m in members]
 
 
-def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
+def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEFAULT_JDK) -> WhatIf:
+    """``jdk``: the brokers' Java version, which ``uniform`` depends on (kgroup.java.hashmap)."""
     topics, members, removed, inferred, notes = apply_change(state, change)
     racks = _topic_racks(state, members)
     current = {m.member_id: {t: sorted(ps) for t, ps in sorted(m.assignment.items()) if ps}
@@ -286,7 +289,7 @@ def run(state: GroupState, change: Change, strategies: list[str]) -> WhatIf:
     results = []
     for strategy in strategies:
         raw, first_raw = _assign(strategy, topics, server_members if STRATEGIES[strategy][1] == "server" else members,
-                                 racks, topic_ids)
+                                 racks, topic_ids, jdk)
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
         owners_after = _owner_list(assignment, subscribed, topics)
         moves = [Move(tp[0], tp[1], source, target)

@@ -134,3 +134,27 @@ def test_vote_and_rolling_switch():
     steps = json.loads(r.stdout)["steps"]
     assert all(s["accepted"] for s in steps)
     assert steps[-1]["selected"] == "cooperative-sticky" and steps[-1]["protocols"] == ["cooperative-sticky"]
+
+
+def test_broker_jdk_decides_uniforms_order_of_a_copied_partition_set(tmp_path):
+    """A owns 12 partitions of t (1-6, 17-22) and may keep 6. The coordinator copies them into a
+    new HashSet: 32 buckets on JDK 17 (ascending order), 16 on JDK 21 (1, 17, 2, 18, ...); A
+    keeps the first six it iterates."""
+    doc = json.loads(open(SEED).read())
+    doc["cluster"]["topics"] = {"t": {"partitions": 24}}
+    template = doc["group"]["members"][0]
+    doc["group"]["members"] = [
+        {**template, "member_id": n, "client_id": n, "subscription": ["t"], "protocols": ["range"],
+         "assignment": {"t": [1, 2, 3, 4, 5, 6, 17, 18, 19, 20, 21, 22]} if n == "A" else {}} for n in "ABCD"]
+    doc["offsets"] = {}
+    path = tmp_path / "jdk.json"
+    path.write_text(json.dumps(doc))
+    kept = {}
+    for jdk in ("17", "21"):
+        r = run_kgroup("whatif", "--snapshot", str(path), "-s", "uniform", "--broker-jdk", jdk, "-o", "json")
+        assert r.returncode == 0, r.stderr
+        (result,) = json.loads(r.stdout)["strategies"]
+        kept[jdk] = result["assignment"]["A"]["t"]
+    assert kept == {"17": [1, 2, 3, 4, 5, 6], "21": [1, 2, 3, 17, 18, 19]}
+    r = run_kgroup("whatif", "--snapshot", str(path), "-s", "uniform", "-o", "json")
+    assert json.loads(r.stdout)["strategies"][0]["assignment"]["A"]["t"] == kept["17"]  # the default

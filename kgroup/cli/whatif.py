@@ -38,6 +38,10 @@ def whatif(
     protocols: Annotated[Optional[str], typer.Option(
         "--protocols", metavar="A,B", help="Protocols the added members support, in order; runs the protocol "
                                           "vote of the group after the change.")] = None,
+    broker_jdk: Annotated[int, typer.Option(
+        "--broker-jdk", metavar="N", min=8, max=99,
+        help="Java version of the brokers, for uniform (KIP-848): JDK 19 changed how a copied HashSet sizes "
+             "its table, which some iteration orders follow. The apache/kafka image runs 21.")] = 17,
     snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
     bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
@@ -90,7 +94,7 @@ def whatif(
              f"{','.join(proto_list)} is supported by every member) and stay out of the group: "
              "the tables leave them out")
     names = list(STRATEGIES) if strategy == "all" else [strategy]
-    result = run(state, change, names)
+    result = run(state, change, names, jdk=broker_jdk)
     result.added.extend(refused)  # asked for, and shown as refused
     vote = _vote_after(state, change, result) if proto_list or any(m.protocols for m in state.group.members) else None
     if vote is not None and vote.get("selected") and strategy != "all" and vote["selected"] != strategy \
