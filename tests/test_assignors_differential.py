@@ -30,6 +30,8 @@ from kgroup.java.strings import java_string_hash
 from kgroup.assignors._sticky_core import AssignmentDoesNotTerminate, StickyAssignmentError
 from kgroup.assignors.base import MemberSubscription
 
+pytestmark = pytest.mark.java  # runs Kafka's own assignors from the kafka-clients jar
+
 SEED = int(os.environ.get("KGROUP_DIFF_SEED", "20240917"))
 PER_STRATEGY = int(os.environ.get("KGROUP_DIFF_SCENARIOS", "2000"))
 HASH_ORDER_CASES = 300
