@@ -62,9 +62,11 @@ def run() -> None:
     import atexit
     import os
 
+    from kgroup.errors import ExitCode
+
     try:
         main()
-        code: object = 0
+        code: object = ExitCode.OK
     except SystemExit as e:
         code = e.code
     for stream in (sys.stdout, sys.stderr):
@@ -73,16 +75,16 @@ def run() -> None:
         except (OSError, ValueError):  # a closed pipe: nothing more to say there
             pass
     atexit._run_exitfuncs()
+    from kgroup import _stopping
+
     if code is None:
-        code = 0
+        code = ExitCode.OK
     elif not isinstance(code, int):
         sys.stderr.write(f"{code}\n")
-        code = 1
-    from kgroup import EXIT_INTERRUPTED, _stopping
-
+        code = ExitCode.FLAGGED  # 1, as the interpreter ends a sys.exit(message)
     # a Ctrl-C said at the last moment ends the process with its own code; from here one is not said
     if not _stopping.acquire(timeout=5):
-        code = EXIT_INTERRUPTED
+        code = ExitCode.INTERRUPTED
     os._exit(code)
 
 
@@ -124,23 +126,23 @@ def _run(command: str | None) -> None:
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         if e.format_message():  # empty when help was shown for a bare command
             error(f"{e.format_message()}{hint}")
-        code = 2
+        code = ExitCode.USAGE
     except KgroupError as e:
         error(e.message)
         code = e.exit_code
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("kgroup: interrupted\n")
-        code = 130
+        code = ExitCode.INTERRUPTED
     except BrokenPipeError:
-        code = 0
+        code = ExitCode.OK
     except MemoryError:
         error("out of memory: the input is larger than this machine can examine")
         code = ExitCode.USAGE
     except Exception as e:  # noqa: BLE001 - the last guard: never a traceback without -v
         code = _internal_error(e)
-    if code == 130:  # Ctrl-C caught inside the CLI framework, which returns 130 without a word
+    if code == ExitCode.INTERRUPTED:  # Ctrl-C caught inside the CLI framework, which returns 130 without a word
         sys.stderr.write("kgroup: interrupted\n")
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code if isinstance(code, int) else ExitCode.OK)
 
 
 def _internal_error(e: Exception) -> int:
