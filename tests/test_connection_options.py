@@ -19,3 +19,39 @@ def test_one_cluster_per_options_value_and_no_module_global(monkeypatch):
     assert b.cluster() is not a.cluster()
     assert len(made) == 2
     assert not any(name.startswith("_CLUSTER") for name in vars(common))
+
+
+SHARED = ["bootstrap", "x", "command_config", "timeout", "verbose"]
+
+
+def test_the_option_set_comes_last_and_arrives_as_one_value():
+    import inspect
+
+    from kgroup.cli.common import connection_options
+
+    seen = []
+
+    @connection_options
+    def command(group: str, output: str = "table", *, conn: ConnectionOptions) -> None:
+        seen.append((group, output, conn))
+
+    assert list(inspect.signature(command).parameters) == ["group", "output", *SHARED]
+    command("G1", bootstrap="h:1", x=["a=b"], command_config=None, timeout=3.0, verbose=True)
+    assert seen == [("G1", "table", ConnectionOptions("h:1", ["a=b"], None, 3.0, True))]
+
+
+def test_every_command_with_a_cluster_takes_the_one_option_set():
+    import inspect
+    from pathlib import Path
+
+    from kgroup.cli import load_app
+
+    with_connection = []
+    for c in load_app().registered_commands:
+        names = list(inspect.signature(c.callback).parameters)
+        if "bootstrap" in names:
+            assert names[-5:] == SHARED and "conn" in inspect.signature(c.callback.__wrapped__).parameters, c.name
+            with_connection.append(c.name)
+    assert "vote" not in with_connection and len(with_connection) == 9
+    for f in (Path(common.__file__).parent).glob("*.py"):
+        assert "bootstrap: Bootstrap" not in f.read_text(), f.name  # declared once, in common.py's set

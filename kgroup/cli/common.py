@@ -60,6 +60,9 @@ Timeout = Annotated[float, typer.Option(
 Output = Annotated[OutputFormat, typer.Option("--output", "-o", metavar="table|json|csv",
                                               help="Output format; data goes to stdout.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show client logs on stderr (secrets redacted).")]
+# (name, annotation, default) of the connection options, in the order every command's help lists them
+_CONNECTION_PARAMETERS = [("bootstrap", Bootstrap, None), ("x", XProps, None), ("command_config", CommandConfig, None),
+                          ("timeout", Timeout, 10.0), ("verbose", Verbose, False)]
 
 
 def _version(value: bool) -> None:
@@ -100,6 +103,29 @@ class ConnectionOptions:
 
             self._cluster = connect(self.settings())
         return self._cluster
+
+
+def connection_options(command):
+    """The shared connection options (-b, -X, --command-config, --timeout, -v) for ``command``:
+    they are added after its own parameters (so every command's help lists them last, in one
+    order) and reach it as one ``conn: ConnectionOptions`` argument."""
+    import functools
+    import inspect
+
+    signature = inspect.signature(command)
+    own = [p for name, p in signature.parameters.items() if name != "conn"]
+    shared = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=annotation)
+              for name, annotation, default in _CONNECTION_PARAMETERS]
+
+    @functools.wraps(command)
+    def with_connection(*args, bootstrap, x, command_config, timeout, verbose, **kwargs):
+        return command(*args, conn=ConnectionOptions(bootstrap, x, command_config, timeout, verbose), **kwargs)
+
+    with_connection.__signature__ = signature.replace(parameters=own + shared)
+    with_connection.__annotations__ = {**{p.name: p.annotation for p in own},
+                                       **{name: annotation for name, annotation, _ in _CONNECTION_PARAMETERS},
+                                       "return": signature.return_annotation}
+    return with_connection
 
 
 def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOptions, *, topics=None,

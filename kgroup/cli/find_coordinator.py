@@ -3,13 +3,13 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app, broker_label,
-                               ConnectionOptions)
+from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, broker_label, connection_options
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
 
 @app.command("find-coordinator")
+@connection_options
 def find_coordinator(
     groups: Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,
                                                           help="Group ids (use -- before ids that start with -).")] = None,
@@ -23,8 +23,7 @@ def find_coordinator(
     fail_on_mismatch: Annotated[bool, typer.Option("--fail-on-mismatch", help="Exit 1 on any mismatch.")] = False,
     snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     """Which __consumer_offsets partition each group hashes to, who leads it, who the cluster
     says coordinates the group, and whether the two agree."""
@@ -36,7 +35,7 @@ def find_coordinator(
 
         if offline or all_groups:
             raise UsageError("--snapshot cannot be combined with --offline or --all-groups")
-        (state,) = group_states(snapshot, groups, ())[0].values()
+        (state,) = group_states(snapshot, groups, ConnectionOptions())[0].values()
         result = coordinator.snapshot_survey(state, offsets_partitions)
     elif offline:
         if all_groups:
@@ -47,7 +46,7 @@ def find_coordinator(
     else:
         if not groups and not all_groups:
             raise UsageError("name at least one GROUP, or pass --all-groups")
-        cluster = ConnectionOptions(bootstrap, x, command_config, timeout, verbose).cluster()
+        cluster = conn.cluster()
         result = coordinator.survey(cluster, groups, all_groups, offsets_partitions)
     for w in result.warnings:
         warn(w)

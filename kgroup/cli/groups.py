@@ -7,8 +7,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
-                               ConnectionOptions, group_states)
+from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, group_states
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, duration, emit, warn
 
@@ -51,14 +50,14 @@ def _report_problems(problems: list[str]) -> None:
 
 
 @app.command("list")
+@connection_options
 def list_groups(
     state: Annotated[Optional[List[str]], typer.Option("--state", metavar="STATE",
                                                        help="Only groups in this state (repeatable).")] = None,
     type_: Annotated[Optional[str], typer.Option("--type", metavar="classic|consumer",
                                                  help="Only classic or consumer (KIP-848) groups.")] = None,
     output: Output = OutputFormat.table,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     """Every group: type, state, protocol type, assignor, member count, coordinator."""
     from kgroup.groups import filter_listing
@@ -72,7 +71,7 @@ def list_groups(
         if s.lower().replace("_", "") not in known:
             raise UsageError(f"--state {s!r} is not a group state; states: {', '.join(GROUP_STATES)}")
     _quiet_gc()
-    cluster = ConnectionOptions(bootstrap, x, command_config, timeout, verbose).cluster()
+    cluster = conn.cluster()
     listed = cluster.list_groups()
     described = cluster.describe_groups([g.group_id for g in listed]) if listed else {}
     rows = filter_listing(listed, described, state or [], type_)
@@ -83,11 +82,11 @@ def list_groups(
 
 
 @app.command("describe")
+@connection_options
 def describe(
     groups: Groups = None, all_groups: AllGroups = False, snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     """Group type, state, assignor, coordinator and members with their assignments
     (and, for KIP-848 groups, target assignments and who is still reconciling)."""
@@ -95,7 +94,6 @@ def describe(
     from kgroup.groups import describe_document, describe_notes
 
     _quiet_gc()
-    conn = ConnectionOptions(bootstrap, x, command_config, timeout, verbose)
     ids = _group_ids(groups, all_groups, snapshot, conn)
     states, problems = group_states(snapshot, ids, conn, offsets=False)
     doc = describe_document(states.values())
@@ -124,6 +122,7 @@ def describe(
 
 
 @app.command("offsets")
+@connection_options
 def offsets(
     groups: Groups = None, all_groups: AllGroups = False,
     topic: Annotated[Optional[List[str]], typer.Option("--topic", "-t", metavar="TOPIC",
@@ -134,8 +133,7 @@ def offsets(
                                            "(read without joining any group).")] = False,
     snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
     lag totals per topic and per group. Any value that could not be read makes the answer
@@ -145,7 +143,6 @@ def offsets(
     from kgroup.stream import GroupsWriter
 
     _quiet_gc()
-    conn = ConnectionOptions(bootstrap, x, command_config, timeout, verbose)
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
     headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
                "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
@@ -268,6 +265,7 @@ class live_states:
 
 
 @app.command("snapshot")
+@connection_options
 def snapshot(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="The group to capture.")],
     out: Annotated[Optional[Path], typer.Option("--out", metavar="FILE", help="Write here (default stdout).")] = None,
@@ -280,8 +278,7 @@ def snapshot(
         "--offsets-topic", metavar="NAME", help="With --at: read the offsets log from a topic of this name.")] = "__consumer_offsets",
     output: Annotated[OutputFormat, typer.Option(
         "--output", "-o", metavar="json", help="A snapshot is JSON: only json is accepted.")] = OutputFormat.json,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     """Capture everything kgroup knows about a group (snapshot format v1) for offline use with --snapshot.
 
@@ -298,7 +295,6 @@ def snapshot(
     if output != OutputFormat.json:
         raise UsageError(f"-o {output.value}: a snapshot is a JSON file; read it as a table with "
                          "'kgroup describe --snapshot FILE' or 'kgroup offsets --snapshot FILE'")
-    conn = ConnectionOptions(bootstrap, x, command_config, timeout, verbose)
     problems: list[str] = []
     if at is None:
         if input_ is not None:

@@ -8,7 +8,7 @@ from typing import Annotated, IO, Iterator, List, Optional
 
 import typer
 
-from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, ConnectionOptions
+from kgroup.cli.common import ConnectionOptions, Output, app, connection_options
 from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, printable, warn
@@ -109,6 +109,7 @@ def _saving(records: Iterator, save: Optional[Path]) -> Iterator:
 
 
 @app.command("log")
+@connection_options
 def log(
     groups: LogGroups = None,
     input_: Input = None,
@@ -123,8 +124,7 @@ def log(
     since: Since = None, until: Until = None,
     follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep reading new records until Ctrl-C.")] = False,
     output: Output = OutputFormat.table,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     """Every record of the offsets log (__consumer_offsets), decoded exactly as Kafka 4.3.0's own formatters print it: offset commits, classic group metadata, KIP-848 consumer, share and streams group records, tombstones.
 
@@ -162,7 +162,7 @@ def log(
                 wanted = set(partition)
                 raw = (r for r in raw if r.partition in wanted)
         else:
-            settings = ConnectionOptions(bootstrap, x, command_config, timeout, verbose).settings()
+            settings = conn.settings()
             raw = _saving(live_records(settings, offsets_topic, partition, follow, progress, selection), save)
         writer = log_output.writer(output.value, sys.stdout, printable)
         for entry in select(raw, selection, tally):
@@ -172,7 +172,7 @@ def log(
     if tally.undecodable:
         warn(f"{summary}; {tally.undecodable} could not be decoded (printed as error entries)")
         raise typer.Exit(ExitCode.FLAGGED)
-    if sys.stderr.isatty() or verbose:
+    if sys.stderr.isatty() or conn.verbose:
         sys.stderr.write(f"kgroup: {summary}\n")
 
 
@@ -191,14 +191,14 @@ def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: 
 
 
 @app.command("history")
+@connection_options
 def history(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="The group whose rebalances to show.")],
     input_: Input = None,
     offsets_topic: OffsetsTopic = OFFSETS_TOPIC,
     since: Since = None,
     output: Output = OutputFormat.table,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     """A group's rebalance timeline from the offsets log: every classic generation or KIP-848 group epoch with its protocol, leader and members, who joined and who left, which partitions moved, the time between rebalances and the commits in between.
 
@@ -217,7 +217,7 @@ def history(
     window = Window.parse(since, None, int(time.time() * 1000))
     replay = GroupReplay(group)
     with progress_bar() as progress:
-        for e in group_entries(group, input_, offsets_topic, ConnectionOptions(bootstrap, x, command_config, timeout, verbose),
+        for e in group_entries(group, input_, offsets_topic, conn,
                                None, progress):
             replay.apply(e)
     replay.finish()

@@ -5,7 +5,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import Bootstrap, CommandConfig, Output, Timeout, Verbose, XProps, app, ConnectionOptions
+from kgroup.cli.common import ConnectionOptions, Output, app, connection_options
 from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, Table, emit, info, printable, warn
@@ -14,6 +14,7 @@ SPARK = "Spark"
 
 
 @app.command("scan")
+@connection_options
 def scan(
     input_: Annotated[Optional[str], typer.Option(
         "--input", metavar="PATH", help="Raw records saved earlier instead of a cluster: JSON Lines (kgroup log "
@@ -46,8 +47,7 @@ def scan(
     conf: Annotated[Optional[List[str]], typer.Option(
         "--conf", metavar="KEY=VALUE", rich_help_panel=SPARK, help="Spark property, repeatable.")] = None,
     output: Output = OutputFormat.table,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     r"""The whole fleet from the offsets log: which groups stopped committing (stale), which are in a rebalance storm, which coordinator is hot by commit traffic, which rewound their offsets, lag across every group.
 
@@ -83,7 +83,7 @@ def scan(
     if input_ is None:
         from kgroup.adapter import offsets_log_leaders, offsets_log_ranges
 
-        settings = ConnectionOptions(bootstrap, x, command_config, timeout, verbose).settings()
+        settings = conn.settings()
         ranges = offsets_log_ranges(settings, offsets_topic)
         leaders, brokers = offsets_log_leaders(settings, offsets_topic)
 
@@ -97,7 +97,7 @@ def scan(
                           out=out, master=master, scratch=scratch)
     with progress_bar() as progress:
         progress("starting Spark", 0, 1)
-        spark = build_session(master, spark_conf, verbose)
+        spark = build_session(master, spark_conf, conn.verbose)
         spark_start = time.monotonic() - started
         try:
             report = scan_report(spark, request, progress)
@@ -118,7 +118,7 @@ def scan(
         warn(f"{summary['undecodable']} of {summary['records']} records could not be decoded "
              f"(first: partition {first['partition']} offset {first['offset']}: {first['error']})")
         raise typer.Exit(ExitCode.FLAGGED)
-    if verbose or sys.stderr.isatty():
+    if conn.verbose or sys.stderr.isatty():
         info(f"scanned {summary['records_read']} records ({summary['records']} in the window) of {len(rows)} groups "
              f"in {elapsed:.1f} s (Spark start-up {spark_start:.1f} s)")
 

@@ -3,8 +3,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import (Bootstrap, CommandConfig, Output, Snapshot, Timeout, Verbose, XProps, app,
-                               ConnectionOptions, group_states)
+from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, group_states
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
@@ -19,6 +18,7 @@ def _split_topics(value: str, option: str) -> list[str]:
 
 
 @app.command("whatif")
+@connection_options
 def whatif(
     group: Annotated[Optional[str], typer.Argument(metavar="GROUP", show_default=False,
                                                    help="The group (optional with --snapshot).")] = None,
@@ -44,8 +44,7 @@ def whatif(
              "its table, which some iteration orders follow. The apache/kafka image runs 21.")] = 17,
     snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
-    bootstrap: Bootstrap = None, x: XProps = None, command_config: CommandConfig = None,
-    timeout: Timeout = 10.0, verbose: Verbose = False,
+    *, conn: ConnectionOptions,
 ) -> None:
     """What every assignor would do after a change: who gets what, what moves, balance, lag."""
     import gc
@@ -66,7 +65,6 @@ def whatif(
         raise UsageError("--protocols needs at least one protocol name, e.g. --protocols range,cooperative-sticky")
     if proto_list and not add:
         raise UsageError("--protocols gives the protocols of members added with --add; add one with --add NAME")
-    conn = ConnectionOptions(bootstrap, x, command_config, timeout, verbose)
     states, problems = group_states(snapshot, [group] if group else [], conn, racks=True, drop_deleted=True)
     for p in problems:
         warn(p)
@@ -232,7 +230,7 @@ def vote(
 
     members: dict[str, list[str]] = {}
     if snapshot is not None:
-        (state,) = group_states(snapshot, [], ())[0].values()
+        (state,) = group_states(snapshot, [], ConnectionOptions())[0].values()
         for m in state.group.members:
             members[m.member_id] = list(m.protocols or ([state.group.protocol] if state.group.protocol else []))
     given: set[str] = set()
