@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, OFFSETS_TOPIC, offsets_partition_for
 
-if TYPE_CHECKING:  # the model is loaded where its classes are built: --offline needs none of them
+if TYPE_CHECKING:  # the model is loaded where its classes are built: an offline survey needs none of them
     from kgroup.metadata import ClusterMetadata, CoordinatorLookup, TopicInfo
     from kgroup.model import Broker
 
@@ -23,8 +23,8 @@ class PartitionCount:
     """How many partitions ``__consumer_offsets`` has, and where that number came from."""
 
     count: int
-    source: str  # metadata | option | default
-    warning: str | None = None
+    source: str  # metadata | option | default (Kafka's, nothing better known) | snapshot
+    ignored: int | None = None  # a count asked for that the metadata contradicts (the metadata wins)
 
 
 @dataclass(frozen=True)
@@ -65,21 +65,16 @@ class BrokerLoad:
                 "offsets_partitions_led": self.offsets_partitions_led, "hot": self.hot}
 
 
-def offsets_partition_count(metadata: ClusterMetadata | None, option: int | None) -> PartitionCount:
-    """Metadata first, then ``--offsets-partitions``, then Kafka's default with a warning."""
+def offsets_partition_count(metadata: ClusterMetadata | None, given: int | None) -> PartitionCount:
+    """Metadata first, then the count ``given``, then Kafka's default (``source`` says which;
+    ``ignored`` holds a count given that the metadata contradicts)."""
     topic = metadata.topics.get(OFFSETS_TOPIC) if metadata else None
     if topic is not None and topic.partition_count > 0:
-        warning = None
-        if option is not None and option != topic.partition_count:
-            warning = (f"--offsets-partitions {option} ignored: the cluster's {OFFSETS_TOPIC} "
-                       f"has {topic.partition_count} partitions")
-        return PartitionCount(topic.partition_count, "metadata", warning)
-    if option is not None:
-        return PartitionCount(option, "option")
-    return PartitionCount(
-        DEFAULT_OFFSETS_PARTITIONS, "default",
-        f"{OFFSETS_TOPIC} is not visible to this client; assuming offsets.topic.num.partitions="
-        f"{DEFAULT_OFFSETS_PARTITIONS} (Kafka's default), pass --offsets-partitions N if the cluster differs")
+        ignored = given if given is not None and given != topic.partition_count else None
+        return PartitionCount(topic.partition_count, "metadata", ignored)
+    if given is not None:
+        return PartitionCount(given, "option")
+    return PartitionCount(DEFAULT_OFFSETS_PARTITIONS, "default")
 
 
 def offline_report(group: str, offsets_partitions: int) -> CoordinatorReport:
@@ -167,11 +162,12 @@ def broker_loads(reports: list[CoordinatorReport], metadata: ClusterMetadata | N
 
 @dataclass(frozen=True)
 class CoordinatorSurvey:
-    """Every group's report, the per-broker load and the warnings of one run."""
+    """Every group's report, the per-broker load, and the offsets-topic partition count used
+    (with where it came from)."""
 
     reports: list[CoordinatorReport]
     brokers: list[BrokerLoad]
-    warnings: list[str]
+    count: PartitionCount
 
     def to_json(self) -> dict:
         return {"groups": [r.to_json() for r in self.reports], "brokers": [b.to_json() for b in self.brokers]}
@@ -186,14 +182,12 @@ def survey(cluster, groups: list[str], all_groups: bool, offsets_partitions: int
     count = offsets_partition_count(metadata, offsets_partitions)
     lookups = cluster.find_coordinators(groups, metadata.brokers)
     reports = [explain(g, count, metadata, lookups[g]) for g in groups]
-    return CoordinatorSurvey(reports, broker_loads(reports, metadata), [count.warning] if count.warning else [])
+    return CoordinatorSurvey(reports, broker_loads(reports, metadata), count)
 
 
 def offline_survey(groups: list[str], offsets_partitions: int | None) -> CoordinatorSurvey:
     count = offsets_partition_count(None, offsets_partitions)
-    warnings = [] if offsets_partitions is not None else [
-        f"--offline without --offsets-partitions: assuming {DEFAULT_OFFSETS_PARTITIONS} (Kafka's default)"]
-    return CoordinatorSurvey([offline_report(g, count.count) for g in groups], [], warnings)
+    return CoordinatorSurvey([offline_report(g, count.count) for g in groups], [], count)
 
 
 def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
@@ -216,7 +210,7 @@ def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
     else:
         report = explain(group, count, ClusterMetadata(brokers, {OFFSETS_TOPIC: _single_partition_topic(
             partition, leader.id)}), CoordinatorLookup(group, coordinator))
-    return CoordinatorSurvey([report], broker_loads([report], None), [count.warning] if count.warning else [])
+    return CoordinatorSurvey([report], broker_loads([report], None), count)
 
 
 def _single_partition_topic(partition: int, leader: int) -> TopicInfo:

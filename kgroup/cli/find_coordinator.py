@@ -28,6 +28,7 @@ def find_coordinator(
     """Which __consumer_offsets partition each group hashes to, who leads it, who the cluster
     says coordinates the group, and whether the two agree."""
     from kgroup import coordinator
+    from kgroup.hashing import OFFSETS_TOPIC
 
     groups = list(groups or [])
     if snapshot is not None:
@@ -48,8 +49,14 @@ def find_coordinator(
             raise UsageError("name at least one GROUP, or pass --all-groups")
         cluster = conn.cluster()
         result = coordinator.survey(cluster, groups, all_groups, offsets_partitions)
-    for w in result.warnings:
-        warn(w)
+    count = result.count
+    if count.ignored is not None:
+        warn(f"--offsets-partitions {count.ignored} ignored: the cluster's {OFFSETS_TOPIC} has {count.count} partitions")
+    elif count.source == "default" and offline:
+        warn(f"--offline without --offsets-partitions: assuming {count.count} (Kafka's default)")
+    elif count.source == "default":
+        warn(f"{OFFSETS_TOPIC} is not visible to this client; assuming offsets.topic.num.partitions={count.count} "
+             "(Kafka's default), pass --offsets-partitions N if the cluster differs")
     tables = [Table(
         ["GROUP", "PARTITION", "LEADER", "COORDINATOR", "VERDICT", "REASON"],
         [[r.group, f"{r.offsets_partition}/{r.offsets_partitions}", broker_label(r.partition_leader),
