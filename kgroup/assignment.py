@@ -1,8 +1,6 @@
 """Assignments in the compact form on-call engineers read: ``Order:0-3,6 Stock:0-2``."""
 from __future__ import annotations
 
-from kgroup.errors import UsageError
-
 
 def ranges(partitions: list[int]) -> str:
     """``[0, 1, 2, 3, 6]`` -> ``0-3,6``."""
@@ -32,17 +30,3 @@ def partition_count(assignment: dict[str, list[int]] | None) -> int:
 def normalized(assignment: dict[str, list[int]] | None) -> dict[str, list[int]]:
     return {t: sorted(ps) for t, ps in sorted((assignment or {}).items()) if ps}
 
-
-def parse_topic_counts(items: list[str], option: str) -> dict[str, int]:
-    """``["Order=12"]`` -> ``{"Order": 12}`` (for ``--partitions``)."""
-    import re
-
-    out = {}
-    for item in items:
-        topic, sep, count = item.rpartition("=")
-        # ASCII digits only ('²' and other Unicode digits are not numbers here), at most int32
-        if not sep or not topic or not re.fullmatch(r"[0-9]{1,10}", count) or not 1 <= int(count) <= 2**31 - 1:
-            raise UsageError(f"{option} expects TOPIC=N with N from 1 to 2147483647 (a topic's partition "
-                             f"count), got {item!r}")
-        out[topic] = int(count)
-    return out

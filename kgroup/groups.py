@@ -100,14 +100,52 @@ def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: di
     return g
 
 
+class LagVerdict:
+    """The verdict over an offsets answer, taken group by group as the groups are written
+    (each a group of the offsets document): ``incomplete`` when any value is unknown (nothing
+    can pass on it), else ``over`` when a partition's lag exceeds ``lag_above``, else ``ok``.
+
+    ``over`` holds the first ``shown`` partitions over the threshold as (group, topic,
+    partition, lag), ``over_count`` counts them all; ``unknown`` holds every unknown partition
+    as (group, its entry of the group's ``unknown`` list)."""
+
+    def __init__(self, lag_above: int | None, shown: int = 20):
+        self.lag_above, self.shown = lag_above, shown
+        self.incomplete = False
+        self.over: list[tuple[str, str, int, int]] = []
+        self.over_count = 0
+        self.unknown: list[tuple[str, dict]] = []
+
+    def add(self, g: dict) -> None:
+        self.incomplete = self.incomplete or not g["complete"]
+        self.unknown.extend((g["group"], u) for u in g["unknown"])
+        if self.lag_above is not None and g["over_threshold"]:
+            self.over_count += len(g["over_threshold"])
+            self.over.extend((g["group"], o["topic"], o["partition"], o["lag"])
+                             for o in g["over_threshold"][:max(0, self.shown - len(self.over))])
+
+    @property
+    def verdict(self) -> str:
+        return "incomplete" if self.incomplete else "over" if self.over_count else "ok"
+
+    def problems(self, reported: list[str]) -> list[str]:
+        """What makes the answer incomplete: the problems ``reported`` while reading (each
+        starting with what it is about, then ':'), then every unknown partition none of them
+        names; never empty when the verdict is ``incomplete``."""
+        named = {p.split(":", 1)[0] for p in reported}
+        problems = reported + [f"{group} {u['topic']}-{u['partition']}: {u['reason']}"
+                               for group, u in self.unknown if f"{u['topic']}-{u['partition']}" not in named]
+        if not problems and self.incomplete:
+            return ["some values are unknown"]
+        return problems
+
+
 def lag_verdict(doc: dict, lag_above: int | None) -> str:
-    """``incomplete`` when any value is unknown (nothing can pass on it), else ``over`` when a
-    partition's lag exceeds ``lag_above``, else ``ok``."""
-    if any(not g["complete"] for g in doc["groups"]):
-        return "incomplete"
-    if lag_above is not None and any(g["over_threshold"] for g in doc["groups"]):
-        return "over"
-    return "ok"
+    """LagVerdict's verdict over a whole offsets document."""
+    verdict = LagVerdict(lag_above)
+    for g in doc["groups"]:
+        verdict.add(g)
+    return verdict.verdict
 
 
 _ROW_TEMPLATE = "{" + ", ".join(f'"{f}": %s' for f in ROW_FIELDS) + "}"

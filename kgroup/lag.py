@@ -9,6 +9,7 @@ answer incomplete: no total is summed over it and no threshold can pass on it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 from kgroup.model import GroupState, Member
 
@@ -160,6 +161,14 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
             per_topic[topic] = topic_lag
     values = list(per_topic.values())
     return rows, reasons, per_topic, None if any(v is None for v in values) else sum(values)
+
+
+def time_lag_positions(states: Iterable[GroupState]) -> dict[tuple[str, int], int]:
+    """Where the first unconsumed record of each partition lies, for the time lag: the committed
+    offset of every partition with a record there (committed and log-end offsets known,
+    0 <= committed < log end). A partition committed by several groups keeps the last one's."""
+    return {(t, p): o.committed for s in states for t, parts in s.offsets.items() for p, o in parts.items()
+            if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
 
 
 def unknown_rows(rows: list[OffsetRow]) -> list[OffsetRow]:

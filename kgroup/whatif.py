@@ -25,9 +25,66 @@ STRATEGIES = {
 }
 
 
+class ChangeError(UsageError):
+    """A change the group cannot take. The attributes carry the facts; the message is a plain
+    statement of them, which a command may word in terms of its own options."""
+
+
+class UnknownTopic(ChangeError):
+    """A topic to grow that the group does not consume."""
+
+    def __init__(self, topic: str, partitions: int, known: list[str]):
+        self.topic, self.partitions, self.known = topic, partitions, known
+        super().__init__(f"{topic}={partitions}: the group has no topic {topic}; known: {', '.join(known)}")
+
+
+class PartitionsDecrease(ChangeError):
+    """A topic to shrink: Kafka only ever adds partitions."""
+
+    def __init__(self, topic: str, partitions: int, current: int):
+        self.topic, self.partitions, self.current = topic, partitions, current
+        super().__init__(f"{topic}={partitions}: Kafka can only add partitions ({topic} has {current})")
+
+
+class TooManyPartitions(ChangeError):
+    """The group's topics would hold more partitions than kgroup examines per group."""
+
+    def __init__(self, total: int, limit: int):
+        self.total, self.limit = total, limit
+        super().__init__(f"the group's topics would hold {total:,} partitions; kgroup examines at most "
+                         f"{limit:,} partitions per group")
+
+
+class RemovedTwice(ChangeError):
+    """One member named more than once among the members to remove."""
+
+    def __init__(self, member_id: str):
+        self.member_id = member_id
+        super().__init__(f"member {member_id} is to be removed more than once")
+
+
+class MemberExists(ChangeError):
+    """A member to add whose id a member of the group already has."""
+
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(f"{name}: a member with that id already exists")
+
+
+@dataclass(frozen=True)
+class SubscriptionsInferred:
+    """A note: the cluster reported no subscriptions, so the group's topics stand in for them."""
+
+    topics: list[str]
+
+    def __str__(self) -> str:
+        return (f"subscriptions inferred as the group's topics ({', '.join(self.topics)}): the cluster does not "
+                "report them")
+
+
 @dataclass
 class AddedMember:
-    """A member ``--add`` brings into the group."""
+    """A member brought into the group."""
 
     name: str
     topics: list[str] | None = None  # None: the group's topics
@@ -111,7 +168,7 @@ class WhatIf:
     added: list[str]
     topics: dict[str, int]
     results: list[StrategyResult]
-    notes: list[str]
+    notes: list[str | SubscriptionsInferred]  # in the order they arose
 
     def to_json(self) -> dict:
         return {"group": self.group, "inferred_subscriptions": self.inferred_subscriptions,
@@ -143,19 +200,19 @@ def resolve_member(members: list[Member], ref: str) -> Member:
 
 
 def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], list[MemberSubscription],
-                                                              list[Member], bool, list[str]]:
-    """The assignor input after the change: (topics, members, removed, inferred, notes)."""
-    notes: list[str] = []
+                                                              list[Member], bool, list[str | SubscriptionsInferred]]:
+    """The assignor input after the change: (topics, members, removed, inferred, notes).
+    Raises a ChangeError when the group cannot take the change."""
+    notes: list[str | SubscriptionsInferred] = []
     topics = {t: layout.partitions for t, layout in state.topics.items()}
     for t, n in change.partitions.items():
         if t not in topics:
-            raise UsageError(f"--partitions {t}={n}: the group has no topic {t}; known: {', '.join(sorted(topics))}")
+            raise UnknownTopic(t, n, sorted(topics))
         if n < topics[t]:
-            raise UsageError(f"--partitions {t}={n}: Kafka can only add partitions ({t} has {topics[t]})")
+            raise PartitionsDecrease(t, n, topics[t])
         topics[t] = n
     if sum(topics.values()) > MAX_GROUP_PARTITIONS:
-        raise UsageError(f"--partitions: the group's topics would hold {sum(topics.values()):,} partitions; kgroup "
-                         f"examines at most {MAX_GROUP_PARTITIONS:,} partitions per group")
+        raise TooManyPartitions(sum(topics.values()), MAX_GROUP_PARTITIONS)
     # a member id named exactly (and held by one member only) needs no search through the group
     by_id: dict[str, Member | None] = {}
     for m in state.group.members:
@@ -164,7 +221,7 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
     removed_ids = {m.member_id for m in removed}
     if len(removed_ids) < len(removed):
         twice = next(m.member_id for i, m in enumerate(removed) if m in removed[:i])
-        raise UsageError(f"--remove names member {twice} more than once")
+        raise RemovedTwice(twice)
     remaining = [m for m in state.group.members if m.member_id not in removed_ids]
     group_topics = sorted(t for t in state.group.topics if t in topics) or sorted(topics)
     inferred = False
@@ -184,7 +241,7 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
     existing = {m.member_id for m in state.group.members}
     for a in change.add:
         if a.name in existing or any(x.member_id == a.name for x in members):
-            raise UsageError(f"--add {a.name}: a member with that id already exists")
+            raise MemberExists(a.name)
         members.append(MemberSubscription(a.name, tuple(a.topics or group_topics), None, a.rack, (), -1))
     unknown_of: dict[tuple[str, ...], list[str]] = {}  # per distinct subscription
     for m in members:
@@ -195,8 +252,7 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
             notes.append(f"{m.member_id} subscribes to {', '.join(unknown)}, not in the metadata: Kafka's "
                          "assignors skip such topics")
     if inferred:
-        notes.append("subscriptions inferred as the group's topics (" + ", ".join(group_topics) +
-                     "): the cluster does not report them; override with --subscription MEMBER=TOPIC,...")
+        notes.append(SubscriptionsInferred(group_topics))
     return topics, members, removed, inferred, notes
 
 
@@ -310,3 +366,67 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
         results.append(StrategyResult(strategy, assignment, moves, unassigned, first_round, lag))
     return WhatIf(state.group.group_id, inferred, current, [m.member_id for m in removed],
                   [a.name for a in change.add], topics, results, notes)
+
+
+def classic_assignors() -> list[str]:
+    """The strategies that run in a classic group's members (client side): the protocols its
+    vote selects among."""
+    return [name for name, (_, side) in STRATEGIES.items() if side == "client"]
+
+
+def member_protocols(state: GroupState, member: Member) -> list[str]:
+    """The protocols ``member`` supports, in its order of preference; when the cluster did not
+    say, the protocol the group runs (none when that is unknown too)."""
+    return list(member.protocols or ([state.group.protocol] if state.group.protocol else []))
+
+
+def _added_protocols(state: GroupState, added: AddedMember) -> list[str]:
+    return list(added.protocols or ([state.group.protocol] if state.group.protocol else []))
+
+
+def refused_joins(state: GroupState, change: Change) -> list[str]:
+    """Added members Kafka's JoinGroup check refuses (INCONSISTENT_GROUP_PROTOCOL), in the
+    order they are added: each joins the group as it stands after the removals and the joins
+    before it. None are refused when some remaining member's protocols are unknown."""
+    from kgroup.protocol import supports_protocols
+
+    removed = {resolve_member(state.group.members, ref).member_id for ref in change.remove}
+    group = {m.member_id: member_protocols(state, m) for m in state.group.members if m.member_id not in removed}
+    if not all(group.values()):
+        return []  # some members' protocols are unknown: the check cannot be made
+    refused = []
+    for a in change.add:
+        if supports_protocols(group, a.protocols or []):
+            group[a.name] = list(a.protocols or [])
+        else:
+            refused.append(a.name)
+    return refused
+
+
+def vote_after(state: GroupState, change: Change, removed: list[str]) -> dict:
+    """The protocol vote of the group after the change (the members ``removed`` gone, the
+    change's added members in), as a document: ``selected``, ``error`` and ``explanation``,
+    with ``candidates`` and ``votes`` when a vote was held."""
+    from kgroup.protocol import select_protocol
+
+    gone = set(removed)
+    ballots = {m.member_id: member_protocols(state, m) for m in state.group.members if m.member_id not in gone}
+    for a in change.add:
+        ballots[a.name] = _added_protocols(state, a)
+    if not ballots:
+        return {"selected": None, "error": None, "explanation": "no member is left: an empty group selects no "
+                                                                "protocol until a member joins"}
+    if not all(ballots.values()):
+        return {"selected": None, "error": None, "explanation": "some members' protocols are unknown"}
+    v = select_protocol(ballots)
+    return {"selected": v.selected, "error": v.error, "candidates": v.candidates, "votes": v.votes,
+            "explanation": v.explanation}
+
+
+def gained_lost(now: dict[str, list[int]], after: dict[str, list[int]]
+                ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """What a member gains and what it loses going from assignment ``now`` to ``after``
+    (topic -> partitions, in the order the assignments list them; topics with none left out)."""
+    gained = {t: [p for p in ps if p not in now.get(t, [])] for t, ps in after.items()}
+    lost = {t: [p for p in ps if p not in after.get(t, [])] for t, ps in now.items()}
+    return {t: ps for t, ps in gained.items() if ps}, {t: ps for t, ps in lost.items() if ps}

@@ -83,3 +83,16 @@ def test_threshold_cannot_pass_on_incomplete_data():
     assert lag_verdict(doc, None) == "incomplete"
     g = doc["groups"][1]
     assert (g["complete"], g["total_lag"], g["unknown"][0]["partition"]) == (False, None, 1)
+
+
+def test_time_lag_reads_the_first_unconsumed_record_where_there_is_one():
+    from kgroup.lag import time_lag_positions
+
+    state = _state({0: PartitionOffsets(5, 0, 10),     # records 5..9 unconsumed: read offset 5
+                    1: PartitionOffsets(10, 0, 10),    # caught up: nothing to read
+                    2: PartitionOffsets(None, 0, 10),  # never committed
+                    3: PartitionOffsets(-1, 0, 10),    # a sentinel, not an offset
+                    4: PartitionOffsets(5, 0, None)},  # log end unknown
+                   partitions=5)
+    assert time_lag_positions([state]) == {("T", 0): 5}
+    assert time_lag_positions([]) == {}

@@ -138,8 +138,8 @@ def offsets(
     """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
     lag totals per topic and per group. Any value that could not be read makes the answer
     INCOMPLETE (exit 3, also with --lag-above)."""
-    from kgroup.groups import offsets_group, offsets_group_json
-    from kgroup.lag import ROW_FIELDS
+    from kgroup.groups import LagVerdict, offsets_group, offsets_group_json
+    from kgroup.lag import ROW_FIELDS, time_lag_positions
     from kgroup.stream import GroupsWriter
 
     _quiet_gc()
@@ -158,16 +158,10 @@ def offsets(
         if time_lag:
             if snapshot is not None:
                 raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
-            positions = {(t, p): o.committed for s in states.values() for t, parts in s.offsets.items()
-                         for p, o in parts.items()
-                         if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
-            timestamps = conn.cluster().first_record_timestamps(positions)
+            timestamps = conn.cluster().first_record_timestamps(time_lag_positions(states.values()))
         states = _Done([(s, None) for s in states.values()], problems)
     writer = GroupsWriter(output, headers)
-    unknown: list[tuple[str, dict]] = []
-    incomplete = False
-    over: list[str] = []  # the first 20 partitions over --lag-above (all are counted)
-    over_count = 0
+    verdict = LagVerdict(lag_above)
     table = output != OutputFormat.json
     with states:
         for s, raw in states:
@@ -180,12 +174,7 @@ def offsets(
             total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
             note = (f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
                     + (f"  [{per_topic}]" if per_topic else ""))
-            incomplete = incomplete or not g["complete"]
-            unknown.extend((g["group"], u) for u in g["unknown"])
-            if lag_above is not None and g["over_threshold"]:
-                over_count += len(g["over_threshold"])
-                over.extend(f"{g['group']} {o['topic']}-{o['partition']} ({o['lag']})"
-                            for o in g["over_threshold"][:max(0, 20 - len(over))])
+            verdict.add(g)
             text = None
             if writer.compact and raw is not None:  # live values: ints, strings, None
                 text = offsets_group_json(g)
@@ -193,14 +182,11 @@ def offsets(
                 g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
             writer.add(g, rows, [note], text)
     writer.close()
-    problems = states.problems
-    named = {p.split(":", 1)[0] for p in problems}
-    problems = problems + [f"{group} {u['topic']}-{u['partition']}: {u['reason']}"
-                           for group, u in unknown if f"{u['topic']}-{u['partition']}" not in named]
-    verdict = "incomplete" if incomplete else "over" if over else "ok"
-    _report_problems(problems if problems or verdict != "incomplete" else ["some values are unknown"])
-    if verdict == "over":
-        shown = ", ".join(over) + (f" and {over_count - 20} more" if over_count > 20 else "")
+    _report_problems(verdict.problems(states.problems))
+    if verdict.verdict == "over":
+        over_count = verdict.over_count
+        shown = (", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
+                 + (f" and {over_count - verdict.shown} more" if over_count > verdict.shown else ""))
         warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
         raise typer.Exit(ExitCode.FLAGGED)
 

@@ -49,12 +49,10 @@ def whatif(
     """What every assignor would do after a change: who gets what, what moves, balance, lag."""
     import gc
 
-    from kgroup.assignment import parse_topic_counts
-
     # one group read, computed over and printed: its objects all live to the output, and the
     # cyclic collector would only rescan them (a tenth of a big what-if's time)
     gc.disable()
-    from kgroup.whatif import STRATEGIES, AddedMember, Change, run
+    from kgroup.whatif import STRATEGIES, AddedMember, Change, ChangeError, refused_joins, run, vote_after
 
     if strategy not in STRATEGY_NAMES:
         raise UsageError(f"--strategy must be one of {', '.join(STRATEGY_NAMES)}")
@@ -85,21 +83,24 @@ def whatif(
     if not state.group.members and state.group.state not in (None, "Empty", "Dead"):
         warn(f"the cluster reports group {state.group.group_id} as {state.group.state} but lists no members "
              "(this broker does not describe them): kgroup computes as if the group were empty")
-    refused = _refused_joins(state, change) if proto_list else []
+    refused = refused_joins(state, change) if proto_list else []
     if refused:
         change.add = [a for a in change.add if a.name not in refused]
         warn(f"{', '.join(refused)} would be refused at JoinGroup with INCONSISTENT_GROUP_PROTOCOL (none of "
              f"{','.join(proto_list)} is supported by every member) and stay out of the group: "
              "the tables leave them out")
     names = list(STRATEGIES) if strategy == "all" else [strategy]
-    result = run(state, change, names, jdk=broker_jdk)
+    try:
+        result = run(state, change, names, jdk=broker_jdk)
+    except ChangeError as e:
+        raise _worded(e) from None
     result.added.extend(refused)  # asked for, and shown as refused
-    vote = _vote_after(state, change, result) if proto_list or any(m.protocols for m in state.group.members) else None
+    vote = vote_after(state, change, result.removed) if proto_list or any(m.protocols for m in state.group.members) else None
     if vote is not None and vote.get("selected") and strategy != "all" and vote["selected"] != strategy \
             and vote["selected"] in STRATEGIES:
         warn(f"the group would select '{vote['selected']}' after the change, not '{strategy}' (see the vote)")
     for note in result.notes:
-        warn(note)
+        warn(_note(note))
     doc = result.to_json()
     doc["refused"] = refused
     if vote is not None:
@@ -108,45 +109,6 @@ def whatif(
     if problems:  # what the cluster did not answer is not presented as a complete answer
         warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
         raise typer.Exit(ExitCode.CLUSTER)
-
-
-def _refused_joins(state, change) -> list[str]:
-    """Added members Kafka's JoinGroup check refuses, in --add order (each joins the group as
-    it stands after the removals and the joins before it)."""
-    from kgroup.protocol import supports_protocols
-
-    from kgroup.whatif import resolve_member
-
-    removed = {resolve_member(state.group.members, ref).member_id for ref in change.remove}
-    group = {m.member_id: list(m.protocols or ([state.group.protocol] if state.group.protocol else []))
-             for m in state.group.members if m.member_id not in removed}
-    if not all(group.values()):
-        return []  # some members' protocols are unknown: the check cannot be made
-    refused = []
-    for a in change.add:
-        if supports_protocols(group, a.protocols or []):
-            group[a.name] = list(a.protocols or [])
-        else:
-            refused.append(a.name)
-    return refused
-
-
-def _vote_after(state, change, result) -> dict:
-    from kgroup.protocol import select_protocol
-
-    removed = set(result.removed)
-    ballots = {m.member_id: list(m.protocols or ([state.group.protocol] if state.group.protocol else []))
-               for m in state.group.members if m.member_id not in removed}
-    for a in change.add:
-        ballots[a.name] = list(a.protocols or ([state.group.protocol] if state.group.protocol else []))
-    if not ballots:
-        return {"selected": None, "error": None, "explanation": "no member is left: an empty group selects no "
-                                                                "protocol until a member joins"}
-    if not all(ballots.values()):
-        return {"selected": None, "error": None, "explanation": "some members' protocols are unknown"}
-    v = select_protocol(ballots)
-    return {"selected": v.selected, "error": v.error, "candidates": v.candidates, "votes": v.votes,
-            "explanation": v.explanation}
 
 
 def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[Table]:
@@ -202,16 +164,60 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
 
 
 def _delta(now: dict, after: dict) -> str:
+    """``+Order:4-5 -Stock:0``: what a member gains and loses, ``=`` when nothing."""
     from kgroup.assignment import compact
+    from kgroup.whatif import gained_lost
 
-    gained = {t: [p for p in ps if p not in now.get(t, [])] for t, ps in after.items()}
-    lost = {t: [p for p in ps if p not in after.get(t, [])] for t, ps in now.items()}
+    gained, lost = gained_lost(now, after)
     parts = []
-    if compact(gained):
+    if gained:
         parts.append("+" + compact(gained).replace(" ", " +"))
-    if compact(lost):
+    if lost:
         parts.append("-" + compact(lost).replace(" ", " -"))
     return " ".join(parts) or "="
+
+
+def _worded(e) -> UsageError:
+    """A change the group cannot take (kgroup.whatif.ChangeError), said in terms of the options."""
+    from kgroup import whatif as w
+
+    if isinstance(e, w.UnknownTopic):
+        return UsageError(f"--partitions {e.topic}={e.partitions}: the group has no topic {e.topic}; "
+                          f"known: {', '.join(e.known)}")
+    if isinstance(e, w.PartitionsDecrease):
+        return UsageError(f"--partitions {e.topic}={e.partitions}: Kafka can only add partitions "
+                          f"({e.topic} has {e.current})")
+    if isinstance(e, w.TooManyPartitions):
+        return UsageError(f"--partitions: the group's topics would hold {e.total:,} partitions; kgroup "
+                          f"examines at most {e.limit:,} partitions per group")
+    if isinstance(e, w.RemovedTwice):
+        return UsageError(f"--remove names member {e.member_id} more than once")
+    if isinstance(e, w.MemberExists):
+        return UsageError(f"--add {e.name}: a member with that id already exists")
+    return e
+
+
+def _note(note) -> str:
+    from kgroup.whatif import SubscriptionsInferred
+
+    if isinstance(note, SubscriptionsInferred):
+        return f"{note}; override with --subscription MEMBER=TOPIC,..."
+    return note
+
+
+def parse_topic_counts(items: list[str], option: str) -> dict[str, int]:
+    """``["Order=12"]`` -> ``{"Order": 12}`` (the values of ``--partitions``)."""
+    import re
+
+    out = {}
+    for item in items:
+        topic, sep, count = item.rpartition("=")
+        # ASCII digits only ('²' and other Unicode digits are not numbers here), at most int32
+        if not sep or not topic or not re.fullmatch(r"[0-9]{1,10}", count) or not 1 <= int(count) <= 2**31 - 1:
+            raise UsageError(f"{option} expects TOPIC=N with N from 1 to 2147483647 (a topic's partition "
+                             f"count), got {item!r}")
+        out[topic] = int(count)
+    return out
 
 
 @app.command("vote")
@@ -227,12 +233,13 @@ def vote(
 ) -> None:
     """Which protocol (assignor) a classic group selects, as Kafka's coordinator votes."""
     from kgroup.protocol import plan_rolling_switch, select_protocol
+    from kgroup.whatif import member_protocols
 
     members: dict[str, list[str]] = {}
     if snapshot is not None:
         (state,) = group_states(snapshot, [], ConnectionOptions())[0].values()
         for m in state.group.members:
-            members[m.member_id] = list(m.protocols or ([state.group.protocol] if state.group.protocol else []))
+            members[m.member_id] = member_protocols(state, m)
     given: set[str] = set()
     for item in member or []:
         mid, sep, protos = item.partition("=")
@@ -250,9 +257,9 @@ def vote(
         source, sep, target = switch.partition(":")
         if not sep or not source or not target:
             raise UsageError("--switch expects FROM:TO, e.g. range:cooperative-sticky")
-        from kgroup.whatif import STRATEGIES
+        from kgroup.whatif import classic_assignors
 
-        client_side = [n for n, (_, side) in STRATEGIES.items() if side == "client"]
+        client_side = classic_assignors()
         for name in (source, target):
             if name not in client_side:
                 raise UsageError(f"--switch {switch}: {name!r} is not a classic-group assignor; one of "
