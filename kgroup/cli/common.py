@@ -114,7 +114,8 @@ def connection_options(command):
 
     signature = inspect.signature(command)
     own = [p for name, p in signature.parameters.items() if name != "conn"]
-    shared = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=annotation)
+    # keyword-only: they may follow a command's own keyword-only parameters (Typer passes all by name)
+    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
               for name, annotation, default in _CONNECTION_PARAMETERS]
 
     @functools.wraps(command)
@@ -122,9 +123,9 @@ def connection_options(command):
         return command(*args, conn=ConnectionOptions(bootstrap, x, command_config, timeout, verbose), **kwargs)
 
     with_connection.__signature__ = signature.replace(parameters=own + shared)
-    with_connection.__annotations__ = {**{p.name: p.annotation for p in own},
-                                       **{name: annotation for name, annotation, _ in _CONNECTION_PARAMETERS},
-                                       "return": signature.return_annotation}
+    with_connection.__annotations__ = {p.name: p.annotation for p in own + shared if p.annotation is not p.empty}
+    if signature.return_annotation is not signature.empty:
+        with_connection.__annotations__["return"] = signature.return_annotation
     return with_connection
 
 
