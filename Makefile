@@ -8,6 +8,7 @@ demo: setup
 	@.venv/bin/python scripts/demo.py
 
 test: setup
+	@.venv/bin/python scripts/fetch_kafka_clients.py >/dev/null  # the differential tests' jars, into .cache/
 	@.venv/bin/ruff check --quiet .
 	@.venv/bin/python -m pytest -q
 

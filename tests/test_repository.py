@@ -24,3 +24,20 @@ def test_no_binary_or_jar_is_tracked():
     bad = [f for f in files if f.endswith((".jar", ".pyc", ".whl", ".so", ".class"))
            or f.startswith((".venv/", ".cache/"))]
     assert bad == []
+
+
+def test_demo_does_not_fetch_the_kafka_clients_jar():
+    """Only the tests and benchmarks use the kafka-clients jar: the set-up shared with `make demo`
+    does not download it, `make test` does."""
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert all("fetch_kafka_clients" not in line for line in setup.splitlines() if not line.lstrip().startswith("#"))
+    targets: dict[str, list[str]] = {}
+    current = None
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        if line and not line[0].isspace() and ":" in line and not line.startswith((".", "#")):
+            current = line.split(":")[0]
+            targets[current] = [line]
+        elif current:
+            targets[current].append(line)
+    assert not any("fetch_kafka_clients" in line for line in targets["demo"])
+    assert any("fetch_kafka_clients" in line for line in targets["test"])
