@@ -3,7 +3,7 @@
 # ends it with the documented line and 130 (no KeyboardInterrupt traceback) from here on.
 # kgroup.cli.interrupt takes over once the command runs. Only builtin or already loaded
 # modules here: --help must stay fast.
-import _signal
+import _signal  # type: ignore[import-not-found]  # the builtin module `signal` wraps; no stub
 import _thread
 import os
 import sys

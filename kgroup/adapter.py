@@ -7,6 +7,8 @@ broker with auto-creation on would create it).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import base64
 import json
 import logging
@@ -102,8 +104,8 @@ class Cluster:
 
     # -- plumbing -------------------------------------------------------------
 
-    def _config(self, **extra: object) -> dict:
-        conf: dict = {"socket.connection.setup.timeout.ms": max(_MIN_SETUP_MS, int(self.settings.timeout * 1000)),
+    def _config(self, **extra: object) -> dict[str, Any]:
+        conf: dict[str, Any] = {"socket.connection.setup.timeout.ms": max(_MIN_SETUP_MS, int(self.settings.timeout * 1000)),
                       **self.settings.properties, **extra}
         conf["logger"] = self._logger
         conf["error_cb"] = self._errors.append
@@ -401,7 +403,7 @@ class Cluster:
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
         what = "fetch committed offsets"
-        in_flight: dict = {}  # future -> (key, group)
+        in_flight: dict[str, Any] = {}  # future -> (key, group)
         # each answer puts its future here as it completes (in the client's thread): waiting for
         # the next one costs the same whatever the window, where a wait over every future in
         # flight would lock and unlock each of them every time
@@ -679,7 +681,7 @@ class _LogClient:
         logger.addHandler(_RedactingHandler(settings))
         logger.setLevel(logging.DEBUG if settings.verbose or "debug" in settings.properties else logging.CRITICAL + 1)
         self._logger = logger
-        conf: dict = {"socket.connection.setup.timeout.ms": max(_MIN_SETUP_MS, int(settings.timeout * 1000)),
+        conf: dict[str, Any] = {"socket.connection.setup.timeout.ms": max(_MIN_SETUP_MS, int(settings.timeout * 1000)),
                       **_LOG_READ_CONF, **settings.properties, **extra, **_READ_ONLY,
                       "group.id": f"kgroup-readonly-{uuid.uuid4()}", "enable.partition.eof": "true",
                       "logger": logger, "error_cb": self.errors.append}
@@ -783,7 +785,7 @@ def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: lis
 
 
 def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRange, max_batch: int = 50_000
-                           ) -> _Iterator[tuple[list, list, list, list, list]]:
+                           ) -> _Iterator[tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]]:
     """The records of ``rng`` as columns ``(partitions, offsets, timestamps, keys, values)``,
     at most ``max_batch`` records per yield; exactly the offsets in [start, end)."""
     from confluent_kafka import TopicPartition
@@ -808,8 +810,8 @@ def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRan
             deadline = time.monotonic() + settings.timeout
             offsets: list[int] = []
             timestamps: list[int] = []
-            keys: list = []
-            values: list = []
+            keys: list[Any] = []
+            values: list[Any] = []
             for msg in msgs:
                 err = msg.error()
                 if err is not None:
@@ -839,7 +841,7 @@ def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRan
 
 
 def read_log_range(settings: ConnectionSettings, topic: str, rng: LogRange, max_batch: int = 50_000
-                   ) -> _Iterator[list]:
+                   ) -> _Iterator[list[Any]]:
     """The records of ``rng`` (exactly [start, end) of one partition) as lists of RawRecord."""
     from kgroup.offsets_log.raw import RawRecord
 

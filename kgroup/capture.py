@@ -8,6 +8,8 @@ for the union of all partitions.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
@@ -163,7 +165,7 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
     return Capture(states, problems, notes)
 
 
-def _partitions_of(desc: GroupDescription, committed: dict, topics: list[str] | None, metadata) -> list[tuple[str, int]]:
+def _partitions_of(desc: GroupDescription, committed: dict[str, Any], topics: list[str] | None, metadata) -> list[tuple[str, int]]:
     names = set(topics) if topics else set(desc.topics) | {t for t, _ in committed}
     out = set()
     for t in names:
@@ -233,7 +235,7 @@ class CaptureStream:
         bound = 4 * (self.window or 64)  # groups asked for ahead of the next one handed out
         state = {"next": 0, "head": 0}
         first = deque(suspects)
-        followups: deque = deque()
+        followups: deque[Any] = deque()
         skip = set(suspects)
 
         def next_request():
@@ -251,19 +253,19 @@ class CaptureStream:
             state["next"] = i
             return None
 
-        stage1: dict[int, dict] = {}  # committed, waiting for the follow-up request
-        ready: dict[int, dict] = {}   # committed offsets complete
+        stage1: dict[int, dict[str, Any]] = {}  # committed, waiting for the follow-up request
+        ready: dict[int, dict[str, Any]] = {}   # committed offsets complete
         requested: set[tuple[str, int]] = set()
-        handles: deque = deque()  # ListOffsets sent and not read yet
+        handles: deque[Any] = deque()  # ListOffsets sent and not read yet
         parts_of: dict[int, list[tuple[str, int]]] = {}
         needs: dict[int, int] = {}  # group -> how many ListOffsets must be read before it is complete
         counted = {"sent": 0, "read": 0}
         log: dict[tuple[str, int], tuple[int | None, int | None]] = {}
 
-        def partitions_of(i: int, found: dict) -> list[tuple[str, int]]:
+        def partitions_of(i: int, found: dict[str, Any]) -> list[tuple[str, int]]:
             return _partitions_of(descriptions[ids[i]], found, topics, metadata)
 
-        def committed_done(i: int, found: dict) -> None:
+        def committed_done(i: int, found: dict[str, Any]) -> None:
             ready[i] = found
             if i in unsettled:
                 return
@@ -327,7 +329,7 @@ class CaptureStream:
                 return GroupState(desc, layout, brokers, offsets_count, {}, now, leader), by_topic
             return GroupState(desc, layout, brokers, offsets_count, by_topic, now, leader)
 
-        def explicit(i: int, found: dict) -> list[tuple[str, int]]:
+        def explicit(i: int, found: dict[str, Any]) -> list[tuple[str, int]]:
             desc = descriptions[ids[i]]
             names = set(topics or desc.topics) | ({t for t, _ in found} if not topics else set())
             return [(t, p) for t in sorted(names) if t in mtopics

@@ -6,16 +6,27 @@ Pure: works on the model's dataclasses, never on a client.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kgroup.hashing import DEFAULT_OFFSETS_PARTITIONS, OFFSETS_TOPIC, offsets_partition_for
 
 if TYPE_CHECKING:  # the model is loaded where its classes are built: an offline survey needs none of them
-    from kgroup.metadata import ClusterMetadata, CoordinatorLookup, TopicInfo
-    from kgroup.model import Broker
+    from kgroup.metadata import ClusterMetadata, CoordinatorLookup, GroupListing, TopicInfo
+    from kgroup.model import Broker, GroupState
 
 AGREE, MISMATCH, UNVERIFIED, OFFLINE = "agree", "mismatch", "unverified", "offline"
+
+
+class CoordinatorSource(Protocol):
+    """What a survey asks of a cluster (the adapter's Cluster answers it)."""
+
+    def metadata(self) -> ClusterMetadata: ...
+
+    def list_groups(self) -> list[GroupListing]: ...
+
+    def find_coordinators(self, groups: Iterable[str], brokers: dict[int, Broker]) -> dict[str, CoordinatorLookup]: ...
 
 
 @dataclass(frozen=True)
@@ -39,7 +50,7 @@ class CoordinatorReport:
     verdict: str
     reason: str | None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "group": self.group,
             "offsets_partition": self.offsets_partition,
@@ -60,7 +71,7 @@ class BrokerLoad:
     offsets_partitions_led: int | None  # None: unknown (no metadata of the offsets topic)
     hot: bool
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {**self.broker.to_json(), "groups": self.groups,
                 "offsets_partitions_led": self.offsets_partitions_led, "hot": self.hot}
 
@@ -169,11 +180,11 @@ class CoordinatorSurvey:
     brokers: list[BrokerLoad]
     count: PartitionCount
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"groups": [r.to_json() for r in self.reports], "brokers": [b.to_json() for b in self.brokers]}
 
 
-def survey(cluster, groups: list[str], all_groups: bool, offsets_partitions: int | None) -> CoordinatorSurvey:
+def survey(cluster: CoordinatorSource, groups: list[str], all_groups: bool, offsets_partitions: int | None) -> CoordinatorSurvey:
     """Explain the coordinator of each group using ``cluster`` (the adapter's Cluster,
     or anything with the same ``metadata``/``list_groups``/``find_coordinators`` methods)."""
     metadata = cluster.metadata()
@@ -190,7 +201,7 @@ def offline_survey(groups: list[str], offsets_partitions: int | None) -> Coordin
     return CoordinatorSurvey([offline_report(g, count.count) for g in groups], [], count)
 
 
-def snapshot_survey(state, offsets_partitions: int | None) -> CoordinatorSurvey:
+def snapshot_survey(state: GroupState, offsets_partitions: int | None) -> CoordinatorSurvey:
     """The coordinator as a snapshot recorded it (kgroup.model.GroupState)."""
     brokers = {b.id: b for b in state.brokers}
     if state.offsets_partitions:

@@ -4,6 +4,8 @@ The JSON documents are the contract (README); tables render from them.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import json
 from typing import TYPE_CHECKING, Iterable
 
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def filter_listing(listed: list[GroupListing], described: dict[str, GroupDescription], states: list[str],
-                   type_: str | None) -> list[dict]:
+                   type_: str | None) -> list[dict[str, Any]]:
     wanted_states = {s.lower().replace("_", "") for s in states}
     rows = []
     for g in listed:
@@ -34,7 +36,7 @@ def filter_listing(listed: list[GroupListing], described: dict[str, GroupDescrip
     return rows
 
 
-def describe_document(states: Iterable[GroupState]) -> dict:
+def describe_document(states: Iterable[GroupState]) -> dict[str, Any]:
     groups = []
     for s in states:
         g = s.group
@@ -55,7 +57,7 @@ def describe_document(states: Iterable[GroupState]) -> dict:
     return {"groups": groups}
 
 
-def describe_notes(g: dict) -> list[str]:
+def describe_notes(g: dict[str, Any]) -> list[str]:
     """Plain statements about a group's condition, under its table."""
     state = g["state"]
     notes = []
@@ -72,17 +74,17 @@ def describe_notes(g: dict) -> list[str]:
     return notes
 
 
-def offsets_document(states: Iterable[GroupState], topics: list[str] | None, record_timestamps: dict | None,
-                     now_ms: int, lag_above: int | None = None) -> dict:
+def offsets_document(states: Iterable[GroupState], topics: list[str] | None, record_timestamps: dict[str, Any] | None,
+                     now_ms: int, lag_above: int | None = None) -> dict[str, Any]:
     """The offsets document. Per group: ``complete`` is false when any value could not be
     known (``unknown`` lists those partitions and why; their lag and the totals over them are
     null); with ``lag_above``, ``over_threshold`` lists the partitions whose lag exceeds it."""
     return {"groups": [offsets_group(s, topics, record_timestamps, now_ms, lag_above) for s in states]}
 
 
-def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict | None,
-                  now_ms: int, lag_above: int | None = None, raw: dict | None = None,
-                  row_tuples: bool = False) -> dict:
+def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict[str, Any] | None,
+                  now_ms: int, lag_above: int | None = None, raw: dict[str, Any] | None = None,
+                  row_tuples: bool = False) -> dict[str, Any]:
     """One group of the offsets document (see offsets_document), built on its own so that a
     command can write each group as soon as it is known (``raw``: see lag.offset_table). With
     ``row_tuples``, ``partitions`` holds each row as a tuple of the values of lag.ROW_FIELDS
@@ -114,9 +116,9 @@ class LagVerdict:
         self.incomplete = False
         self.over: list[tuple[str, str, int, int]] = []
         self.over_count = 0
-        self.unknown: list[tuple[str, dict]] = []
+        self.unknown: list[tuple[str, dict[str, Any]]] = []
 
-    def add(self, g: dict) -> None:
+    def add(self, g: dict[str, Any]) -> None:
         self.incomplete = self.incomplete or not g["complete"]
         self.unknown.extend((g["group"], u) for u in g["unknown"])
         if self.lag_above is not None and g["over_threshold"]:
@@ -140,7 +142,7 @@ class LagVerdict:
         return problems
 
 
-def lag_verdict(doc: dict, lag_above: int | None) -> str:
+def lag_verdict(doc: dict[str, Any], lag_above: int | None) -> str:
     """LagVerdict's verdict over a whole offsets document."""
     verdict = LagVerdict(lag_above)
     for g in doc["groups"]:
@@ -151,7 +153,7 @@ def lag_verdict(doc: dict, lag_above: int | None) -> str:
 _ROW_TEMPLATE = "{" + ", ".join(f'"{f}": %s' for f in ROW_FIELDS) + "}"
 
 
-def offsets_group_json(g: dict) -> str:
+def offsets_group_json(g: dict[str, Any]) -> str:
     """``json.dumps(g, ensure_ascii=False)`` of a group from ``offsets_group(..., row_tuples=True)``,
     as if its rows were objects: the same text, without making an object per row. Row values
     are ints, strings or None, as offset_table makes them."""

@@ -8,6 +8,8 @@ answer incomplete: no total is summed over it and no threshold can pass on it.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -29,7 +31,7 @@ class OffsetRow:
     time_lag_ms: int | None = None
     unknown: str | None = None  # why a value this row should have is not known (the answer is incomplete)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "partition": self.partition, "committed": self.committed,
                 "log_start": self.log_start, "log_end": self.log_end, "lag": self.lag, "member_id": self.member_id,
                 "client_id": self.client_id, "host": self.host, "metadata": self.metadata,
@@ -92,8 +94,8 @@ ROW_FIELDS = ("topic", "partition", "committed", "log_start", "log_end", "lag", 
 
 def offset_table(state: GroupState, topics: list[str] | None = None,
                  record_timestamps: dict[tuple[str, int], int] | None = None,
-                 now_ms: int | None = None, raw: dict[str, dict[int, tuple]] | None = None
-                 ) -> tuple[list[tuple], dict[int, str], dict[str, int | None], int | None]:
+                 now_ms: int | None = None, raw: dict[str, dict[int, tuple[Any, ...]]] | None = None
+                 ) -> tuple[list[tuple[Any, ...]], dict[int, str], dict[str, int | None], int | None]:
     """The rows of offset_rows as plain tuples (the fields of ROW_FIELDS), built in one pass with
     no other object per row: ``(rows, {row index: why unknown}, lag per topic, group lag)``,
     the totals as ``totals`` sums them. ``raw``, when given, stands for ``state.offsets`` as
@@ -103,7 +105,7 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
     plain = raw is not None
     none4 = (None, None, None, None)
     names = set(topics) if topics else set(state.group.topics) | set(offsets)
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     reasons: dict[int, str] = {}
     per_topic: dict[str, int | None] = {}
     timed = record_timestamps is not None and now_ms is not None

@@ -5,6 +5,8 @@ pure module works on them. Nothing here talks to a cluster.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass, field
 
 from kgroup.hashing import OFFSETS_TOPIC  # noqa: F401  (the model's name for it)
@@ -14,7 +16,7 @@ from kgroup.hashing import OFFSETS_TOPIC  # noqa: F401  (the model's name for it
 _METADATA = ("PartitionInfo", "TopicInfo", "ClusterMetadata", "CoordinatorLookup", "GroupListing")
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _METADATA:
         from kgroup import metadata
 
@@ -40,7 +42,7 @@ class Broker:
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "host": self.host, "port": self.port}
 
 

@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TextIO
+
+#: the callback a progress line is updated through: (stage, done, total)
+Progress = Callable[[str, int, int], None]
 
 
 @contextmanager
-def progress_bar(stream=None):
+def progress_bar(stream: TextIO | None = None) -> Iterator[Progress]:
     stream = stream or sys.stderr
     if not stream.isatty():
         yield lambda stage, done, total: None

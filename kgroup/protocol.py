@@ -46,6 +46,7 @@ that has both assignors, then a second roll removing the old one.  See
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -93,7 +94,7 @@ def _dedupe(protocols: list[str]) -> list[str]:
     return list(dict.fromkeys(protocols))
 
 
-def _fmt(names) -> str:
+def _fmt(names: Iterable[str]) -> str:
     return ", ".join(repr(n) for n in names)
 
 
@@ -142,11 +143,11 @@ def select_protocol(members: dict[str, list[str]]) -> VoteResult:
     for choice in ballots.values():
         tally[choice] = tally.get(choice, 0) + 1
     # votesByProtocol: new HashMap<>(), one put per ballot (a name's first put places it)
-    votes_map = JavaHashMap()
+    votes_map: JavaHashMap[str] = JavaHashMap()
     for name in first_votes:
         votes_map.put(name)
     capacity = votes_map.capacity
-    votes = {name: tally[name] for name in votes_map.keys()}  # type: ignore[index]
+    votes = {name: tally[name] for name in votes_map.keys()}
     top = max(votes.values())
     tied = [name for name, count in votes.items() if count == top]
     selected = tied[0]  # Stream.max keeps the first of equal elements
@@ -369,7 +370,7 @@ def plan_rolling_switch(
     switched = False
     for step in steps[1:]:
         extra = ""
-        if step.bounce == 1 and _dedupe(list(members[step.member])) == step.protocols:
+        if step.bounce == 1 and step.member is not None and _dedupe(list(members[step.member])) == step.protocols:
             extra += (" Its list already has both protocols in this order (as with the client default "
                       "[range, cooperative-sticky] since Kafka 3.0): this restart can be skipped.")
         if not switched and step.selected == to_protocol:

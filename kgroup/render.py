@@ -5,6 +5,7 @@ Data goes to stdout; messages go to stderr through ``warn``/``info``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TextIO
@@ -23,7 +24,7 @@ class Table:
     """One table of a command's output: headers, rows, an optional title and notes under it."""
 
     headers: list[str]
-    rows: list[list[Any]]
+    rows: Sequence[Sequence[Any]]
     title: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -39,7 +40,7 @@ def cell(value: Any) -> Any:
     return value
 
 
-def emit(fmt: OutputFormat, document: dict, tables: list[Table], out: TextIO | None = None) -> None:
+def emit(fmt: OutputFormat, document: dict[str, Any], tables: list[Table], out: TextIO | None = None) -> None:
     """Write ``document`` (JSON) or ``tables`` (table/CSV; CSV writes the first table only).
 
     JSON and CSV carry every string exactly (both formats quote what they must); the table

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -220,8 +221,8 @@ class ConnectionSettings:
 
     @classmethod
     def build(cls, bootstrap: str | None, x_options: list[str], command_config: Path | None,
-              timeout: float, verbose: bool = False, environ: dict[str, str] | None = None) -> "ConnectionSettings":
-        environ = os.environ if environ is None else environ
+              timeout: float, verbose: bool = False, environ: Mapping[str, str] | None = None) -> "ConnectionSettings":
+        env: Mapping[str, str] = os.environ if environ is None else environ
         props: dict[str, str] = {}
         if command_config is not None:
             try:
@@ -233,8 +234,8 @@ class ConnectionSettings:
             props.update(translate_java_config(parse_properties(text), str(command_config)))
         if bootstrap:
             props["bootstrap.servers"] = bootstrap
-        elif "bootstrap.servers" not in props and environ.get(BOOTSTRAP_ENV):
-            props["bootstrap.servers"] = environ[BOOTSTRAP_ENV]
+        elif "bootstrap.servers" not in props and env.get(BOOTSTRAP_ENV):
+            props["bootstrap.servers"] = env[BOOTSTRAP_ENV]
         props.update(parse_x_options(x_options))
         check_timeout(timeout)
         secrets = sorted({v for k, v in props.items() if is_secret_key(k) and v}, key=len, reverse=True)

@@ -63,13 +63,13 @@ class _BigInt:
         self.digits = digits
 
 
-class _Object(dict):
+class _Object(dict[str, Any]):
     """A JSON object; remembers the first key that appeared twice."""
 
     duplicate: str | None = None
 
 
-def _pairs(pairs: list) -> _Object:
+def _pairs(pairs: list[Any]) -> _Object:
     obj = _Object()
     for key, value in pairs:
         if key in obj and obj.duplicate is None:
@@ -166,7 +166,7 @@ class _Reader:
         sep = " " if problem.startswith(("is ", "must ")) else ": "
         return UsageError(f"snapshot {self.source}: {path}{sep}{problem}")
 
-    def get(self, obj: dict, key: str, path: str, kind, required: bool = False, default=None):
+    def get(self, obj: dict[str, Any], key: str, path: str, kind, required: bool = False, default=None):
         value = obj.get(key, _MISSING) if isinstance(obj, dict) else _MISSING
         where = key_path(path, key)
         if value is _MISSING or (value is None and not required):
@@ -196,7 +196,7 @@ class _Reader:
             raise self.fail(where, "holds a lone surrogate (\\ud800-\\udfff): not a string Kafka can send") from None
         return value
 
-    def int_in(self, obj: dict, key: str, path: str, low: int, high: int, required: bool = False,
+    def int_in(self, obj: dict[str, Any], key: str, path: str, low: int, high: int, required: bool = False,
                what: str = "") -> int | None:
         value = self.get(obj, key, path, int, required=required)
         if value is not None and not low <= value <= high:
@@ -362,7 +362,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
                       r.int_in(group, "offsets_partition_leader", gw, -1, INT32_MAX))
 
 
-def _assignment(r: _Reader, value: dict, where: str, topics: dict[str, TopicLayout],
+def _assignment(r: _Reader, value: dict[str, Any], where: str, topics: dict[str, TopicLayout],
                 owner: dict[tuple[str, int], str], member_id: str) -> dict[str, list[int]]:
     out = {}
     for topic, ps in sorted(value.items()):
@@ -393,7 +393,7 @@ def _assignment(r: _Reader, value: dict, where: str, topics: dict[str, TopicLayo
     return out
 
 
-def _dropped(r: _Reader, value: dict, where: str) -> dict[str, list[int]]:
+def _dropped(r: _Reader, value: dict[str, Any], where: str) -> dict[str, list[int]]:
     """A member's record of partitions of topics missing from the metadata: topic names as the
     broker gave them, each with distinct partition numbers (no range or owner to check)."""
     out = {}
@@ -412,7 +412,7 @@ def _dropped(r: _Reader, value: dict, where: str) -> dict[str, list[int]]:
     return out
 
 
-def dump(state: GroupState) -> dict:
+def dump(state: GroupState) -> dict[str, Any]:
     """The snapshot document for ``state`` (inverse of ``parse``)."""
     g = state.group
     return {

@@ -10,6 +10,11 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _csv import Writer as _CsvWriter
 from typing import Any, TextIO
 
 from kgroup.render import OutputFormat, Table, emit
@@ -24,9 +29,9 @@ class GroupsWriter:
         self.key = key
         self.out = out or sys.stdout
         self.count = 0
-        self.rows: list[list[Any]] = []  # table only
+        self.rows: list[Sequence[Any]] = []  # table only
         self.notes: list[str] = []
-        self._csv = None
+        self._csv: _CsvWriter | None = None
         self._indent = self.out.isatty() if fmt == OutputFormat.json else False
 
     @property
@@ -34,7 +39,8 @@ class GroupsWriter:
         """Whether JSON is written compact (``add`` then takes the item's text ready-made)."""
         return self.fmt == OutputFormat.json and not self._indent
 
-    def add(self, item: dict, rows: list[list[Any]] = (), notes: list[str] = (), text: str | None = None) -> None:
+    def add(self, item: dict[str, Any], rows: Sequence[Sequence[Any]] = (), notes: Sequence[str] = (),
+            text: str | None = None) -> None:
         """One element of the document's list, with its table/CSV rows and table notes;
         ``text``, when given, is ``json.dumps(item, ensure_ascii=False)`` made by the caller."""
         fmt, out = self.fmt, self.out

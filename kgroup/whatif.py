@@ -6,6 +6,8 @@ module and compares the result with the current assignment.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import importlib
 from dataclasses import dataclass, field, replace
 
@@ -111,7 +113,7 @@ class Move:
     source: str | None  # member that owns it now (None: nobody)
     target: str | None  # member that gets it (None: unassigned)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "partition": self.partition, "from": self.source, "to": self.target}
 
 
@@ -144,7 +146,7 @@ class StrategyResult:
     def max_partitions(self) -> int:
         return max((_count(a) for a in self.assignment.values()), default=0)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         doc = {"strategy": self.strategy, "assignment": self.assignment}
         if self.first_round is not None:
             doc["first_round"] = self.first_round
@@ -170,7 +172,7 @@ class WhatIf:
     results: list[StrategyResult]
     notes: list[str | SubscriptionsInferred]  # in the order they arose
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"group": self.group, "inferred_subscriptions": self.inferred_subscriptions,
                 "current": self.current, "removed": self.removed, "added": self.added, "topics": self.topics,
                 "strategies": [r.to_json() for r in self.results]}
@@ -403,7 +405,7 @@ def refused_joins(state: GroupState, change: Change) -> list[str]:
     return refused
 
 
-def vote_after(state: GroupState, change: Change, removed: list[str]) -> dict:
+def vote_after(state: GroupState, change: Change, removed: list[str]) -> dict[str, Any]:
     """The protocol vote of the group after the change (the members ``removed`` gone, the
     change's added members in), as a document: ``selected``, ``error`` and ``explanation``,
     with ``candidates`` and ``votes`` when a vote was held."""

@@ -33,8 +33,9 @@ Known limits of the emulation (none seen in the differential test):
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any
 
 from .base import Assignment, TopicPartition, TopicRacks
 from kgroup.java.hashmap import JavaHashSetFirst, iteration_order
@@ -90,7 +91,7 @@ class StickySubscription:
         self.topic_set = frozenset(self.topics)
 
 
-def _remove_first(items: list, value: object) -> bool:
+def _remove_first(items: list[Any], value: object) -> bool:
     """``List.remove(Object)``: drop the first occurrence, if any."""
     try:
         items.remove(value)
@@ -474,7 +475,7 @@ class _PartitionMovements:
     """``AbstractStickyAssignor.PartitionMovements``: net moves per topic and member pair."""
 
     def __init__(self) -> None:
-        self.by_topic: dict[str, dict[tuple[str, str], JavaHashSetFirst]] = {}
+        self.by_topic: dict[str, dict[tuple[str, str], JavaHashSetFirst[TopicPartition]]] = {}
         self.movements: dict[TopicPartition, tuple[str, str]] = {}
 
     def _remove_record(self, tp: TopicPartition) -> tuple[str, str]:
@@ -541,7 +542,7 @@ class _SortedMembers:
         if index < len(self.keys) and self.keys[index] == key:
             del self.keys[index]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return (key[2] for key in self.keys)
 
     def first(self) -> str:
@@ -860,7 +861,7 @@ class _GeneralAssignmentBuilder:
         self, partitions: list[TopicPartition], previous: dict[TopicPartition, tuple[str, int]]
     ) -> bool:
         performed = False
-        seen_states: set[tuple] = set()
+        seen_states: set[tuple[Any, ...]] = set()
         while True:
             state = self._reassignment_state()
             if state in seen_states:
@@ -892,7 +893,7 @@ class _GeneralAssignmentBuilder:
             if not modified:
                 return performed
 
-    def _reassignment_state(self) -> tuple:
+    def _reassignment_state(self) -> tuple[Any, ...]:
         """Everything a pass of performReassignments depends on (to detect endless loops)."""
         moves = self.movements
         move_sets = tuple(sorted(

@@ -18,6 +18,8 @@ The Java semantics underneath (String order, HashMap iteration order) live in
 """
 from __future__ import annotations
 
+from typing import Any
+
 from typing import Sequence
 
 from kgroup.java.hashmap import iteration_order
@@ -54,10 +56,10 @@ def subscription_order(members: Sequence[MemberSubscription]) -> list[MemberSubs
         order = iteration_order(ids)
         _member_order_cache.clear()
         _member_order_cache[ids] = order
-    return [by_id[m] for m in order]  # type: ignore[index]
+    return [by_id[m] for m in order]
 
 
-_member_order_cache: dict[tuple[str, ...], list] = {}  # the last group's member order
+_member_order_cache: dict[tuple[str, ...], list[Any]] = {}  # the last group's member order
 
 
 _protocol_topics_cache: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -103,8 +105,8 @@ def partitions_per_topic(
     # order the members bring them (a topic's first appearance is all a HashSet keeps).
     distinct = dict.fromkeys(tuple(m.topics) for m in members_in_order)
     subscribed = iteration_order(dict.fromkeys(t for ts in distinct for t in _sorted_topics(ts)))
-    existing = [t for t in subscribed if topics.get(t, 0) > 0]  # type: ignore[call-overload]
-    return {t: topics[t] for t in iteration_order(existing)}  # type: ignore[index]
+    existing = [t for t in subscribed if topics.get(t, 0) > 0]
+    return {t: topics[t] for t in iteration_order(existing)}
 
 
 def replica_racks(topic_racks: TopicRacks | None, topic: str, partition: int) -> frozenset[str]:

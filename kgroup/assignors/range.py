@@ -13,6 +13,8 @@ as above, and each member's list is then sorted by topic and partition.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from kgroup.java.strings import java_string_key
 
 from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
@@ -133,7 +135,7 @@ def _assign_with_rack_matching(states: list[_TopicAssignmentState],
                                assignment: dict[str, list[TopicPartition]]) -> None:
     # Java groups topics by their (member -> rack) map, then by partition count (the size
     # of the partition rack map, 0 when no subscriber has a rack). Groups are independent.
-    groups: dict[frozenset, dict[int, list[_TopicAssignmentState]]] = {}
+    groups: dict[frozenset[Any], dict[int, list[_TopicAssignmentState]]] = {}
     for state in states:
         by_count = groups.setdefault(frozenset(state.consumers.items()), {})
         by_count.setdefault(len(state.partition_racks), []).append(state)

@@ -53,7 +53,7 @@ def sorted_members(members: list[MemberSubscription]) -> list[MemberSubscription
     """Kafka's ``sortMemberIds``: static members by instance id, then dynamic by member id."""
     static = [m for m in members if m.group_instance_id is not None]
     dynamic = [m for m in members if m.group_instance_id is None]
-    static.sort(key=lambda m: java_string_key(m.group_instance_id))
+    static.sort(key=lambda m: java_string_key(m.group_instance_id or ""))  # every one has an instance id
     dynamic.sort(key=lambda m: java_string_key(m.member_id))
     return static + dynamic
 

@@ -33,7 +33,7 @@ def user_data_partitions(owned: tuple[TopicPartition, ...] | list[TopicPartition
     for topic, partition in owned:
         per_topic.setdefault(topic, []).append(partition)
     topic_order = iteration_order(list(per_topic), compute_if_absent=True)
-    return [(t, p) for t in topic_order for p in per_topic[t]]  # type: ignore[index]
+    return [(t, p) for t in topic_order for p in per_topic[t]]
 
 
 def _subscription(member: MemberSubscription) -> StickySubscription:

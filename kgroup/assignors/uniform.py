@@ -89,7 +89,7 @@ Output partition lists are sorted by topic then partition (Kafka returns sets).
 """
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Literal
 
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicPartition, TopicRacks
@@ -133,7 +133,7 @@ def _int_key(value: Hashable) -> object:
 
 def subscribed_names_order(topics: Sequence[str], jdk: int = DEFAULT_JDK) -> list[str]:
     """Iteration order of ``new HashSet<>(list)`` of topic names (a member's subscribed names)."""
-    return iteration_order(list(topics), initial_capacity=hashset_copy_initial_capacity(len(topics), jdk))  # type: ignore[return-value]
+    return iteration_order(list(topics), initial_capacity=hashset_copy_initial_capacity(len(topics), jdk))
 
 
 def subscription_type(members: Sequence[MemberSubscription]) -> str:
@@ -192,11 +192,11 @@ class _Topics:
         if self.ids is None:
             return sorted(set(names))
         names = list(dict.fromkeys(names)) if inserted else sorted(set(names))
-        return iteration_order(  # type: ignore[return-value]
+        return iteration_order(
             names, self.hash_code, initial_capacity=initial_capacity, compare_key=self.compare_key
         )
 
-    def id_key(self, name: str):
+    def id_key(self, name: str) -> tuple[int, int] | str:
         """Sort key for ``Uuid.compareTo`` (or the name when ids are unknown)."""
         return uuid_key(self.ids[name]) if self.ids is not None else java_string_key(name)
 
@@ -235,7 +235,7 @@ def _current_assignment(
 
 def _partition_set_order(parts: list[int], jdk: int = DEFAULT_JDK) -> list[int]:
     """``new HashSet<>(parts)`` iteration order, ``parts`` ascending and distinct."""
-    return iteration_order(  # type: ignore[return-value]
+    return iteration_order(
         parts, _int_hash, initial_capacity=hashset_copy_initial_capacity(len(parts), jdk), compare_key=_int_key
     )
 
@@ -261,7 +261,7 @@ def _ordered_members(members: Sequence[MemberSubscription], order: Order) -> lis
         raise ValueError(f"order must be 'java' or 'given', not {order!r}")
     by_id = {m.member_id: m for m in members}
     # the coordinator's new HashMap<>() of members, one put per member id
-    return [by_id[mid] for mid in iteration_order([m.member_id for m in members])]  # type: ignore[index]
+    return [by_id[mid] for mid in iteration_order([m.member_id for m in members])]
 
 
 def _result(members: Sequence[MemberSubscription], owned: dict[str, dict[str, set[int]]]) -> Assignment:
@@ -472,7 +472,7 @@ def _heterogeneous(
     if not subscribers:
         return {}
 
-    def topic_key(topic: str):
+    def topic_key(topic: str) -> tuple[float, int, tuple[int, int] | str]:
         # partitions per subscriber descending, subscriber count ascending, topic id ascending
         return (-(meta.counts[topic] / len(subscribers[topic])), len(subscribers[topic]), meta.id_key(topic))
 
@@ -536,7 +536,8 @@ def _heterogeneous(
     return target
 
 
-def _balance_topic(topic, num_partitions, topic_subscribers, owners, balancer, move) -> int:
+def _balance_topic(topic: str, num_partitions: int, topic_subscribers: list[int], owners: dict[str, list[int]],
+                   balancer: _Balancer, move: Callable[[str, int, int], None]) -> int:
     moved = 0
     if balancer.initialize(topic_subscribers) <= 1:
         return moved

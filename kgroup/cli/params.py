@@ -119,7 +119,7 @@ def fast_coercion(descriptor: TypeDescriptor) -> Leaf | None:
         if item is None:
             return None
 
-        def items(value: Any, ctx: Any) -> list:
+        def items(value: Any, ctx: Any) -> list[Any]:
             values = value if isinstance(value, (list, tuple)) else [value]
             return [item(v, ctx) for v in values]
         return items
@@ -142,7 +142,7 @@ class FastRuntimeParam(RuntimeParam):
             return slow._coerce_value(value, param=param, ctx=ctx)
 
 
-def _install(params: list) -> None:
+def _install(params: list[Any]) -> None:
     for p in params:
         descriptor = getattr(p, "type_descriptor", None)
         if descriptor is None or getattr(p, "_runtime_param", True) is not None:

@@ -29,12 +29,15 @@ from a tree bin can rebalance the tree and move another root to the front).
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Hashable, Iterable
 from heapq import heapify, heappop, heappush
-import warnings
+from typing import Any, Generic, TypeVar
 
 from kgroup.java.primitives import float32_div, to_int32
 from kgroup.java.strings import java_string_hash, java_string_key
+
+K = TypeVar("K", bound=Hashable)  # the keys of a map or the elements of a set
 
 DEFAULT_INITIAL_CAPACITY = 16
 MAXIMUM_CAPACITY = 1 << 30
@@ -116,7 +119,7 @@ class _Node:
 
     __slots__ = ("key", "hash", "sort_key", "left", "right", "parent", "red")
 
-    def __init__(self, key: Hashable, hash_: int, sort_key: object) -> None:
+    def __init__(self, key: Any, hash_: int, sort_key: object) -> None:
         self.key = key
         self.hash = hash_
         self.sort_key = sort_key
@@ -297,7 +300,7 @@ class _Bin:
 # the map
 # ---------------------------------------------------------------------------
 
-class JavaHashMap:
+class JavaHashMap(Generic[K]):
     """The key set of a ``java.util.HashMap`` under ``put`` and ``computeIfAbsent``, in Java's order.
 
     ``hash_of`` is the keys' ``hashCode()`` and ``compare_key`` a sort key giving their
@@ -310,8 +313,8 @@ class JavaHashMap:
         self,
         initial_capacity: int | None = None,
         *,
-        hash_of: Callable[[Hashable], int] = java_string_hash,  # type: ignore[assignment]
-        compare_key: Callable[[Hashable], object] | None = java_string_key,  # type: ignore[assignment]
+        hash_of: Callable[[K], int] = java_string_hash,  # type: ignore[assignment]
+        compare_key: Callable[[K], object] | None = java_string_key,  # type: ignore[assignment]
     ) -> None:
         self.hash_of = hash_of
         self.compare_key = compare_key
@@ -324,11 +327,11 @@ class JavaHashMap:
     def __len__(self) -> int:
         return self.size
 
-    def keys(self) -> list[Hashable]:
+    def keys(self) -> list[K]:
         """The keys in iteration order (``keySet().iterator()``)."""
         return [node.key for bin_ in self.table if bin_ is not None for node in bin_.chain]
 
-    def _new_node(self, key: Hashable) -> _Node:
+    def _new_node(self, key: K) -> _Node:
         return _Node(key, spread(self.hash_of(key)), None if self.compare_key is None else self.compare_key(key))
 
     def resize(self) -> None:
@@ -370,10 +373,10 @@ class JavaHashMap:
         else:
             bin_.treeify()
 
-    def _find(self, bin_: _Bin, key: Hashable) -> bool:
+    def _find(self, bin_: _Bin, key: K) -> bool:
         return any(node.key == key for node in bin_.chain)
 
-    def put(self, key: Hashable) -> None:
+    def put(self, key: K) -> None:
         """``HashMap.put`` (``putVal``): a new key goes to the tail of its bucket, resize after."""
         if self.capacity == 0:
             self.resize()
@@ -395,7 +398,7 @@ class JavaHashMap:
         if self.size > self.threshold:
             self.resize()
 
-    def compute_if_absent(self, key: Hashable) -> None:
+    def compute_if_absent(self, key: K) -> None:
         """``HashMap.computeIfAbsent``: resize *before* inserting; a new key goes to the head."""
         if self.capacity == 0 or self.size > self.threshold:
             self.resize()
@@ -418,13 +421,13 @@ class JavaHashMap:
 
 
 def iteration_order(
-    keys: Iterable[Hashable],
-    hash_of: Callable[[Hashable], int] = java_string_hash,  # type: ignore[assignment]
+    keys: Iterable[K],
+    hash_of: Callable[[K], int] = java_string_hash,  # type: ignore[assignment]
     *,
     initial_capacity: int | None = None,
-    compare_key: Callable[[Hashable], object] | None = java_string_key,  # type: ignore[assignment]
+    compare_key: Callable[[K], object] | None = java_string_key,  # type: ignore[assignment]
     compute_if_absent: bool = False,
-) -> list[Hashable]:
+) -> list[K]:
     """Iteration order of a ``HashMap``/``HashSet`` after inserting ``keys`` in that order.
 
     ``initial_capacity`` is the constructor argument (``None`` = ``new HashMap<>()``; for
@@ -480,7 +483,7 @@ def iteration_order(
 # a HashSet asked for its first element
 # ---------------------------------------------------------------------------
 
-class JavaHashSetFirst:
+class JavaHashSetFirst(Generic[K]):
     """A ``new HashSet<>()`` that only needs ``add``, ``remove`` and ``iterator().next()``.
 
     Within a bucket Java keeps insertion order (a resize splits chains without reordering
@@ -500,10 +503,10 @@ class JavaHashSetFirst:
 
     __slots__ = ("hash_of", "_spread", "_buckets", "_heap", "capacity", "tree_bin_seen")
 
-    def __init__(self, hash_of: Callable[[Hashable], int]) -> None:
+    def __init__(self, hash_of: Callable[[K], int]) -> None:
         self.hash_of = hash_of
-        self._spread: dict[Hashable, int] = {}  # element -> spread hash
-        self._buckets: dict[int, dict[Hashable, None]] = {}  # bucket -> its chain, in order
+        self._spread: dict[K, int] = {}  # element -> spread hash
+        self._buckets: dict[int, dict[K, None]] = {}  # bucket -> its chain, in order
         self._heap: list[int] = []  # indices of non-empty buckets (may hold stale entries)
         self.capacity = DEFAULT_INITIAL_CAPACITY
         self.tree_bin_seen = False
@@ -514,7 +517,7 @@ class JavaHashSetFirst:
     def __contains__(self, element: object) -> bool:
         return element in self._spread
 
-    def add(self, element: Hashable) -> None:
+    def add(self, element: K) -> None:
         if element in self._spread:
             return
         h = spread(self.hash_of(element))
@@ -542,7 +545,7 @@ class JavaHashSetFirst:
     def _resize(self) -> None:
         old_capacity = self.capacity
         self.capacity *= 2
-        buckets: dict[int, dict[Hashable, None]] = {}
+        buckets: dict[int, dict[K, None]] = {}
         for index, chain in self._buckets.items():
             for element in chain:  # each new bucket gets the elements of one old bucket, in order
                 target = index if (self._spread[element] & old_capacity) == 0 else index + old_capacity
@@ -551,7 +554,7 @@ class JavaHashSetFirst:
         self._heap = list(buckets)
         heapify(self._heap)
 
-    def discard(self, element: Hashable) -> None:
+    def discard(self, element: K) -> None:
         h = self._spread.pop(element, None)
         if h is None:
             return
@@ -561,12 +564,12 @@ class JavaHashSetFirst:
         if not chain:
             del self._buckets[index]  # its heap entry goes stale
 
-    def state(self) -> tuple:
+    def state(self) -> tuple[Any, ...]:
         """Everything Java's set holds that its future answers depend on: the table size and
         every bucket's chain (for comparing states, e.g. to detect an endless loop)."""
         return (self.capacity, tuple((i, tuple(self._buckets[i])) for i in sorted(self._buckets)))
 
-    def first(self) -> Hashable:
+    def first(self) -> K:
         """``iterator().next()``: raises ``KeyError`` on an empty set."""
         heap = self._heap
         while heap and heap[0] not in self._buckets:

@@ -14,7 +14,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_cir
 _LOWER_HEX = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})")
 
 
-def _upper(m: re.Match) -> str:
+def _upper(m: re.Match[str]) -> str:
     return f"{m.group(1)}\\u00{m.group(2).upper()}"
 
 

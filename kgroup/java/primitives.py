@@ -15,7 +15,8 @@ def to_int32(n: int) -> int:
 
 def to_float32(x: float) -> float:
     """Round ``x`` to the nearest Java ``float`` (IEEE binary32), as a widening cast would hold it."""
-    return _F32.unpack(_F32.pack(x))[0]
+    value: float = _F32.unpack(_F32.pack(x))[0]
+    return value
 
 
 def float32_div(a: float, b: float) -> float:

@@ -24,7 +24,7 @@ from typing import Any, Callable
 from kgroup.java.utf8 import java_utf8
 from kgroup.offsets_log.schema import F, Layout
 
-Reader = Callable[[bytes, int], "tuple[dict, int]"]
+Reader = Callable[[bytes, int], "tuple[dict[str, Any], int]"]
 
 _FIXED = {"int8": "b", "int16": "h", "uint16": "H", "int32": "i", "int64": "q", "float64": "d",
           "bool": "?", "uuid": "16s"}
@@ -295,7 +295,8 @@ def python_reader(layout: Layout, version: int) -> Reader:
     """The reader of ``layout`` at ``version`` compiled to Python: ``(buf, pos) -> (fields, pos)``."""
     c = _Compiler()
     fname = c.struct_reader(layout.fields, version, layout.flexible_in(version), layout.name)
-    return c.ns[fname]
+    reader: Reader = c.ns[fname]
+    return reader
 
 
 # -- the same reader, walked in C ---------------------------------------------------
@@ -311,7 +312,7 @@ _KIND = {"int8": 10, "int16": 11, "uint16": 12, "int32": 13, "int64": 14, "float
 _ARRAY_KIND = {"string": 31, "bytes": 32, "uuid": 33, "struct": 34}
 
 
-def _default_op(f: F) -> tuple:
+def _default_op(f: F) -> tuple[Any, ...]:
     default = f.default_value()
     if default == []:
         return (1, 0, None)
@@ -320,7 +321,7 @@ def _default_op(f: F) -> tuple:
     return (0, 0, default)
 
 
-def _field_op(f: F, version: int, flexible: bool, tagged: bool) -> tuple:
+def _field_op(f: F, version: int, flexible: bool, tagged: bool) -> tuple[Any, ...]:
     nullable = int(f.nullable_in(version))
     el = f.element
     if f.is_array:
@@ -334,7 +335,7 @@ def _field_op(f: F, version: int, flexible: bool, tagged: bool) -> tuple:
     return (_KIND[el], nullable, None)
 
 
-def program(fields: tuple[F, ...], version: int, flexible: bool) -> tuple:
+def program(fields: tuple[F, ...], version: int, flexible: bool) -> tuple[Any, ...]:
     """The walker's program for a struct of ``fields`` at ``version``."""
     names, ops, tagged = [], [], []
     for i, f in enumerate(fields):
@@ -369,7 +370,7 @@ COMPILED = _walker is not None  # whether readers run in C
 
 
 @lru_cache(maxsize=None)
-def compiled_reader(layout: Layout, version: int) -> Reader:
+def compiled_reader(layout: Layout, version: int) -> partial[tuple[dict[str, Any], int]]:
     """The reader of ``layout`` at ``version`` walked in C (needs the compiled extension)."""
     if _walker is None:
         raise RuntimeError("kgroup's compiled walker is not installed")
@@ -381,7 +382,7 @@ def reader(layout: Layout, version: int) -> Reader:
     return compiled_reader(layout, version) if COMPILED else python_reader(layout, version)
 
 
-def read(layout: Layout, version: int, buf: bytes, pos: int = 0) -> tuple[dict, int]:
+def read(layout: Layout, version: int, buf: bytes, pos: int = 0) -> tuple[dict[str, Any], int]:
     try:
         return reader(layout, version)(buf, pos)
     except (struct.error, DecodeError):
@@ -458,7 +459,7 @@ def _put_field(out: bytearray, f: F, value: Any, version: int, flexible: bool, t
         _put_value(out, f, f.type, value, version, flexible, nullable)
 
 
-def _put_struct(out: bytearray, fields: tuple[F, ...], data: dict, version: int, flexible: bool) -> None:
+def _put_struct(out: bytearray, fields: tuple[F, ...], data: dict[str, Any], version: int, flexible: bool) -> None:
     tagged: list[tuple[int, bytes]] = []
     for f in fields:
         if not f.present_in(version):
@@ -479,7 +480,7 @@ def _put_struct(out: bytearray, fields: tuple[F, ...], data: dict, version: int,
             out += raw
 
 
-def write(layout: Layout, version: int, data: dict) -> bytes:
+def write(layout: Layout, version: int, data: dict[str, Any]) -> bytes:
     """The bytes of ``data`` as ``layout`` at ``version`` (fields missing from ``data`` take their default)."""
     out = bytearray()
     _put_struct(out, layout.fields, data, version, layout.flexible_in(version))
@@ -492,7 +493,7 @@ def is_default(f: F, value: Any) -> bool:
     return value == f.default_value() if f.default_value() is not None else value is None
 
 
-def to_json(layout: Layout, version: int, data: dict) -> dict:
+def to_json(layout: Layout, version: int, data: dict[str, Any]) -> dict[str, Any]:
     """``data`` as Kafka's generated JSON converters print it at ``version``: fields absent
     from the version left out, tagged fields only when not at their default, bytes as base64."""
     return _json_struct(_json_plan(layout.fields, version), data)
@@ -500,11 +501,11 @@ def to_json(layout: Layout, version: int, data: dict) -> dict:
 
 # A plan per (fields, version): (name, kind, skip-if-default?, default, sub-plan) for the
 # fields present in that version; kind: 0 as is, 1 bytes, 2 struct, 3 [struct], 4 [bytes].
-_PLANS: dict[tuple[int, int], tuple[tuple, list]] = {}  # (id(fields), version) -> (fields, plan)
+_PLANS: dict[tuple[int, int], tuple[tuple[Any, ...], list[Any]]] = {}  # (id(fields), version) -> (fields, plan)
 _b64 = base64.b64encode
 
 
-def _json_plan(fields: tuple[F, ...], version: int) -> list:
+def _json_plan(fields: tuple[F, ...], version: int) -> list[Any]:
     key = (id(fields), version)
     cached = _PLANS.get(key)
     if cached is not None:
@@ -522,8 +523,8 @@ def _json_plan(fields: tuple[F, ...], version: int) -> list:
     return plan
 
 
-def _json_struct(plan: list, data: dict) -> dict:
-    out: dict = {}
+def _json_struct(plan: list[Any], data: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for name, kind, tagged, default, sub in plan:
         value = data[name]
         if tagged and value == default:

@@ -11,6 +11,8 @@ codec on the layouts: this module has no parser of its own.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import struct
 
 from kgroup.offsets_log import codec
@@ -24,7 +26,7 @@ __all__ = ["DecodeError", "decode_assignment", "decode_subscription", "encode_as
 _VERSION = struct.Struct(">h")
 
 
-def _decode(layout: Layout, what: str, data: bytes) -> dict:
+def _decode(layout: Layout, what: str, data: bytes) -> dict[str, Any]:
     if data is None or len(data) < 2:
         raise DecodeError(f"consumer protocol {what} too short for its version header")
     version = _VERSION.unpack_from(data, 0)[0]
@@ -40,7 +42,7 @@ def _decode(layout: Layout, what: str, data: bytes) -> dict:
     return fields
 
 
-def decode_subscription(data: bytes) -> dict:
+def decode_subscription(data: bytes) -> dict[str, Any]:
     """``{"version", "topics", "userData", "ownedPartitions": [{"topic", "partitions"}],
     "generationId", "rackId"}`` of a version-prefixed ConsumerProtocol subscription.
 
@@ -50,24 +52,24 @@ def decode_subscription(data: bytes) -> dict:
     return _decode(CONSUMER_PROTOCOL_SUBSCRIPTION, "subscription", data)
 
 
-def decode_assignment(data: bytes) -> dict:
+def decode_assignment(data: bytes) -> dict[str, Any]:
     """``{"version", "assignedPartitions": [{"topic", "partitions"}], "userData"}`` of a
     version-prefixed ConsumerProtocol assignment (versions as in :func:`decode_subscription`)."""
     return _decode(CONSUMER_PROTOCOL_ASSIGNMENT, "assignment", data)
 
 
-def _encode(layout: Layout, data: dict, version: int) -> bytes:
+def _encode(layout: Layout, data: dict[str, Any], version: int) -> bytes:
     if not layout.valid(version):
         raise ValueError(f"{layout.name} has no version {version}")
     body = {k: v for k, v in data.items() if k != "version"}
     return _VERSION.pack(version) + codec.write(layout, version, body)
 
 
-def encode_subscription(data: dict, version: int) -> bytes:
+def encode_subscription(data: dict[str, Any], version: int) -> bytes:
     """The version-prefixed bytes of a subscription dict (as decode_subscription returns)."""
     return _encode(CONSUMER_PROTOCOL_SUBSCRIPTION, data, version)
 
 
-def encode_assignment(data: dict, version: int) -> bytes:
+def encode_assignment(data: dict[str, Any], version: int) -> bytes:
     """The version-prefixed bytes of an assignment dict (as decode_assignment returns)."""
     return _encode(CONSUMER_PROTOCOL_ASSIGNMENT, data, version)

@@ -4,18 +4,20 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 from kgroup.offsets_log.records import CoordinatorRecord
 
 _STATE = {0: "stable", 1: "unrevoked-partitions", 2: "unreleased-partitions", 3: "unknown"}
 
 
-def _parts(tps: list | None) -> str:
+def _parts(tps: list[Any] | None) -> str:
     if not tps:
         return "nothing"
     return ";".join(f"{tp['topicId']}:{','.join(map(str, tp['partitions']))}" for tp in tps)
 
 
-def _tasks(tasks: list | None) -> int:
+def _tasks(tasks: list[Any] | None) -> int:
     return sum(len(t.get("partitions", [])) for t in tasks or [])
 
 

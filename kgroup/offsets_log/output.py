@@ -1,6 +1,8 @@
 """How ``kgroup log`` writes entries: JSON Lines (Kafka's form), one table line, or CSV."""
 from __future__ import annotations
 
+from typing import Any
+
 import base64
 import csv
 from typing import IO, Callable
@@ -14,9 +16,9 @@ from kgroup.offsets_log.window import format_ms
 CSV_COLUMNS = ["time", "partition", "offset", "kind", "record_type", "group", "gist", "error"]
 
 
-def entry_json(e: Entry) -> dict:
+def entry_json(e: Entry) -> dict[str, Any]:
     raw = e.raw
-    head = {"partition": raw.partition, "offset": raw.offset, "timestamp": raw.timestamp}
+    head: dict[str, Any] = {"partition": raw.partition, "offset": raw.offset, "timestamp": raw.timestamp}
     if e.record is None:
         head["error"] = e.error
         head["key_raw"] = None if raw.key is None else base64.b64encode(raw.key).decode("ascii")

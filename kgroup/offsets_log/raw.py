@@ -8,6 +8,8 @@ One record a line::
 """
 from __future__ import annotations
 
+from typing import Any
+
 import base64
 import binascii
 import json
@@ -27,13 +29,13 @@ class RawRecord:
     key: bytes | None
     value: bytes | None  # None: a tombstone
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"partition": self.partition, "offset": self.offset, "timestamp": self.timestamp,
                 "key": None if self.key is None else base64.b64encode(self.key).decode("ascii"),
                 "value": None if self.value is None else base64.b64encode(self.value).decode("ascii")}
 
 
-def _b64(obj: dict, name: str, where: str) -> bytes | None:
+def _b64(obj: dict[str, Any], name: str, where: str) -> bytes | None:
     v = obj.get(name)
     if v is None:
         return None
@@ -45,7 +47,7 @@ def _b64(obj: dict, name: str, where: str) -> bytes | None:
         raise UsageError(f"{where}: \"{name}\" is not valid base64") from None
 
 
-def _int(obj: dict, name: str, where: str) -> int:
+def _int(obj: dict[str, Any], name: str, where: str) -> int:
     v = obj.get(name)
     if type(v) is not int or not -(2**63) <= v < 2**63:
         raise UsageError(f"{where}: \"{name}\" must be a 64-bit integer")

@@ -6,11 +6,14 @@ tombstone. :func:`decode` reads both with the layouts of layouts.py.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import struct
+from collections.abc import Callable
 from typing import NamedTuple
 
 from kgroup.offsets_log import codec
-from kgroup.offsets_log.codec import DecodeError
+from kgroup.offsets_log.codec import DecodeError, Reader
 from kgroup.offsets_log.layouts import RECORD_TYPES
 from kgroup.offsets_log.schema import RecordType
 
@@ -34,9 +37,9 @@ class CoordinatorRecord(NamedTuple):
     """One decoded record: its type, key fields, value version and fields (None: tombstone)."""
 
     type: int
-    key: dict
+    key: dict[str, Any]
     version: int | None
-    value: dict | None
+    value: dict[str, Any] | None
 
     @property
     def kind(self) -> str:
@@ -49,7 +52,8 @@ class CoordinatorRecord(NamedTuple):
     @property
     def group_id(self) -> str:
         k = self.key
-        return k["group"] if "group" in k else k["groupId"]
+        group: str = k["group"] if "group" in k else k["groupId"]
+        return group
 
     @property
     def tombstone(self) -> bool:
@@ -63,14 +67,14 @@ def record_type(type_id: int) -> RecordType:
         raise DecodeError(f"unknown record type {type_id}") from None
 
 
-class _Readers(dict):
+class _Readers(dict[Any, Reader]):
     """Compiled readers by record type (keys) or (type, version) (values), compiled on first use."""
 
     def __init__(self, value: bool):
         super().__init__()
         self.value = value
 
-    def __missing__(self, k):
+    def __missing__(self, k: Any) -> Reader:
         if self.value:
             type_id, version = k
             rt = RECORD_TYPES[type_id]
@@ -87,7 +91,7 @@ _KEY_READERS = _Readers(value=False)
 _VALUE_READERS = _Readers(value=True)
 
 
-def _program(type_id: int, version: int):
+def _program(type_id: int, version: int) -> Any:
     """The walker's program for a record type's key (version -1) or value version; None if unknown."""
     rt = RECORD_TYPES.get(type_id)
     if rt is None:
@@ -99,12 +103,13 @@ def _program(type_id: int, version: int):
     return codec.compiled_reader(rt.value, version).args[0]
 
 
-def _compiled_decode():
+def _compiled_decode() -> Callable[[bytes | None, bytes | None], CoordinatorRecord] | None:
     if not codec.COMPILED:
         return None
     walker = codec._walker
     walker.configure_records(CoordinatorRecord, _program)
-    return walker.decode_record
+    decode_record: Callable[[bytes | None, bytes | None], CoordinatorRecord] = walker.decode_record
+    return decode_record
 
 
 _decode_record = _compiled_decode()
@@ -118,7 +123,9 @@ def decode(key: bytes | None, value: bytes | None) -> CoordinatorRecord:
         except (DecodeError, TypeError):
             raise _diagnose(key, value) from None
     try:  # the fast path: every failure falls through to the diagnosis below
-        type_id = _I16(key, 0)[0]  # type: ignore[arg-type]
+        if key is None:
+            raise TypeError  # a record without a key: the diagnosis below says so
+        type_id = _I16(key, 0)[0]
         key_fields = _KEY_READERS[type_id](key, 2)[0]
         if value is None:
             return CoordinatorRecord(type_id, key_fields, None, None)
@@ -158,7 +165,7 @@ def _diagnose(key: bytes | None, value: bytes | None) -> DecodeError:
     return DecodeError(f"record type {type_id} v{version} cannot be read")
 
 
-def encode(type_id: int, key: dict, version: int | None, value: dict | None) -> tuple[bytes, bytes | None]:
+def encode(type_id: int, key: dict[str, Any], version: int | None, value: dict[str, Any] | None) -> tuple[bytes, bytes | None]:
     """The key and value bytes Kafka writes for this record (value None: a tombstone)."""
     rt = record_type(type_id)
     key_bytes = struct.pack(">h", type_id) + codec.write(rt.key, 0, key)
@@ -169,11 +176,11 @@ def encode(type_id: int, key: dict, version: int | None, value: dict | None) -> 
     return key_bytes, struct.pack(">h", version) + codec.write(rt.value, version, value)
 
 
-def kafka_json(rec: CoordinatorRecord) -> dict:
+def kafka_json(rec: CoordinatorRecord) -> dict[str, Any]:
     """``{"key": {"type", "data"}, "value": {"version", "data"} | null}`` as Kafka 4.3.0's
     CoordinatorRecordMessageFormatter prints the record."""
     rt = RECORD_TYPES[rec.type]
-    out: dict = {"key": {"type": rec.type, "data": codec.to_json(rt.key, 0, rec.key)}}
+    out: dict[str, Any] = {"key": {"type": rec.type, "data": codec.to_json(rt.key, 0, rec.key)}}
     if rec.value is None:
         out["value"] = None
     else:

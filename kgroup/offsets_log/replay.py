@@ -22,7 +22,7 @@ from kgroup.offsets_log.selection import Entry
 Assignment = dict[str, list[int]]  # topic -> sorted partitions
 
 
-def member_json(m: Member, problems: list[str] | None = None) -> dict:
+def member_json(m: Member, problems: list[str] | None = None) -> dict[str, Any]:
     return {"member_id": m.member_id, "client_id": m.client_id, "host": m.host,
             "group_instance_id": m.group_instance_id, "rack": m.rack, "subscription": m.subscription,
             "assignment": m.assignment, "target_assignment": m.target_assignment,
@@ -52,7 +52,7 @@ class Rebalance:
     members: list[Member] = field(default_factory=list)
     joined: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
-    moved: list[dict] = field(default_factory=list)
+    moved: list[dict[str, Any]] = field(default_factory=list)
     since_previous_ms: int | None = None
     commits: int = 0  # offset commits between this rebalance and the next
     last_commits: dict[str, dict[int, int]] = field(default_factory=dict)
@@ -60,7 +60,7 @@ class Rebalance:
     closed: bool = False  # KIP-848: its target assignment has been read
     problems: dict[str, list[str]] = field(default_factory=dict)  # member id -> what could not be decoded
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"timestamp": self.timestamp, "partition": self.position[0], "offset": self.position[1],
                 "type": self.type, "generation": self.generation, "protocol_type": self.protocol_type,
                 "protocol": self.protocol, "leader": self.leader,
@@ -88,17 +88,18 @@ def _owners(members: list[Member], target: bool = False) -> dict[tuple[str, int]
     return owners
 
 
-def moves(before: list[Member], after: list[Member], target: bool = False) -> list[dict]:
+def moves(before: list[Member], after: list[Member], target: bool = False) -> list[dict[str, Any]]:
     """Partitions whose owner changed: ``{"topic", "partition", "from", "to"}`` (None: unowned)."""
     a, b = _owners(before, target), _owners(after, target)
     return [{"topic": t, "partition": p, "from": a.get((t, p)), "to": b.get((t, p))}
             for (t, p) in sorted(set(a) | set(b)) if a.get((t, p)) != b.get((t, p))]
 
 
-def classic_members(value: dict) -> tuple[list[Member], dict[str, list[str]]]:
+def classic_members(value: dict[str, Any]) -> tuple[list[Member], dict[str, list[str]]]:
     """The members of a GroupMetadata value, their ConsumerProtocol bytes decoded when the
     protocol type is ``consumer``; and per member what could not be decoded."""
-    out, problems = [], {}
+    out: list[Member] = []
+    problems: dict[str, list[str]] = {}
     consumer = value["protocolType"] == "consumer"
     for m in value["members"]:
         member = Member(m["memberId"], m["clientId"], m["clientHost"], m["groupInstanceId"])
@@ -129,14 +130,14 @@ class GroupReplay:
         self.commits_before = 0  # commits before the first rebalance seen
         self.offsets: dict[str, dict[int, Commit]] = {}
         # classic
-        self.classic: dict | None = None
+        self.classic: dict[str, Any] | None = None
         self.classic_members: list[Member] = []
         # KIP-848
         self.epoch: int | None = None
-        self.members: dict[str, dict] = {}
-        self.targets: dict[str, list] = {}
+        self.members: dict[str, dict[str, Any]] = {}
+        self.targets: dict[str, list[Any]] = {}
         self.target_epoch: int | None = None
-        self.current: dict[str, dict] = {}
+        self.current: dict[str, dict[str, Any]] = {}
         self.topic_names: dict[str, str] = {}
         self.last_timestamp: int | None = None
 
@@ -155,7 +156,7 @@ class GroupReplay:
         elif 3 <= t <= 8:
             self._consumer(t, rec.key, v, ts, pos)
 
-    def _commit(self, key: dict, v: dict | None, ts: int, pos: tuple[int, int]) -> None:
+    def _commit(self, key: dict[str, Any], v: dict[str, Any] | None, ts: int, pos: tuple[int, int]) -> None:
         topic, partition = key["topic"], key["partition"]
         if v is None:
             self.offsets.get(topic, {}).pop(partition, None)
@@ -175,7 +176,7 @@ class GroupReplay:
             r.since_previous_ms = r.timestamp - self.rebalances[-1].timestamp
         self.rebalances.append(r)
 
-    def _classic(self, v: dict | None, ts: int, pos: tuple[int, int]) -> None:
+    def _classic(self, v: dict[str, Any] | None, ts: int, pos: tuple[int, int]) -> None:
         if v is None:
             self._open(Rebalance(ts, pos, "deleted", None))
             self.deleted, self.classic, self.classic_members = True, None, []
@@ -191,7 +192,7 @@ class GroupReplay:
                              moves(before, members), problems=problems))
         self.classic, self.classic_members = v, members
 
-    def _consumer(self, t: int, key: dict, v: dict | None, ts: int, pos: tuple[int, int]) -> None:
+    def _consumer(self, t: int, key: dict[str, Any], v: dict[str, Any] | None, ts: int, pos: tuple[int, int]) -> None:
         member = key.get("memberId")
         if t == 3:
             if v is None:
@@ -209,7 +210,7 @@ class GroupReplay:
                 ids_before = set(previous.members_ids) if previous else set()
                 ids_now = set(self.members)
                 self.epoch = v["epoch"]
-                assignors = sorted({m.get("serverAssignor") for m in self.members.values() if m.get("serverAssignor")})
+                assignors = sorted({a for m in self.members.values() if (a := m.get("serverAssignor"))})
                 r = Rebalance(ts, pos, "consumer", v["epoch"], "consumer", ",".join(assignors) or None, None,
                               self.consumer_members(), sorted(ids_now - ids_before), sorted(ids_before - ids_now))
                 r.members_ids = sorted(ids_now)
@@ -219,7 +220,8 @@ class GroupReplay:
             if v is not None:
                 self.topic_names.update({tp["topicId"]: tp["topicName"] for tp in v["topics"]})
             return
-        table = {5: self.members, 7: self.targets, 8: self.current}.get(t)
+        tables: dict[int, dict[str, Any]] = {5: self.members, 7: self.targets, 8: self.current}
+        table = tables.get(t)
         if t == 6:
             self.target_epoch = None if v is None else v["assignmentEpoch"]
             if v is not None:
@@ -271,7 +273,7 @@ class GroupReplay:
         return out
 
     def unresolved_topic_ids(self) -> list[str]:
-        ids = set()
+        ids: set[str] = set()
         for cur in self.current.values():
             ids.update(tp["topicId"] for tp in cur["assignedPartitions"])
         for tps in self.targets.values():

@@ -35,7 +35,7 @@ def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] |
                      "record rebalances in progress)")
     elif replay.type == "consumer" and not replay.deleted:
         members = replay.consumer_members()
-        assignors = sorted({md.get("serverAssignor") for md in replay.members.values() if md.get("serverAssignor")})
+        assignors = sorted({a for md in replay.members.values() if (a := md.get("serverAssignor"))})
         desc = GroupDescription(replay.group_id, "consumer", "Stable" if members else "Empty", "consumer",
                                 ",".join(assignors) or None, replay.epoch, None, members)
         unresolved = replay.unresolved_topic_ids()
@@ -59,8 +59,8 @@ def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] |
                 seen[t] = max(seen.get(t, 0), max(ps, default=-1) + 1)
         for t in m.subscription or ():
             seen.setdefault(t, 0)
-    for t, ps in offsets.items():
-        seen[t] = max(seen.get(t, 0), max(ps, default=-1) + 1)
+    for t, committed in offsets.items():
+        seen[t] = max(seen.get(t, 0), max(committed, default=-1) + 1)
     topics: dict[str, TopicLayout] = {}
     inferred, unknown = [], []
     for t, n in sorted(seen.items()):

@@ -7,6 +7,8 @@ decoded. Tombstones keep their key fields and have ``tombstone`` set.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import json
 
 DECODED_FIELDS = (
@@ -47,12 +49,12 @@ MEMBER_ASSIGNMENT_TYPES = (8, 14, 22)
 OFFSET_TYPES = (0, 1)
 
 
-def _state_fields(rec) -> dict:
+def _state_fields(rec) -> dict[str, Any]:
     """The group-state columns of a decoded record that is not an offset commit."""
     from kgroup.offsets_log.records import kafka_json
 
     t, k, v = rec.type, rec.key, rec.value
-    row: dict = {}
+    row: dict[str, Any] = {}
     if "memberId" in k:
         row["member"] = k["memberId"]
     if v is None:
@@ -75,13 +77,13 @@ def _state_fields(rec) -> dict:
     return row
 
 
-def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, list]:
+def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, list[Any]]:
     """Columns in, decoded columns out (plain Python lists, one entry per record; the
     unit the Arrow step wraps). Offset commits, the bulk of any log, take a short path."""
     from kgroup.offsets_log.records import DecodeError, decode
 
     n = len(offsets)
-    cols: dict[str, list] = {name: [None] * n for name, _ in DECODED_FIELDS}
+    cols: dict[str, list[Any]] = {name: [None] * n for name, _ in DECODED_FIELDS}
     cols["partition"], cols["offset"], cols["timestamp"] = list(partitions), list(offsets), list(timestamps)
     size, type_c, group_c, tomb_c, error_c = (cols[c] for c in ("bytes", "type", "group", "tombstone", "error"))
     topic_c, tp_c, off_c, epoch_c, meta_c, cts_c, ets_c = (

@@ -29,6 +29,8 @@ No Spark here: plain Python over columns, unit-testable on its own.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import heapq
 from typing import Iterable, Iterator
 
@@ -68,12 +70,12 @@ class TaskFold:
         self.since_ms, self.until_ms = since_ms, until_ms
         self.latest, self.keep_commits = latest, keep_commits
         self.read = 0
-        self.open: dict[tuple, list] = {}     # (partition, group, topic, topic partition) -> current segment
-        self.closed: list[tuple[tuple, list]] = []
-        self.pg: dict[tuple, list] = {}       # (partition, group) -> [records, commits, bytes, first, last, bad]
-        self.newest: list[tuple] = []         # heap of (timestamp, partition, offset, key, value)
-        self.errors: list[tuple] = []         # heap of (-partition, -offset, ...) keeping the first ones
-        self.out: dict[str, list] = {name: [] for name, _ in PARTIAL_FIELDS}
+        self.open: dict[tuple[Any, ...], list[Any]] = {}     # (partition, group, topic, topic partition) -> current segment
+        self.closed: list[tuple[tuple[Any, ...], list[Any]]] = []
+        self.pg: dict[tuple[Any, ...], list[Any]] = {}       # (partition, group) -> [records, commits, bytes, first, last, bad]
+        self.newest: list[tuple[Any, ...]] = []         # heap of (timestamp, partition, offset, key, value)
+        self.errors: list[tuple[Any, ...]] = []         # heap of (-partition, -offset, ...) keeping the first ones
+        self.out: dict[str, list[Any]] = {name: [] for name, _ in PARTIAL_FIELDS}
         self.out_rows = 0
         from kgroup.offsets_log import records
 
@@ -207,7 +209,7 @@ class TaskFold:
                 col.extend([None] * (self.out_rows - len(col)))
 
     # -- output --------------------------------------------------------------------------
-    def rows(self) -> dict[str, list]:
+    def rows(self) -> dict[str, list[Any]]:
         """Every partial row of the task, as columns (PARTIAL_FIELDS); call once, at the end."""
         out = self.out
         out["records"].append(self.read)
@@ -260,8 +262,8 @@ class TaskFold:
         return out
 
 
-def fold_columns(batches: Iterable[tuple], since_ms=None, until_ms=None, latest: int = 0,
-                 keep_commits: bool = False) -> dict[str, list]:
+def fold_columns(batches: Iterable[tuple[Any, ...]], since_ms=None, until_ms=None, latest: int = 0,
+                 keep_commits: bool = False) -> dict[str, list[Any]]:
     """The partial rows of one task over its batches of raw columns."""
     fold = TaskFold(since_ms, until_ms, latest, keep_commits)
     for columns in batches:
@@ -269,7 +271,7 @@ def fold_columns(batches: Iterable[tuple], since_ms=None, until_ms=None, latest:
     return fold.rows()
 
 
-def to_batches(cols: dict[str, list], size: int = 100_000) -> Iterator:
+def to_batches(cols: dict[str, list[Any]], size: int = 100_000) -> Iterator[Any]:
     """Arrow RecordBatches of partial rows (several when there are many)."""
     import pyarrow as pa
 

@@ -21,6 +21,8 @@ tasks' outputs with :func:`combine`.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import heapq
 from dataclasses import dataclass, field
 
@@ -43,10 +45,10 @@ class _Columns:
     """Output columns filled row by row (absent values are null)."""
 
     def __init__(self, fields):
-        self.cols: dict[str, list] = {n: [] for n, _ in fields}
+        self.cols: dict[str, list[Any]] = {n: [] for n, _ in fields}
         self.n = 0
 
-    def add(self, row: str, values: dict) -> None:
+    def add(self, row: str, values: dict[str, Any]) -> None:
         self.n += 1
         self.cols["row"].append(row)
         for name, x in values.items():
@@ -56,28 +58,28 @@ class _Columns:
                 col.append(None)
 
 
-def _decoded(cols: dict[str, list], i: int) -> dict:
+def _decoded(cols: dict[str, list[Any]], i: int) -> dict[str, Any]:
     return {n: cols[n][i] for n in DECODED_NAMES}
 
 
-def _newest(rows: list[dict], n: int) -> list[dict]:
+def _newest(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """The ``n`` newest rows, oldest first."""
     best = heapq.nlargest(n, rows, key=lambda r: (r["timestamp"], r["partition"], r["offset"]))
     return best[::-1]
 
 
-def _first_errors(rows: list[dict]) -> list[dict]:
+def _first_errors(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return heapq.nsmallest(ERROR_SAMPLE, rows, key=lambda r: (r["partition"], r["offset"]))
 
 
-def merge_columns(cols: dict[str, list], want_committed: bool = False, latest: int = 0) -> dict[str, list]:
+def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, latest: int = 0) -> dict[str, list[Any]]:
     """One merge task: partial rows in (columns of fold.PARTIAL_FIELDS), merged rows out
     (columns of MERGED_FIELDS)."""
     rows = cols["row"]
     read = 0
-    parts: dict[int, list] = {}           # partition -> [records, commits, bytes, first, last, bad, groups]
+    parts: dict[int, list[Any]] = {}           # partition -> [records, commits, bytes, first, last, bad, groups]
     home: dict[str, int] = {}             # group -> smallest offsets-log partition
-    segments: dict[tuple, list] = {}      # (group, topic, partition) -> [segment index, ...]
+    segments: dict[tuple[Any, ...], list[Any]] = {}      # (group, topic, partition) -> [segment index, ...]
     events: dict[str, list[int]] = {}     # group -> event row indexes
     errors, commits, newest_events = [], [], []
     for i, kind in enumerate(rows):
@@ -119,7 +121,7 @@ def merge_columns(cols: dict[str, list], want_committed: bool = False, latest: i
     for p, (records, n_commits, size, first, last, bad, groups) in parts.items():
         out.add("part", {"partition": p, "records": records, "commits": n_commits, "bytes_total": size,
                          "first_ms": first, "last_ms": last, "bad": bad, "groups": len(groups)})
-    by_group: dict[str, list] = {}
+    by_group: dict[str, list[Any]] = {}
     for key, at in segments.items():
         stats = _key_stats(cols, at)
         by_group.setdefault(key[0], []).append(stats)
@@ -156,7 +158,7 @@ def merge_columns(cols: dict[str, list], want_committed: bool = False, latest: i
     return out.cols
 
 
-def _key_stats(cols: dict[str, list], at: list[int]) -> dict:
+def _key_stats(cols: dict[str, list[Any]], at: list[int]) -> dict[str, Any]:
     """The segments of one key, in log order: commits, commit times, rewinds (inside each
     segment, and where a segment starts below the last committed offset before it), what
     the newest record says, and how many segments interleave with the one before."""
@@ -184,7 +186,7 @@ def _key_stats(cols: dict[str, list], at: list[int]) -> dict:
             "gone": cols["last_tombstone"][newest], "committed": cols["last_committed"][newest]}
 
 
-def _state(facts: GroupFacts, cols: dict[str, list], at: list[int]) -> None:
+def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]) -> None:
     """The group-state fields of ``facts`` from the group's state records (decoded rows)."""
     if not at:
         return
@@ -193,7 +195,7 @@ def _state(facts: GroupFacts, cols: dict[str, list], at: list[int]) -> None:
     part, off, types, tomb = cols["partition"], cols["offset"], cols["type"], cols["tombstone"]
     at = sorted(at, key=lambda i: (part[i], off[i]))
     facts.last_kind = kind_of(types[at[-1]])
-    first_seen: dict[tuple, int] = {}
+    first_seen: dict[tuple[Any, ...], int] = {}
     members: dict[str, int] = {}
     for i in at:
         t = types[i]
@@ -222,7 +224,7 @@ def merge_batches(want_committed: bool, latest: int):
         import pyarrow as pa
 
         names = [n for n, _ in PARTIAL_FIELDS]
-        cols: dict[str, list] = {n: [] for n in names}
+        cols: dict[str, list[Any]] = {n: [] for n in names}
         for batch in batches:
             for n in names:
                 cols[n].extend(batch.column(n).to_pylist())
@@ -237,19 +239,19 @@ class Merged:
     """Every merge task's rows, combined on the driver."""
 
     read: int = 0
-    per_partition: dict[int, dict] = field(default_factory=dict)
+    per_partition: dict[int, dict[str, Any]] = field(default_factory=dict[str, Any])
     first_ms: int | None = None
     last_ms: int | None = None
     bad: int = 0
     facts: list[GroupFacts] = field(default_factory=list)
     overlaps: int = 0
     committed: list[tuple[str, str, int, int]] = field(default_factory=list)
-    errors: list[dict] = field(default_factory=list)
-    latest_commits: list[dict] = field(default_factory=list)
-    latest_events: list[dict] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    latest_commits: list[dict[str, Any]] = field(default_factory=list)
+    latest_events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def combine(cols: dict[str, list], latest: int = 0) -> Merged:
+def combine(cols: dict[str, list[Any]], latest: int = 0) -> Merged:
     """The merge tasks' output (columns of MERGED_FIELDS) as one answer."""
     m = Merged()
     commits, events, errors = [], [], []

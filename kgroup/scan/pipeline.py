@@ -2,6 +2,8 @@
 per-group and per-partition facts that report.py turns into rows, and the result tables."""
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass, field
 
 from kgroup.scan import report
@@ -18,15 +20,15 @@ class ScanResult:
     records: int                      # records in the window (decodable or not)
     read: int                         # records read in all
     undecodable: int
-    errors: list[dict]
+    errors: list[dict[str, Any]]
     window: report.Window
     facts: list[report.GroupFacts]
-    per_partition: dict[int, dict]
+    per_partition: dict[int, dict[str, Any]]
     committed: list[tuple[str, str, int, int]] = field(default_factory=list)  # live only
     commits_df: object = None         # with --out only: the result tables
     events_df: object = None
-    latest_commits: list[dict] = field(default_factory=list)
-    latest_events: list[dict] = field(default_factory=list)
+    latest_commits: list[dict[str, Any]] = field(default_factory=list)
+    latest_events: list[dict[str, Any]] = field(default_factory=list)
 
 
 def stage(decoded, stage_dir: str | None):
@@ -111,7 +113,7 @@ def _merge(parts, stage_dir, since_ms, until_ms, want_committed, progress, lates
                       latest_events=[_columns(r, EVENT_COLUMNS) for r in m.latest_events])
 
 
-def _columns(row: dict, names) -> dict:
+def _columns(row: dict[str, Any], names) -> dict[str, Any]:
     from kgroup.offsets_log.records import RECORD_TYPES, kind_of
 
     t = row["type"]

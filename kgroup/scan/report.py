@@ -13,6 +13,8 @@ Definitions (the JSON keys are documented in docs/scan.md):
 """
 from __future__ import annotations
 
+from typing import Any
+
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
@@ -84,7 +86,7 @@ class GroupFacts:
     rebalance_times: list[int] = field(default_factory=list)
 
 
-def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int) -> dict:
+def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int) -> dict[str, Any]:
     gtype = TYPE_OF_KIND.get(f.last_kind or "", "classic")
     deleted = bool(f.last_meta_tombstone)
     if gtype == "classic":
@@ -106,7 +108,7 @@ def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int) ->
     }
 
 
-def coordinator_rows(per_partition: dict[int, dict], window: Window) -> list[dict]:
+def coordinator_rows(per_partition: dict[int, dict[str, Any]], window: Window) -> list[dict[str, Any]]:
     """One row per offsets-log partition with records: ``per_partition[p]`` holds
     groups, records, commits, bytes."""
     seconds = window.seconds
@@ -120,8 +122,8 @@ def coordinator_rows(per_partition: dict[int, dict], window: Window) -> list[dic
     return rows
 
 
-def broker_rows(per_partition: dict[int, dict], leaders: dict[int, int | None], brokers: dict[int, tuple[str, int]],
-                window: Window) -> list[dict]:
+def broker_rows(per_partition: dict[int, dict[str, Any]], leaders: dict[int, int | None], brokers: dict[int, tuple[str, int]],
+                window: Window) -> list[dict[str, Any]]:
     """Load per broker, by the offsets-log partitions it leads (every broker counts in the mean)."""
     seconds = window.seconds
     load = {b: {"partitions": 0, "groups": 0, "commits": 0, "bytes": 0} for b in brokers}
@@ -148,15 +150,16 @@ def group_lag(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, 
         end = ends.get((topic, partition))
         if group in out and out[group] is None:
             continue
-        out[group] = None if end is None else out.get(group, 0) + max(0, end - offset)
+        so_far = out.get(group, 0)
+        out[group] = None if end is None or so_far is None else so_far + max(0, end - offset)
     return out
 
 
-def top_groups(rows: list[dict], n: int) -> list[dict]:
+def top_groups(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """The rows worth a look first: storms, stale groups, then by rebalances and commits."""
     return sorted(rows, key=lambda r: (not r["storm"], not r["stale"], -r["rebalances"], -r["commits"],
                                        r["group"]))[:n]
 
 
-def top_coordinators(rows: list[dict], n: int) -> list[dict]:
+def top_coordinators(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (-r["commits"], -r["bytes_per_s"], r.get("offsets_partition", r.get("broker"))))[:n]

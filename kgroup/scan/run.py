@@ -4,6 +4,8 @@ The CLI builds the session and renders; tests call :func:`scan_report` on theirs
 """
 from __future__ import annotations
 
+from typing import Any
+
 import threading
 from functools import partial
 from pathlib import Path
@@ -19,9 +21,9 @@ class ScanRequest:
     save: str | None = None
     topic: str = "__consumer_offsets"
     settings: object = None           # ConnectionSettings (live)
-    ranges: list | None = None        # LogRange per partition, fixed on the driver (live)
-    leaders: dict | None = None       # offsets-log partition -> leader broker id (live)
-    brokers: dict | None = None       # broker id -> (host, port) (live)
+    ranges: list[Any] | None = None        # LogRange per partition, fixed on the driver (live)
+    leaders: dict[str, Any] | None = None       # offsets-log partition -> leader broker id (live)
+    brokers: dict[str, Any] | None = None       # broker id -> (host, port) (live)
     since_ms: int | None = None
     until_ms: int | None = None
     stale_after_ms: int = 3_600_000
@@ -35,14 +37,14 @@ class ScanRequest:
 
 @dataclass
 class ScanReport:
-    groups: list[dict]
-    coordinators: list[dict]
-    brokers: list[dict]
-    summary: dict
-    latest_commits: list[dict] = field(default_factory=list)
-    latest_events: list[dict] = field(default_factory=list)
+    groups: list[dict[str, Any]]
+    coordinators: list[dict[str, Any]]
+    brokers: list[dict[str, Any]]
+    summary: dict[str, Any]
+    latest_commits: list[dict[str, Any]] = field(default_factory=list)
+    latest_events: list[dict[str, Any]] = field(default_factory=list)
 
-    def document(self) -> dict:
+    def document(self) -> dict[str, Any]:
         return {"groups": self.groups, "coordinators": self.coordinators, "brokers": self.brokers,
                 "summary": self.summary}
 
@@ -134,7 +136,7 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
                               refold=refold, latest=req.top, keep_tables=req.out is not None)
     rows = [report.group_row(f, result.window, req.stale_after_ms, req.storm) for f in result.facts]
     coordinators = report.coordinator_rows(result.per_partition, result.window)
-    broker_rows: list[dict] = []
+    broker_rows: list[dict[str, Any]] = []
     if live:
         _live_columns(rows, coordinators, result, req.settings, req.leaders, req.brokers)
         broker_rows = report.broker_rows(result.per_partition, req.leaders, req.brokers, result.window)
@@ -159,7 +161,7 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
     return ScanReport(rows, coordinators, broker_rows, summary, latest_commits, latest_events)
 
 
-def _refold(raw, fold: dict):
+def _refold(raw, fold: dict[str, Any]):
     return pipeline.fold_frame(pipeline.in_log_order(raw), **fold)
 
 
@@ -206,7 +208,7 @@ def _live_columns(rows, coordinators, result, settings, leaders, brokers) -> Non
     cluster = connect(settings)
     md = cluster.metadata()
     wanted = sorted({(t, p) for _, t, p, _ in result.committed if t in md.topics and p in md.topics[t].partitions})
-    ends: dict = {}
+    ends: dict[str, Any] = {}
     if wanted:
         offsets, _problems = cluster.log_offsets(wanted)
         ends = {tp: v[1] for tp, v in offsets.items()}

@@ -5,6 +5,8 @@ Every source yields the same columns: RAW_DDL.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import json
 from dataclasses import dataclass
 
@@ -70,7 +72,7 @@ class OffsetsLogDataSource(DataSource):
 
 
 class OffsetsLogReader(DataSourceReader):
-    def __init__(self, options: dict):
+    def __init__(self, options: dict[str, Any]):
         self.topic = options["topic"]
         self.tasks = json.loads(options["tasks"])
         self.connection = options["connection.secret"]
@@ -112,7 +114,7 @@ def settings_from_json(text: str):
                               secrets=d["secrets"])
 
 
-def live_frame(spark, settings, topic: str, ranges, split: int = DEFAULT_SPLIT, fold: dict | None = None):
+def live_frame(spark, settings, topic: str, ranges, split: int = DEFAULT_SPLIT, fold: dict[str, Any] | None = None):
     """The records of the live log, [start, end) of every range: raw (RAW_DDL), or with
     ``fold`` (the keyword arguments of fold.fold_columns) the read tasks' partial rows
     (fold.PARTIAL_DDL)."""
