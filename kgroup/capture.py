@@ -8,15 +8,17 @@ for the union of all partitions.
 """
 from __future__ import annotations
 
-from typing import Any
-
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable
+from typing import TYPE_CHECKING, Any
 
 from kgroup.errors import ClusterError, UsageError
 from kgroup.hashing import offsets_partition_for
 from kgroup.model import OFFSETS_TOPIC, GroupDescription, GroupState, PartitionOffsets, TopicLayout
+
+if TYPE_CHECKING:
+    from kgroup.metadata import ClusterMetadata, TopicInfo
 
 Progress = Callable[[str, int, int], None]
 
@@ -32,7 +34,7 @@ class Capture:
         return not self.problems
 
 
-def drop_deleted_topics(group: GroupDescription, known) -> list[str]:
+def drop_deleted_topics(group: GroupDescription, known: Mapping[str, TopicInfo]) -> list[str]:
     """Move each member's assigned (and target) partitions of topics not in ``known`` (the
     cluster's metadata) to ``dropped_assignment`` / ``dropped_target_assignment``: Kafka's
     assignors only see topics in the metadata, and a snapshot's assignment names only topics
@@ -71,7 +73,7 @@ def is_unknown(group: GroupDescription, has_offsets: bool, listed: set[str] | No
     return group.state in ("Empty", "Unknown", None) and listed is not None and group.group_id not in listed
 
 
-def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, offsets: bool = True,
+def capture(cluster: Any, group_ids: list[str], *, topics: list[str] | None = None, offsets: bool = True,
             racks: bool = False, drop_deleted: bool = False, progress: Progress = _no_progress) -> Capture:
     """With ``drop_deleted`` (snapshot, whatif), topics a member is assigned or subscribes to
     that the metadata lacks (deleted) are set apart as the assignors do (drop_deleted_topics)
@@ -128,9 +130,9 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
     brokers = cluster.brokers_with_racks() if racks else sorted(metadata.brokers.values(), key=lambda b: b.id)
     topic_ids: dict[str, str] = {}
     if racks:  # the full picture (snapshot, whatif): topic ids order KIP-848's uniform assignor
-        wanted = sorted({t for g in group_ids for t, _ in _partitions_of(descriptions[g], committed[g], topics, metadata)}
-                        | {t for g in group_ids for t in descriptions[g].topics if t in metadata.topics})
-        topic_ids = cluster.topic_ids(wanted) if wanted and hasattr(cluster, "topic_ids") else {}
+        wanted_topics = sorted({tp[0] for g in group_ids for tp in _partitions_of(descriptions[g], committed[g], topics, metadata)}
+                              | {name for g in group_ids for name in descriptions[g].topics if name in metadata.topics})
+        topic_ids = cluster.topic_ids(wanted_topics) if wanted_topics and hasattr(cluster, "topic_ids") else {}
     rack_of = {b.id: b.rack for b in brokers}
     offsets_topic = metadata.topics.get(OFFSETS_TOPIC)
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
@@ -165,9 +167,10 @@ def capture(cluster, group_ids: list[str], *, topics: list[str] | None = None, o
     return Capture(states, problems, notes)
 
 
-def _partitions_of(desc: GroupDescription, committed: dict[str, Any], topics: list[str] | None, metadata) -> list[tuple[str, int]]:
+def _partitions_of(desc: GroupDescription, committed: Mapping[tuple[str, int], Any], topics: list[str] | None,
+                   metadata: ClusterMetadata) -> list[tuple[str, int]]:
     names = set(topics) if topics else set(desc.topics) | {t for t, _ in committed}
-    out = set()
+    out: set[tuple[str, int]] = set()
     for t in names:
         info = metadata.topics.get(t)
         if info is not None:
@@ -192,9 +195,9 @@ class CaptureStream:
     and ``offsets`` holds them as plain tuples ``{topic: {partition: (committed, log_start,
     log_end, metadata)}}`` (lag.offset_table reads them; no object per partition)."""
 
-    def __init__(self, cluster, group_ids: list[str], *, topics: list[str] | None = None,
+    def __init__(self, cluster: Any, group_ids: list[str], *, topics: list[str] | None = None,
                  listed: set[str] | None = None, window: int | None = None, progress: Progress = _no_progress,
-                 raw: bool = False):
+                 raw: bool = False) -> None:
         self.raw = raw
         self.cluster = cluster
         self.group_ids = group_ids
@@ -210,7 +213,7 @@ class CaptureStream:
             self._seen_problems.add(text)
             self.problems.append(text)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         from collections import deque
 
         cluster, ids, topics = self.cluster, self.group_ids, self.topics
@@ -238,7 +241,7 @@ class CaptureStream:
         followups: deque[Any] = deque()
         skip = set(suspects)
 
-        def next_request():
+        def next_request() -> Any:  # (index, group, partitions or None) or None
             if followups:
                 return followups.popleft()
             if first:
@@ -254,7 +257,7 @@ class CaptureStream:
             return None
 
         stage1: dict[int, dict[str, Any]] = {}  # committed, waiting for the follow-up request
-        ready: dict[int, dict[str, Any]] = {}   # committed offsets complete
+        ready: dict[int, dict[tuple[str, int], Any]] = {}   # committed offsets complete
         requested: set[tuple[str, int]] = set()
         handles: deque[Any] = deque()  # ListOffsets sent and not read yet
         parts_of: dict[int, list[tuple[str, int]]] = {}
@@ -262,10 +265,10 @@ class CaptureStream:
         counted = {"sent": 0, "read": 0}
         log: dict[tuple[str, int], tuple[int | None, int | None]] = {}
 
-        def partitions_of(i: int, found: dict[str, Any]) -> list[tuple[str, int]]:
+        def partitions_of(i: int, found: dict[tuple[str, int], Any]) -> list[tuple[str, int]]:
             return _partitions_of(descriptions[ids[i]], found, topics, metadata)
 
-        def committed_done(i: int, found: dict[str, Any]) -> None:
+        def committed_done(i: int, found: dict[tuple[str, int], Any]) -> None:
             ready[i] = found
             if i in unsettled:
                 return
@@ -294,7 +297,7 @@ class CaptureStream:
                 unsettled.discard(i)
                 committed_done(i, ready[i])
 
-        def build(i: int) -> GroupState:
+        def build(i: int) -> GroupState | tuple[GroupState, dict[str, dict[int, Any]]]:
             g = ids[i]
             found = ready.pop(i)
             parts = parts_of.pop(i)
@@ -313,7 +316,7 @@ class CaptureStream:
                     self._problem(f"topic {t} of group {g} is not in the metadata (deleted?)")
                     continue
                 layout[t] = TopicLayout(info.partition_count)
-            by_topic: dict[str, dict[int, PartitionOffsets]] = {}
+            by_topic: dict[str, dict[int, Any]] = {}  # PartitionOffsets, or their values as tuples (raw)
             none, unread = (None, None, None), (None, None)
             raw = self.raw
             for tp in parts:
@@ -329,7 +332,7 @@ class CaptureStream:
                 return GroupState(desc, layout, brokers, offsets_count, {}, now, leader), by_topic
             return GroupState(desc, layout, brokers, offsets_count, by_topic, now, leader)
 
-        def explicit(i: int, found: dict[str, Any]) -> list[tuple[str, int]]:
+        def explicit(i: int, found: dict[tuple[str, int], Any]) -> list[tuple[str, int]]:
             desc = descriptions[ids[i]]
             names = set(topics or desc.topics) | ({t for t, _ in found} if not topics else set())
             return [(t, p) for t in sorted(names) if t in mtopics

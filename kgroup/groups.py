@@ -74,16 +74,16 @@ def describe_notes(g: dict[str, Any]) -> list[str]:
     return notes
 
 
-def offsets_document(states: Iterable[GroupState], topics: list[str] | None, record_timestamps: dict[str, Any] | None,
-                     now_ms: int, lag_above: int | None = None) -> dict[str, Any]:
+def offsets_document(states: Iterable[GroupState], topics: list[str] | None,
+                     record_timestamps: dict[tuple[str, int], int] | None, now_ms: int, lag_above: int | None = None) -> dict[str, Any]:
     """The offsets document. Per group: ``complete`` is false when any value could not be
     known (``unknown`` lists those partitions and why; their lag and the totals over them are
     null); with ``lag_above``, ``over_threshold`` lists the partitions whose lag exceeds it."""
     return {"groups": [offsets_group(s, topics, record_timestamps, now_ms, lag_above) for s in states]}
 
 
-def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict[str, Any] | None,
-                  now_ms: int, lag_above: int | None = None, raw: dict[str, Any] | None = None,
+def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict[tuple[str, int], int] | None,
+                  now_ms: int, lag_above: int | None = None, raw: dict[str, dict[int, tuple[Any, ...]]] | None = None,
                   row_tuples: bool = False) -> dict[str, Any]:
     """One group of the offsets document (see offsets_document), built on its own so that a
     command can write each group as soon as it is known (``raw``: see lag.offset_table). With
@@ -165,7 +165,7 @@ def offsets_group_json(g: dict[str, Any]) -> str:
         return encoded
 
     template = _ROW_TEMPLATE
-    rows = []
+    rows: list[str] = []
     append = rows.append
     get = memo.get
     for t, p, c, s, e, lag_, mid, cid, host, meta, tl in g["partitions"]:

@@ -8,10 +8,9 @@ answer incomplete: no total is summed over it and no threshold can pass on it.
 """
 from __future__ import annotations
 
-from typing import Any
-
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any
 
 from kgroup.model import GroupState, Member
 
@@ -84,7 +83,7 @@ def offset_rows(state: GroupState, topics: list[str] | None = None,
     """Every partition of the group's topics (assigned, subscribed or committed), or of
     ``topics`` when given; never-committed partitions have ``committed=None``."""
     rows, reasons, _, _ = offset_table(state, topics, record_timestamps, now_ms)
-    return [OffsetRow(*r, unknown=reasons.get(i)) for i, r in enumerate(rows)]
+    return [OffsetRow(*r, unknown=reasons.get(i)) for i, r in enumerate(rows)]  # type: ignore[misc]  # r: ROW_FIELDS
 
 
 # the fields of a row of offset_table, in the order of OffsetRow and of its JSON form
@@ -101,14 +100,16 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
     the totals as ``totals`` sums them. ``raw``, when given, stands for ``state.offsets`` as
     plain tuples ``(committed, log_start, log_end, metadata)`` (what a live capture streams)."""
     owner = owners(state.group.members)
-    offsets = state.offsets if raw is None else raw
+    # PartitionOffsets per partition, or with ``raw`` plain tuples of the same values
+    offsets: Mapping[str, Mapping[int, Any]] = state.offsets if raw is None else raw
     plain = raw is not None
     none4 = (None, None, None, None)
     names = set(topics) if topics else set(state.group.topics) | set(offsets)
     rows: list[tuple[Any, ...]] = []
     reasons: dict[int, str] = {}
     per_topic: dict[str, int | None] = {}
-    timed = record_timestamps is not None and now_ms is not None
+    stamps = record_timestamps if record_timestamps is not None else {}
+    timed_at = now_ms if record_timestamps is not None else None  # the time lag's "now"; None: not asked
     for topic in sorted(names):
         layout = state.topics.get(topic)
         by_partition = offsets.get(topic, {})
@@ -140,12 +141,12 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
                     log_start = log_end = None  # one of them is wrong: neither is shown as a fact
                 row_lag = None if reason else lag(committed, log_end)
             time_lag = None
-            if timed and row_lag is not None:
-                ts = record_timestamps.get((topic, p))
+            if timed_at is not None and row_lag is not None:
+                ts = stamps.get((topic, p))
                 if row_lag == 0:
                     time_lag = 0
                 elif ts is not None and ts >= 0:
-                    time_lag = max(0, now_ms - ts)
+                    time_lag = max(0, timed_at - ts)
                 else:
                     reason = f"time lag unknown: the record at offset {committed} was not read"
             if reason is not None:
@@ -161,8 +162,8 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
                              metadata, time_lag))
         if count or known:
             per_topic[topic] = topic_lag
-    values = list(per_topic.values())
-    return rows, reasons, per_topic, None if any(v is None for v in values) else sum(values)
+    known_lags = [v for v in per_topic.values() if v is not None]
+    return rows, reasons, per_topic, None if len(known_lags) < len(per_topic) else sum(known_lags)
 
 
 def time_lag_positions(states: Iterable[GroupState]) -> dict[tuple[str, int], int]:
@@ -193,5 +194,5 @@ def totals(rows: list[OffsetRow]) -> tuple[dict[str, int | None], int | None]:
             per_topic[r.topic] = None
         elif r.lag is not None:
             per_topic[r.topic] = so_far + r.lag
-    values = list(per_topic.values())
-    return per_topic, None if any(v is None for v in values) else sum(values)
+    known = [v for v in per_topic.values() if v is not None]
+    return per_topic, None if len(known) < len(per_topic) else sum(known)

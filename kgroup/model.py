@@ -9,7 +9,7 @@ from typing import Any
 
 from dataclasses import dataclass, field
 
-from kgroup.hashing import OFFSETS_TOPIC  # noqa: F401  (the model's name for it)
+from kgroup.hashing import OFFSETS_TOPIC as OFFSETS_TOPIC  # the model's name for it
 
 # what a live cluster answers (metadata, FindCoordinator, ListGroups) lives in kgroup.metadata,
 # which only commands talking to a cluster need; the model names those classes too

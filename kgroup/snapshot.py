@@ -32,7 +32,7 @@ import base64
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NoReturn, overload
 
 from kgroup.errors import UsageError
 from kgroup.model import MAX_GROUP_PARTITIONS, Broker, GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
@@ -83,7 +83,7 @@ def _parse_int(text: str) -> int | _BigInt:
     return _BigInt(digits) if digits > MAX_INT_DIGITS else int(text)
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -166,7 +166,8 @@ class _Reader:
         sep = " " if problem.startswith(("is ", "must ")) else ": "
         return UsageError(f"snapshot {self.source}: {path}{sep}{problem}")
 
-    def get(self, obj: dict[str, Any], key: str, path: str, kind, required: bool = False, default=None):
+    def get(self, obj: dict[str, Any], key: str, path: str, kind: type | tuple[type, ...], required: bool = False,
+            default: Any = None) -> Any:
         value = obj.get(key, _MISSING) if isinstance(obj, dict) else _MISSING
         where = key_path(path, key)
         if value is _MISSING or (value is None and not required):
@@ -175,7 +176,7 @@ class _Reader:
             return default
         return self.check(value, where, kind)
 
-    def check(self, value, where: str, kind):
+    def check(self, value: Any, where: str, kind: type | tuple[type, ...]) -> Any:
         if isinstance(value, _BigInt):
             raise self.fail(where, f"is an integer of {value.digits} digits; Kafka's numbers have at most "
                                    f"{MAX_INT_DIGITS}")
@@ -196,9 +197,17 @@ class _Reader:
             raise self.fail(where, "holds a lone surrogate (\\ud800-\\udfff): not a string Kafka can send") from None
         return value
 
+    @overload
+    def int_in(self, obj: dict[str, Any], key: str, path: str, low: int, high: int, required: Literal[True],
+               what: str = "") -> int: ...
+
+    @overload
+    def int_in(self, obj: dict[str, Any], key: str, path: str, low: int, high: int, required: bool = False,
+               what: str = "") -> int | None: ...
+
     def int_in(self, obj: dict[str, Any], key: str, path: str, low: int, high: int, required: bool = False,
                what: str = "") -> int | None:
-        value = self.get(obj, key, path, int, required=required)
+        value: int | None = self.get(obj, key, path, int, required=required)
         if value is not None and not low <= value <= high:
             raise self.fail(key_path(path, key), f"{value} is out of range: {what or f'{low}..{high}'}")
         return value
@@ -220,7 +229,7 @@ class _Reader:
         return int(key)
 
 
-def _json_name(kind) -> str:
+def _json_name(kind: type) -> str:
     return {dict: "an object", _Object: "an object", list: "a list", str: "a string", int: "an integer",
             float: "a number", bool: "true/false", type(None): "null", _BigInt: "an integer"
             }.get(kind, kind.__name__)
@@ -306,7 +315,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
             if value is not None:
                 value = [r.check(x, f"{where}.{key}[{j}]", str) for j, x in enumerate(value)]
             lists[key] = value
-        assignments = {}
+        assignments: dict[str, dict[str, list[int]] | None] = {}
         for key in ("assignment", "target_assignment"):
             value = r.get(m, key, where, dict, required=key == "assignment")
             assignments[key] = None if value is None else _assignment(r, value, f"{where}.{key}", topics,
@@ -322,7 +331,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
             rack=r.get(m, "rack", where, str),
             subscription=lists["subscription"],
             protocols=lists["protocols"],
-            assignment=assignments["assignment"],
+            assignment=assignments["assignment"] or {},  # required: never None here
             target_assignment=assignments["target_assignment"],
             **dropped,
         ))

@@ -147,7 +147,7 @@ class StrategyResult:
         return max((_count(a) for a in self.assignment.values()), default=0)
 
     def to_json(self) -> dict[str, Any]:
-        doc = {"strategy": self.strategy, "assignment": self.assignment}
+        doc: dict[str, Any] = {"strategy": self.strategy, "assignment": self.assignment}
         if self.first_round is not None:
             doc["first_round"] = self.first_round
         counts = [_count(a) for a in self.assignment.values()]  # min and max from one count
@@ -246,12 +246,12 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
             raise MemberExists(a.name)
         members.append(MemberSubscription(a.name, tuple(a.topics or group_topics), None, a.rack, (), -1))
     unknown_of: dict[tuple[str, ...], list[str]] = {}  # per distinct subscription
-    for m in members:
-        unknown = unknown_of.get(m.topics)
+    for sub in members:
+        unknown = unknown_of.get(sub.topics)
         if unknown is None:
-            unknown = unknown_of[m.topics] = [t for t in m.topics if t not in topics]
+            unknown = unknown_of[sub.topics] = [t for t in sub.topics if t not in topics]
         if unknown:
-            notes.append(f"{m.member_id} subscribes to {', '.join(unknown)}, not in the metadata: Kafka's "
+            notes.append(f"{sub.member_id} subscribes to {', '.join(unknown)}, not in the metadata: Kafka's "
                          "assignors skip such topics")
     if inferred:
         notes.append(SubscriptionsInferred(group_topics))
@@ -311,8 +311,8 @@ def _lags(state: GroupState) -> tuple[dict[tuple[str, int], int], set[tuple[str,
 
 def topic_ids_of(state: GroupState, topics: dict[str, int]) -> dict[str, str] | None:
     """Every topic's id when the snapshot has them all (``uniform`` orders by them), else None."""
-    ids = {t: state.topics[t].topic_id for t in topics if t in state.topics}
-    return ids if len(ids) == len(topics) and all(ids.values()) else None
+    ids = {t: topic_id for t in topics if t in state.topics and (topic_id := state.topics[t].topic_id)}
+    return ids if len(ids) == len(topics) else None
 
 
 def _server_side(members: list[MemberSubscription], state: GroupState) -> list[MemberSubscription]:

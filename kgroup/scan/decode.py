@@ -7,9 +7,15 @@ decoded. Tombstones keep their key fields and have ``tombstone`` set.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kgroup.offsets_log.records import CoordinatorRecord
+
+#: columns as (name, Arrow type name) pairs
+Fields = Sequence[tuple[str, str]]
 
 DECODED_FIELDS = (
     ("partition", "int32"), ("offset", "int64"), ("timestamp", "int64"), ("bytes", "int32"),
@@ -27,12 +33,12 @@ _DDL_TYPES = {"int32": "int", "int64": "bigint", "string": "string", "bool": "bo
               "list<int64>": "array<bigint>"}
 
 
-def ddl(fields) -> str:
+def ddl(fields: Fields) -> str:
     """Spark's DDL of (name, type) columns."""
     return ", ".join(f"`{n}` {_DDL_TYPES[t]}" for n, t in fields)
 
 
-def arrow_schema(fields):
+def arrow_schema(fields: Fields) -> Any:
     """The Arrow schema of (name, type) columns."""
     import pyarrow as pa
 
@@ -49,7 +55,7 @@ MEMBER_ASSIGNMENT_TYPES = (8, 14, 22)
 OFFSET_TYPES = (0, 1)
 
 
-def _state_fields(rec) -> dict[str, Any]:
+def _state_fields(rec: CoordinatorRecord) -> dict[str, Any]:
     """The group-state columns of a decoded record that is not an offset commit."""
     from kgroup.offsets_log.records import kafka_json
 
@@ -77,7 +83,8 @@ def _state_fields(rec) -> dict[str, Any]:
     return row
 
 
-def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, list[Any]]:
+def decode_columns(partitions: list[int], offsets: list[int], timestamps: list[int], keys: list[bytes | None],
+                   values: list[bytes | None]) -> dict[str, list[Any]]:
     """Columns in, decoded columns out (plain Python lists, one entry per record; the
     unit the Arrow step wraps). Offset commits, the bulk of any log, take a short path."""
     from kgroup.offsets_log.records import DecodeError, decode
@@ -104,10 +111,10 @@ def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, l
         if t <= 1:
             group_c[i], topic_c[i], tp_c[i] = key.values()  # OffsetCommitKey: group, topic, partition
             if value is None:
-                size[i] = len(k)
+                size[i] = len(k)  # type: ignore[arg-type]  # decoded: bytes
                 tomb_c[i] = True
                 continue
-            size[i] = len(k) + len(v)
+            size[i] = len(k) + len(v)  # type: ignore[arg-type]  # decoded: bytes
             tomb_c[i] = False
             off_c[i] = value["offset"]
             epoch_c[i] = value.get("leaderEpoch", -1)
@@ -115,7 +122,7 @@ def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, l
             cts_c[i] = value["commitTimestamp"]
             ets_c[i] = value.get("expireTimestamp", -1)
             continue
-        size[i] = len(k) + (len(v) if v is not None else 0)
+        size[i] = len(k) + (len(v) if v is not None else 0)  # type: ignore[arg-type]  # decoded: bytes
         tomb_c[i] = value is None
         group_c[i] = rec.group_id
         for name, x in _state_fields(rec).items():
@@ -123,7 +130,7 @@ def decode_columns(partitions, offsets, timestamps, keys, values) -> dict[str, l
     return cols
 
 
-def names_of_types():
+def names_of_types() -> tuple[Any, Any]:
     """Spark columns ``record`` (Kafka's record name) and ``kind`` from ``type``, for the
     few rows that need them (kept out of the decoded rows: one string less per record)."""
     from itertools import chain

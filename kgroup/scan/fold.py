@@ -29,10 +29,9 @@ No Spark here: plain Python over columns, unit-testable on its own.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import heapq
-from typing import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from kgroup.scan.decode import DECODED_FIELDS, arrow_schema, ddl, decode_columns
 
@@ -51,7 +50,7 @@ PARTIAL_DDL = ddl(PARTIAL_FIELDS)
 (_FO, _LO, _N, _C0, _C1, _RW, _V0, _V1, _TOMB, _LAST, _RECORDS, _BYTES, _T0, _T1) = range(14)
 
 
-def _reason(decode, k, v) -> str:
+def _reason(decode: Callable[[bytes | None, bytes | None], object], k: bytes | None, v: bytes | None) -> str:
     """Why a record cannot be decoded, from the generic decoder (which raises DecodeError)."""
     from kgroup.offsets_log.records import DecodeError
 
@@ -85,7 +84,8 @@ class TaskFold:
         self.decode = records._decode_record or records.decode
 
     # -- input ---------------------------------------------------------------------------
-    def add(self, partitions, offsets, timestamps, keys, values) -> None:
+    def add(self, partitions: list[int], offsets: list[int], timestamps: list[int], keys: list[bytes | None],
+            values: list[bytes | None]) -> None:
         """One batch of raw records (equal-length sequences)."""
         from kgroup.offsets_log.records import DecodeError
 
@@ -107,7 +107,7 @@ class TaskFold:
                 continue
             if t > 1:
                 self._count(p, key.get("group", key.get("groupId")), ts,
-                            len(k) + (len(v) if v is not None else 0), 0)
+                            len(k) + (len(v) if v is not None else 0), 0)  # type: ignore[arg-type]  # decoded: bytes
                 state_at.append(i)
                 continue
             commit_at.append(i)
@@ -122,10 +122,10 @@ class TaskFold:
                 elif ts > seg[_T1]:
                     seg[_T1] = ts
                 if value is None:
-                    seg[_BYTES] += len(k)
+                    seg[_BYTES] += len(k)  # type: ignore[arg-type]  # decoded: bytes
                     seg[_TOMB], seg[_LAST] = True, None
                     continue
-                seg[_BYTES] += len(k) + len(v)
+                seg[_BYTES] += len(k) + len(v)  # type: ignore[arg-type]  # decoded: bytes
                 off, cts = value["offset"], value["commitTimestamp"]
                 seg[_N] += 1
                 if seg[_C0] is None or cts < seg[_C0]:
@@ -142,10 +142,10 @@ class TaskFold:
             if seg is not None:  # out of log order: this key's next segment starts here
                 self.closed.append((kk, seg))
             if value is None:
-                opened[kk] = [o, o, 0, None, None, 0, None, None, True, None, 1, len(k), ts, ts]
+                opened[kk] = [o, o, 0, None, None, 0, None, None, True, None, 1, len(k), ts, ts]  # type: ignore[arg-type]  # decoded: bytes
             else:
                 off, cts = value["offset"], value["commitTimestamp"]
-                opened[kk] = [o, o, 1, cts, cts, 0, off, off, False, off, 1, len(k) + len(v), ts, ts]
+                opened[kk] = [o, o, 1, cts, cts, 0, off, off, False, off, 1, len(k) + len(v), ts, ts]  # type: ignore[arg-type]  # decoded: bytes
         if state_at:
             self._decoded("event", state_at, partitions, offsets, timestamps, keys, values)
         if commit_at:
@@ -154,7 +154,8 @@ class TaskFold:
             elif self.latest:
                 self._keep_newest(commit_at, partitions, offsets, timestamps, keys, values)
 
-    def _keep_newest(self, at, partitions, offsets, timestamps, keys, values) -> None:
+    def _keep_newest(self, at: list[int], partitions: list[int], offsets: list[int], timestamps: list[int],
+                     keys: list[bytes | None], values: list[bytes | None]) -> None:
         """The newest ``latest`` offset records so far, by (timestamp, partition, offset). A
         log is nearly in time order, so sorting the batch by timestamp is about linear."""
         n = self.latest
@@ -172,7 +173,7 @@ class TaskFold:
             elif item[:3] > self.newest[0][:3]:
                 heapq.heapreplace(self.newest, item)
 
-    def _count(self, p, group, ts, size, bad) -> None:
+    def _count(self, p: int, group: str | None, ts: int, size: int, bad: int) -> None:
         """A record that is not an offset commit, into its (partition, group) totals."""
         c = self.pg.get((p, group))
         if c is None:
@@ -184,7 +185,7 @@ class TaskFold:
         c[4] = max(c[4], ts)
         c[5] += bad
 
-    def _error(self, p, o, k, why) -> None:
+    def _error(self, p: int, o: int, k: bytes | None, why: str) -> None:
         t = int.from_bytes(k[:2], "big", signed=True) if k is not None and len(k) >= 2 else None
         item = (-p, -o, t, why)
         if len(self.errors) < ERROR_SAMPLE:
@@ -192,7 +193,8 @@ class TaskFold:
         elif item > self.errors[0]:
             heapq.heapreplace(self.errors, item)
 
-    def _decoded(self, row: str, at: list[int], partitions, offsets, timestamps, keys, values) -> None:
+    def _decoded(self, row: str, at: list[int], partitions: Sequence[int], offsets: Sequence[int],
+                 timestamps: Sequence[int], keys: Sequence[bytes | None], values: Sequence[bytes | None]) -> None:
         cols = decode_columns([partitions[j] for j in at], [offsets[j] for j in at], [timestamps[j] for j in at],
                               [keys[j] for j in at], [values[j] for j in at])
         n = len(at)
@@ -262,7 +264,8 @@ class TaskFold:
         return out
 
 
-def fold_columns(batches: Iterable[tuple[Any, ...]], since_ms=None, until_ms=None, latest: int = 0,
+def fold_columns(batches: Iterable[Sequence[list[Any]]], since_ms: int | None = None, until_ms: int | None = None,
+                 latest: int = 0,
                  keep_commits: bool = False) -> dict[str, list[Any]]:
     """The partial rows of one task over its batches of raw columns."""
     fold = TaskFold(since_ms, until_ms, latest, keep_commits)
@@ -282,10 +285,11 @@ def to_batches(cols: dict[str, list[Any]], size: int = 100_000) -> Iterator[Any]
                                          schema=schema)
 
 
-def fold_batches(since_ms=None, until_ms=None, latest: int = 0, keep_commits: bool = False):
+def fold_batches(since_ms: int | None = None, until_ms: int | None = None, latest: int = 0,
+                 keep_commits: bool = False) -> Callable[[Iterable[Any]], Iterator[Any]]:
     """A mapInArrow body: the raw RecordBatches of one Spark task in, its partial rows out."""
-    def run(batches):
-        def columns():
+    def run(batches: Iterable[Any]) -> Iterator[Any]:
+        def columns() -> Iterator[list[list[Any]]]:
             for batch in batches:
                 if batch.num_rows:
                     yield [batch.column(n).to_pylist() for n in ("partition", "offset", "timestamp", "key", "value")]

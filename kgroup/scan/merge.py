@@ -21,12 +21,13 @@ tasks' outputs with :func:`combine`.
 """
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-import heapq
-from dataclasses import dataclass, field
-
-from kgroup.scan.decode import DECODED_FIELDS, GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, arrow_schema, ddl
+from kgroup.scan.decode import (DECODED_FIELDS, GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, Fields, arrow_schema,
+                                ddl)
 from kgroup.scan.fold import ERROR_SAMPLE, PARTIAL_FIELDS
 from kgroup.scan.report import GroupFacts
 
@@ -44,7 +45,7 @@ DECODED_NAMES = tuple(n for n, _ in DECODED_FIELDS)
 class _Columns:
     """Output columns filled row by row (absent values are null)."""
 
-    def __init__(self, fields):
+    def __init__(self, fields: Fields) -> None:
         self.cols: dict[str, list[Any]] = {n: [] for n, _ in fields}
         self.n = 0
 
@@ -218,9 +219,9 @@ def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]) -> None
         facts.member_protocol = max(names) if names else None
 
 
-def merge_batches(want_committed: bool, latest: int):
+def merge_batches(want_committed: bool, latest: int) -> Callable[[Iterable[Any]], Iterator[Any]]:
     """A mapInArrow body: the partial rows of some groups in, their merged rows out."""
-    def run(batches):
+    def run(batches: Iterable[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         names = [n for n, _ in PARTIAL_FIELDS]
@@ -239,7 +240,7 @@ class Merged:
     """Every merge task's rows, combined on the driver."""
 
     read: int = 0
-    per_partition: dict[int, dict[str, Any]] = field(default_factory=dict[str, Any])
+    per_partition: dict[int, dict[str, Any]] = field(default_factory=dict)
     first_ms: int | None = None
     last_ms: int | None = None
     bad: int = 0
