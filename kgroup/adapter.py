@@ -7,15 +7,14 @@ broker with auto-creation on would create it).
 """
 from __future__ import annotations
 
-from typing import Any
-
 import base64
 import json
 import logging
 import struct
 import sys
 import time
-from typing import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
@@ -25,6 +24,10 @@ from kgroup.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescr
                           PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.render import printable
 from kgroup.settings import ConnectionSettings
+
+if TYPE_CHECKING:  # imported where used: a command that needs neither does not load them
+    import concurrent.futures
+    import queue
 
 _UNREACHABLE = {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT,
                 KafkaError._RESOLVE, KafkaError.REQUEST_TIMED_OUT}
@@ -42,7 +45,7 @@ _READ_ONLY = {"enable.auto.commit": "false", "enable.auto.offset.store": "false"
               "allow.auto.create.topics": "false"}
 
 
-def uuid_text(uuid) -> str:
+def uuid_text(uuid: Any) -> str:  # a confluent_kafka Uuid
     """A client Uuid as Kafka prints it: URL-safe base64, unpadded (the client's str() uses the
     standard alphabet, so an id holding '+' or '/' would not be the id Kafka shows)."""
     raw = struct.pack(">qq", uuid.get_most_significant_bits(), uuid.get_least_significant_bits())
@@ -67,7 +70,7 @@ class _DisconnectCounter(logging.Handler):
     """Counts connections the broker closed or reset as soon as they were up: the sign of a
     listener that wants authentication (SASL) or TLS from a client that offers neither."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.count = 0
 
@@ -135,7 +138,7 @@ class Cluster:
         if error is not None:
             raise error
 
-    def _wait(self, what: str, future, grace: float = 0.0):
+    def _wait(self, what: str, future: concurrent.futures.Future[Any], grace: float = 0.0) -> Any:
         """The result of ``future`` (KafkaException as raised), waited for no longer than what is
         left of --timeout (plus ``grace``), failing early on final client errors."""
         import concurrent.futures
@@ -171,11 +174,12 @@ class Cluster:
 
         what = "read cluster metadata"
         while True:
-            future: concurrent.futures.Future = concurrent.futures.Future()
+            future: concurrent.futures.Future[Any] = concurrent.futures.Future()
             left = self._left(what)
 
-            def call(future=future, left=left) -> None:  # list_topics blocks: it runs aside so that
-                try:                                      # the wait can fail early and Ctrl-C works
+            # list_topics blocks: it runs aside so that the wait can fail early and Ctrl-C works
+            def call(future: concurrent.futures.Future[Any] = future, left: float = left) -> None:
+                try:
                     future.set_result(self._admin.list_topics(timeout=left))
                 except BaseException as e:  # handed over to the waiting thread
                     future.set_exception(e)
@@ -378,7 +382,7 @@ class Cluster:
         iter_committed_offsets."""
         items = iter(groups.items())
 
-        def next_request():
+        def next_request() -> tuple[str, str, list[tuple[str, int]] | None] | None:
             item = next(items, None)
             return None if item is None else (item[0], item[0], item[1])
 
@@ -388,7 +392,8 @@ class Cluster:
                           for tp, (c, m, e) in found.items()}
         return {g: out[g] for g in groups}
 
-    def iter_committed_offsets(self, next_request, window: int = _GROUP_WINDOW):
+    def iter_committed_offsets(self, next_request: Callable[[], tuple[Any, str, list[tuple[str, int]] | None] | None],
+                               window: int = _GROUP_WINDOW) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
         """OffsetFetch for each request ``next_request()`` hands out: ``(key, group, partitions)``,
         partitions None for every committed one; None when it has nothing (more) to ask for now.
 
@@ -403,11 +408,11 @@ class Cluster:
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
         what = "fetch committed offsets"
-        in_flight: dict[str, Any] = {}  # future -> (key, group)
+        in_flight: dict[concurrent.futures.Future[Any], tuple[Any, str]] = {}  # future -> (key, group)
         # each answer puts its future here as it completes (in the client's thread): waiting for
         # the next one costs the same whatever the window, where a wait over every future in
         # flight would lock and unlock each of them every time
-        answered: queue.SimpleQueue = queue.SimpleQueue()
+        answered: queue.SimpleQueue[concurrent.futures.Future[Any]] = queue.SimpleQueue()
         unknown_topic = KafkaError.UNKNOWN_TOPIC_OR_PART
         while True:
             while len(in_flight) < window:
@@ -463,11 +468,12 @@ class Cluster:
         """
         return self.finish_log_offsets(self.start_log_offsets(partitions))
 
-    def start_log_offsets(self, partitions: list[tuple[str, int]]):
+    def start_log_offsets(self, partitions: list[tuple[str, int]]
+                          ) -> tuple[list[tuple[str, int]], list[tuple[int, Any]]]:
         """Send ListOffsets earliest and latest for ``partitions`` without waiting; the answer
         is finish_log_offsets(what this returns)."""
         from confluent_kafka import TopicPartition
-        from confluent_kafka.admin import OffsetSpec
+        from confluent_kafka.admin import OffsetSpec  # type: ignore[attr-defined]  # re-exported, untyped
 
         if not partitions:
             return partitions, []
@@ -476,11 +482,13 @@ class Cluster:
         # come back is shown and what did not is named
         request_timeout = max(0.1, self._left("list offsets") - 0.3)
         # earliest and latest go out together; the client sends one request per leader broker
+        specs = ((0, OffsetSpec.earliest()), (1, OffsetSpec.latest()))  # type: ignore[no-untyped-call]
         pending = [(index, self._admin.list_offsets({tp: spec for tp in requests}, request_timeout=request_timeout))
-                   for index, spec in ((0, OffsetSpec.earliest()), (1, OffsetSpec.latest()))]
+                   for index, spec in specs]
         return partitions, pending
 
-    def finish_log_offsets(self, handle) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
+    def finish_log_offsets(self, handle: tuple[list[tuple[str, int]], list[tuple[int, Any]]]
+                           ) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
         """What start_log_offsets asked for: ({(topic, partition): (log_start, log_end)}, problems)."""
         import concurrent.futures
 
@@ -589,7 +597,7 @@ def _final_error(settings: ConnectionSettings, bootstrap: str, what: str, errors
     return None
 
 
-def _by_topic(partitions) -> dict[str, list[int]]:
+def _by_topic(partitions: Iterable[Any]) -> dict[str, list[int]]:  # confluent_kafka TopicPartitions
     out: dict[str, list[int]] = {}
     for tp in partitions:  # a topic the broker no longer names (deleted) keys as ""
         out.setdefault(tp.topic or "", []).append(tp.partition)
@@ -601,7 +609,7 @@ _STATES = {"STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "PREPARING_REBA
            "UNKNOWN": "Unknown"}
 
 
-def _state_name(state) -> str | None:
+def _state_name(state: Any) -> str | None:  # a ConsumerGroupState
     if state is None:
         return None
     name = getattr(state, "name", str(state))
@@ -614,7 +622,7 @@ def _coordinator_address(stats: str | None) -> str | None:
     for broker in json.loads(stats).get("brokers", {}).values():
         if broker.get("source") == "logical" and broker.get("name") == "GroupCoordinator":
             if broker.get("state") == "UP" and broker.get("nodename"):
-                return broker["nodename"]
+                return str(broker["nodename"])
     return None
 
 
@@ -767,13 +775,13 @@ def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: lis
                 if time.monotonic() > deadline:
                     raise client.fail(f"find the end of {topic} partitions {sorted(pending)}")
                 for msg in c.consume(num_messages=10_000, timeout=0.2):
-                    p = msg.partition()
+                    p = msg.partition()  # type: ignore[assignment]  # a record's: never None
                     err = msg.error()
                     if err is None:
-                        ends[p] = max(ends[p], msg.offset() + 1)
+                        ends[p] = max(ends[p], msg.offset() + 1)  # type: ignore[operator]  # a record's: never None
                         deadline = time.monotonic() + settings.timeout
                     elif err.code() == KafkaError._PARTITION_EOF:
-                        ends[p] = max(ends[p], msg.offset())
+                        ends[p] = max(ends[p], msg.offset())  # type: ignore[assignment, type-var]  # a record's: never None
                         pending.discard(p)
                     elif err.code() in _NOT_AUTHORIZED or err.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
                         raise ClusterError(f"not authorized to read topic {topic} ({err.str()})")
@@ -816,7 +824,7 @@ def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRan
                 err = msg.error()
                 if err is not None:
                     if err.code() == KafkaError._PARTITION_EOF:
-                        position = max(position, msg.offset())
+                        position = max(position, msg.offset())  # type: ignore[assignment, type-var]  # a record's: never None
                         continue
                     if err.code() in _UNREACHABLE:
                         continue
@@ -824,16 +832,16 @@ def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRan
                         raise ClusterError(f"not authorized to read topic {topic} ({err.str()})")
                     raise client.fail(f"read {topic}-{rng.partition}", err)
                 o = msg.offset()
-                if o < start:
+                if o < start:  # type: ignore[operator]  # a record's: never None
                     continue
-                if o >= end:
+                if o >= end:  # type: ignore[operator]  # a record's: never None
                     position = end
                     break
-                offsets.append(o)
+                offsets.append(o)  # type: ignore[arg-type]  # a record's: never None
                 timestamps.append(msg.timestamp()[1])
                 keys.append(msg.key())
                 values.append(msg.value())
-                position = o + 1
+                position = o + 1  # type: ignore[operator]  # a record's: never None
             if offsets:
                 yield [rng.partition] * len(offsets), offsets, timestamps, keys, values
     finally:

@@ -4,10 +4,8 @@ The JSON documents are the contract (README); tables render from them.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import json
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from kgroup.assignment import normalized, partition_count
 from kgroup.lag import ROW_FIELDS, offset_table

@@ -5,9 +5,8 @@ pure module works on them. Nothing here talks to a cluster.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgroup.hashing import OFFSETS_TOPIC as OFFSETS_TOPIC  # the model's name for it
 

@@ -6,14 +6,13 @@ module and compares the result with the current assignment.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import importlib
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from kgroup.java.hashmap import DEFAULT_JDK
 from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks, by_topic
 from kgroup.errors import UsageError
+from kgroup.java.hashmap import DEFAULT_JDK
 from kgroup.model import MAX_GROUP_PARTITIONS, GroupState, Member
 
 # strategy name -> (module under kgroup.assignors, side)

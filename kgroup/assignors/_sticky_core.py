@@ -37,11 +37,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Assignment, TopicPartition, TopicRacks
 from kgroup.java.hashmap import JavaHashSetFirst, iteration_order
 from kgroup.java.strings import java_string_key
 from kgroup.java.topic_partition import topic_partition_tuple_hash
 
+from .base import Assignment, TopicPartition, TopicRacks
 from .leader import replica_racks, use_rack_aware_assignment
 
 DEFAULT_GENERATION = -1

@@ -18,9 +18,7 @@ The Java semantics underneath (String order, HashMap iteration order) live in
 """
 from __future__ import annotations
 
-from typing import Any
-
-from typing import Sequence
+from typing import Any, Sequence
 
 from kgroup.java.hashmap import iteration_order
 from kgroup.java.strings import java_string_key

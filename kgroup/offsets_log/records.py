@@ -6,11 +6,9 @@ tombstone. :func:`decode` reads both with the layouts of layouts.py.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import struct
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kgroup.offsets_log import codec
 from kgroup.offsets_log.codec import DecodeError, Reader

@@ -26,8 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgroup.scan.decode import (DECODED_FIELDS, GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, Fields, arrow_schema,
-                                ddl)
+from kgroup.scan.decode import DECODED_FIELDS, GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, Fields, arrow_schema, ddl
 from kgroup.scan.fold import ERROR_SAMPLE, PARTIAL_FIELDS
 from kgroup.scan.report import GroupFacts
 

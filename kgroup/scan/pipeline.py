@@ -2,9 +2,8 @@
 per-group and per-partition facts that report.py turns into rows, and the result tables."""
 from __future__ import annotations
 
-from typing import Any
-
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgroup.scan import report
 from kgroup.scan.decode import names_of_types

@@ -13,10 +13,9 @@ Definitions (the JSON keys are documented in docs/scan.md):
 """
 from __future__ import annotations
 
-from typing import Any
-
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import Any
 
 HOUR_MS = 3_600_000
 HOT_FACTOR = 1.5

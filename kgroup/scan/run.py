@@ -4,12 +4,11 @@ The CLI builds the session and renders; tests call :func:`scan_report` on theirs
 """
 from __future__ import annotations
 
-from typing import Any
-
 import threading
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from dataclasses import dataclass, field
+from typing import Any
 
 from kgroup.errors import ClusterError, KgroupError, UsageError
 from kgroup.scan import pipeline, report
@@ -20,10 +19,10 @@ class ScanRequest:
     input: str | None = None          # a saved raw-record path, or None: the live log
     save: str | None = None
     topic: str = "__consumer_offsets"
-    settings: object = None           # ConnectionSettings (live)
-    ranges: list[Any] | None = None        # LogRange per partition, fixed on the driver (live)
-    leaders: dict[str, Any] | None = None       # offsets-log partition -> leader broker id (live)
-    brokers: dict[str, Any] | None = None       # broker id -> (host, port) (live)
+    settings: Any = None              # ConnectionSettings (live)
+    ranges: list[Any] | None = None   # LogRange per partition, fixed on the driver (live)
+    leaders: dict[int, int | None] | None = None  # offsets-log partition -> leader broker id (live)
+    brokers: dict[int, tuple[str, int]] | None = None  # broker id -> (host, port) (live)
     since_ms: int | None = None
     until_ms: int | None = None
     stale_after_ms: int = 3_600_000
@@ -115,20 +114,22 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
     from kgroup.scan.source import DEFAULT_SPLIT, input_frame, live_frame, save_parquet
 
     live = req.input is None
-    total = sum(r.count for r in req.ranges) if live else None
-    fold = {"since_ms": req.since_ms, "until_ms": req.until_ms, "latest": req.top, "keep_commits": req.out is not None}
+    total = sum(r.count for r in req.ranges or ()) if live else None
+    fold: dict[str, Any] = {"since_ms": req.since_ms, "until_ms": req.until_ms, "latest": req.top,
+                            "keep_commits": req.out is not None}
     refold = None
-    if live and req.save is None:
+    if req.input is not None:  # a saved log
+        raw = input_frame(spark, req.input)
+    elif req.save is not None:  # the live log, saved first, then folded from the save
+        raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT)
+        with _watch(spark, total, progress):
+            save_parquet(raw, req.save)
+        raw = spark.read.parquet(req.save)
+        total = None
+    else:  # the live log, folded where it is read
+        raw = None
         parts = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT, fold=fold)
-    else:
-        if live:
-            raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT)
-            with _watch(spark, total, progress):
-                save_parquet(raw, req.save)
-            raw = spark.read.parquet(req.save)
-            total = None
-        else:
-            raw = input_frame(spark, req.input)
+    if raw is not None:
         parts = pipeline.fold_frame(raw, **fold)
         refold = partial(_refold, raw, fold)
     with _watch(spark, total, progress):
@@ -139,7 +140,7 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
     broker_rows: list[dict[str, Any]] = []
     if live:
         _live_columns(rows, coordinators, result, req.settings, req.leaders, req.brokers)
-        broker_rows = report.broker_rows(result.per_partition, req.leaders, req.brokers, result.window)
+        broker_rows = report.broker_rows(result.per_partition, req.leaders or {}, req.brokers or {}, result.window)
     rows.sort(key=lambda r: r["group"])
     latest_commits, latest_events = result.latest_commits, result.latest_events
     if req.out is not None:
@@ -208,7 +209,7 @@ def _live_columns(rows, coordinators, result, settings, leaders, brokers) -> Non
     cluster = connect(settings)
     md = cluster.metadata()
     wanted = sorted({(t, p) for _, t, p, _ in result.committed if t in md.topics and p in md.topics[t].partitions})
-    ends: dict[str, Any] = {}
+    ends: dict[tuple[str, int], int | None] = {}
     if wanted:
         offsets, _problems = cluster.log_offsets(wanted)
         ends = {tp: v[1] for tp, v in offsets.items()}

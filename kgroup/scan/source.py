@@ -5,10 +5,9 @@ Every source yields the same columns: RAW_DDL.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
@@ -82,7 +81,7 @@ class OffsetsLogReader(DataSourceReader):
     def partitions(self):
         return [RangePartition(p, s, e) for p, s, e in self.tasks]
 
-    def read(self, partition: RangePartition):
+    def read(self, partition: RangePartition):  # type: ignore[override]  # Spark hands back our own partitions
         import pyarrow as pa
 
         from kgroup.adapter import LogRange, read_log_range_columns
