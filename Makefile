@@ -10,6 +10,7 @@ demo: setup
 test: setup
 	@.venv/bin/python scripts/fetch_kafka_clients.py >/dev/null  # the differential tests' jars, into .cache/
 	@.venv/bin/ruff check --quiet .
+	@.venv/bin/python -m mypy  # settings in pyproject.toml: strict on the core
 	@.venv/bin/python -m pytest -q
 
 completions:
