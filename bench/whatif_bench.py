@@ -100,13 +100,13 @@ def snapshot_doc(topics: dict[str, int], members: list[dict], strategy: str,
         strategy = "cooperative-sticky"
     client_side = strategy in CLIENT_SIDE
     return {
-        "kgroup_snapshot": 1,
+        "kgroup_snapshot": 2,
         "captured_at": "2026-11-21T10:00:00Z",
         "cluster": {"brokers": [{"id": 1, "host": "b1", "port": 9092, "rack": None}], "offsets_partitions": 50,
                     "topics": {t: {"partitions": n} for t, n in topics.items()}},
         "group": {
             "group_id": "bench", "type": "classic" if client_side else "consumer", "state": "Stable",
-            "protocol_type": "consumer", "protocol": strategy if client_side else None,
+            "protocol_type": "consumer", "assignor": strategy if client_side else None,
             "generation": GENERATION, "coordinator": 1,
             "members": [dict(m, subscription=list(topics), protocols=[strategy] if client_side else None,
                              assignment=(assignment or {}).get(m["member_id"], {})) for m in members],

@@ -354,7 +354,7 @@ class Cluster:
             node = d.coordinator
             out[group] = GroupDescription(
                 group_id=d.group_id, type=_enum_name(getattr(d, "type", None)), state=_state_name(d.state),
-                protocol=d.partition_assignor or None, members=members,
+                assignor=d.partition_assignor or None, members=members,
                 coordinator=Broker(node.id, node.host, node.port, getattr(node, "rack", None) or None) if node else None,
                 protocol_type="consumer" if not d.is_simple_consumer_group else None,
             )

@@ -29,7 +29,7 @@ def filter_listing(listed: list[GroupListing], described: dict[str, GroupDescrip
             continue
         rows.append({"group": g.group_id, "type": gtype, "state": state,
                      "protocol_type": (d.protocol_type if d else None) or g.protocol_type,
-                     "assignor": d.protocol if d else None, "members": len(d.members) if d else None,
+                     "assignor": d.assignor if d else None, "members": len(d.members) if d else None,
                      "coordinator": d.coordinator.id if d and d.coordinator else None})
     return rows
 
@@ -48,7 +48,7 @@ def describe_document(states: Iterable[GroupState]) -> dict[str, Any]:
                 "assignment": normalized(m.assignment), "target_assignment": target,
                 "reconciling": target is not None and target != normalized(m.assignment),
             })
-        groups.append({"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.protocol,
+        groups.append({"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.assignor,
                        "coordinator": g.coordinator.to_json() if g.coordinator else None,
                        "member_count": len(members),
                        "members": members})

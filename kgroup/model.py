@@ -83,7 +83,7 @@ class GroupDescription:
     type: str | None = None  # classic | consumer
     state: str | None = None
     protocol_type: str | None = None
-    protocol: str | None = None  # the assignor in use
+    assignor: str | None = None  # the partition assignor in use (a classic group: the protocol its vote selected)
     generation: int | None = None
     coordinator: Broker | None = None
     members: list[Member] = field(default_factory=list)

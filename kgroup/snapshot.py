@@ -1,9 +1,9 @@
-"""The snapshot file format, version 1: a group captured once, examined offline later.
+"""The snapshot file format, version 2: a group captured once, examined offline later.
 
-    {"kgroup_snapshot": 1, "captured_at": "...",
+    {"kgroup_snapshot": 2, "captured_at": "...",
      "cluster": {"brokers": [...], "offsets_partitions": 50,
                  "topics": {"Order": {"partitions": 7, "topic_id": "...", "replica_racks": {"0": ["az1"]}}}},
-     "group": {"group_id": "G1", "type": "classic", "state": "Stable", "protocol": "range",
+     "group": {"group_id": "G1", "type": "classic", "state": "Stable", "assignor": "range",
                "generation": 3, "coordinator": 1, "offsets_partition_leader": 1,
                "members": [{"member_id": ..., "assignment": {"Order": [0, 1]}, ...}],
                "offsets": {"Order": {"0": {"committed": 120, "log_start": 0, "log_end": 130,
@@ -15,6 +15,9 @@ it) are optional. So are a member's ``dropped_assignment`` and ``dropped_target_
 (``{topic: [partitions]}``): what the broker still assigned of topics missing from the
 cluster's metadata (deleted) when captured, set apart from ``assignment`` because Kafka's
 assignors skip such topics; only recorded, never computed with.
+
+Version 1 differs only in naming the group's assignor ``protocol``; both versions are read, version 2
+is written.
 
 Required: kgroup_snapshot, cluster.topics.*.partitions, group.group_id, and per member
 member_id and assignment. Unknown keys are ignored.
@@ -37,7 +40,8 @@ from typing import Any, Literal, NoReturn, overload
 from kgroup.errors import UsageError
 from kgroup.model import MAX_GROUP_PARTITIONS, Broker, GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
 
-VERSION = 1
+VERSION = 2  # written
+READABLE_VERSIONS = (1, 2)  # 1: the group's assignor is named "protocol"
 _MISSING = object()
 
 # Resource bounds, checked before or while parsing.
@@ -250,8 +254,9 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
         raise r.fail("$", f"must be an object, not {_json_name(type(doc))}")
     r.check(doc, "$", dict)
     version = r.get(doc, "kgroup_snapshot", "$", int, required=True)
-    if version != VERSION:
-        raise r.fail("$.kgroup_snapshot", f"is {version}; this kgroup reads version {VERSION}")
+    if version not in READABLE_VERSIONS:
+        raise r.fail("$.kgroup_snapshot", f"is {version}; this kgroup reads versions "
+                                          f"{', '.join(map(str, READABLE_VERSIONS))}")
     cluster = r.get(doc, "cluster", "$", dict, required=True)
     group = r.get(doc, "group", "$", dict, required=True)
 
@@ -341,7 +346,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
         type=r.get(group, "type", gw, str),
         state=r.get(group, "state", gw, str),
         protocol_type=r.get(group, "protocol_type", gw, str),
-        protocol=r.get(group, "protocol", gw, str),
+        assignor=r.get(group, "assignor" if version >= 2 else "protocol", gw, str),
         generation=r.int_in(group, "generation", gw, -1, INT32_MAX),
         coordinator=next((b for b in brokers if b.id == coordinator_id), None) if coordinator_id is not None else None,
         members=members,
@@ -438,7 +443,7 @@ def dump(state: GroupState) -> dict[str, Any]:
         },
         "group": {
             "group_id": g.group_id, "type": g.type, "state": g.state, "protocol_type": g.protocol_type,
-            "protocol": g.protocol, "generation": g.generation,
+            "assignor": g.assignor, "generation": g.generation,
             "coordinator": g.coordinator.id if g.coordinator else None,
             "offsets_partition_leader": state.offsets_partition_leader,
             "members": [{"member_id": m.member_id, "group_instance_id": m.group_instance_id,

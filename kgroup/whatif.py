@@ -378,11 +378,11 @@ def classic_assignors() -> list[str]:
 def member_protocols(state: GroupState, member: Member) -> list[str]:
     """The protocols ``member`` supports, in its order of preference; when the cluster did not
     say, the protocol the group runs (none when that is unknown too)."""
-    return list(member.protocols or ([state.group.protocol] if state.group.protocol else []))
+    return list(member.protocols or ([state.group.assignor] if state.group.assignor else []))
 
 
 def _added_protocols(state: GroupState, added: AddedMember) -> list[str]:
-    return list(added.protocols or ([state.group.protocol] if state.group.protocol else []))
+    return list(added.protocols or ([state.group.assignor] if state.group.assignor else []))
 
 
 def refused_joins(state: GroupState, change: Change) -> list[str]:

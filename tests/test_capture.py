@@ -121,7 +121,7 @@ def test_racks_become_replica_racks():
 
 def _deleted_topic_group():
     # "Gone" is not in the scripted metadata: deleted while the members still hold it
-    return GroupDescription("G", type="classic", state="Stable", protocol_type="consumer", protocol="range",
+    return GroupDescription("G", type="classic", state="Stable", protocol_type="consumer", assignor="range",
                             generation=4, members=[
         Member("m1", "M1", subscription=["Order", "Gone"], protocols=["range"],
                assignment={"Order": [0, 1], "Gone": [0, 1]}),

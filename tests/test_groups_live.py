@@ -87,7 +87,7 @@ def test_snapshot_round_trips_offsets(seed_group, tansu, tmp_path):
     r = run_kgroup("snapshot", "G1", "-b", tansu, "--out", str(out))
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
-    assert doc["kgroup_snapshot"] == 1 and doc["group"]["group_id"] == "G1"
+    assert doc["kgroup_snapshot"] == 2 and doc["group"]["group_id"] == "G1"
     ids = {t: v.pop("topic_id") for t, v in doc["cluster"]["topics"].items()}
     assert doc["cluster"]["topics"] == {"Order": {"partitions": 7}, "Stock": {"partitions": 5}}
     # the broker reports topic ids (Metadata v10+): recorded for the uniform assignor

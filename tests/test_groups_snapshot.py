@@ -127,7 +127,7 @@ def test_empty_group_is_stated(tmp_path):
      "cluster.topics.Order.partitions must be an integer, not a string"),
     (lambda d: d["group"]["members"][0].update(assignment={"Order": "0-2"}),
      "group.members[0].assignment.Order must be a list of partition numbers"),
-    (lambda d: d.update(kgroup_snapshot=2), "kgroup_snapshot is 2"),
+    (lambda d: d.update(kgroup_snapshot=3), "kgroup_snapshot is 3; this kgroup reads versions 1, 2"),
 ])
 def test_invalid_snapshot_exits_2_naming_the_key(tmp_path, mutate, needle):
     doc = json.loads(json.dumps(SEED))
@@ -161,3 +161,32 @@ def test_find_coordinator_from_snapshot(tmp_path):
     r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, SEED), "-o", "json")
     (g,) = json.loads(r.stdout)["groups"]
     assert g["verdict"] == "unverified" and "offsets partition leader" in g["reason"]
+
+
+def test_version_1_names_the_assignor_protocol_and_still_loads():
+    """Version 2 calls the group's assignor ``assignor`` (as every -o json document does);
+    version 1 files, which call it ``protocol``, load the same; kgroup writes version 2."""
+    from kgroup.snapshot import dump, parse
+
+    v1 = json.loads(json.dumps(SEED))
+    assert v1["kgroup_snapshot"] == 1 and v1["group"]["protocol"] == "range"
+    state = parse(v1)
+    assert state.group.assignor == "range"
+    written = dump(state)
+    assert written["kgroup_snapshot"] == 2
+    assert written["group"]["assignor"] == "range" and "protocol" not in written["group"]
+    assert parse(written).group.assignor == "range"
+    # in version 2 the old name is not read: a file says its version and is read by it
+    v2_old_key = {**v1, "kgroup_snapshot": 2}
+    assert parse(v2_old_key).group.assignor is None
+
+
+def test_the_example_snapshot_is_version_2_and_loads(tmp_path):
+    from pathlib import Path
+
+    from kgroup.snapshot import load
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "seed-g1.json"
+    doc = json.loads(path.read_text())
+    assert doc["kgroup_snapshot"] == 2 and doc["group"]["assignor"] == "range"
+    assert load(path).group.assignor == "range"

@@ -73,7 +73,7 @@ def test_generations_joined_left_moved_and_commits_between():
 def test_state_at_a_moment_between_generations():
     state, notes = state_at(replay(scenario(), until=T + MIN + 1500), T + MIN + 1500)
     g = state.group
-    assert (g.type, g.state, g.protocol, g.generation) == ("classic", "Stable", "range", 2)
+    assert (g.type, g.state, g.assignor, g.generation) == ("classic", "Stable", "range", 2)
     assert [(m.member_id, m.assignment) for m in g.members] == [
         ("c1", {"Order": [0, 1]}), ("c2", {"Order": [2, 3]}), ("c3", {"Order": [4, 5]})]
     assert {p: o.committed for p, o in state.offsets["Order"].items()} == {0: 100, 1: 101, 2: 102, 3: 103, 4: 150, 5: 105}
@@ -191,7 +191,7 @@ def test_kip848_group_epochs_members_and_target_moves():
     assert [(m["partition"], m["from"], m["to"]) for m in epochs[2].moved] == [(0, "m1", "m2"), (1, "m1", "m2")]
     assert epochs[0].commits == 1 and epochs[1].members[1].rack == "az2"
     state, notes = state_at(r, T + 3 * MIN)
-    assert (state.group.type, state.group.generation, state.group.protocol) == ("consumer", 3, "uniform")
+    assert (state.group.type, state.group.generation, state.group.assignor) == ("consumer", 3, "uniform")
     assert [(m.member_id, m.assignment, m.target_assignment) for m in state.group.members] == [
         ("m2", {"Order": [0, 1, 2, 3]}, {"Order": [0, 1, 2, 3]})]
 

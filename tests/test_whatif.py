@@ -165,7 +165,7 @@ def test_broker_jdk_decides_uniforms_order_of_a_copied_partition_set(tmp_path):
 def _group(*members, protocol="range", topics=None):
     from kgroup.model import GroupDescription, GroupState, TopicLayout
 
-    return GroupState(GroupDescription("G", state="Stable", protocol=protocol, members=list(members)),
+    return GroupState(GroupDescription("G", state="Stable", assignor=protocol, members=list(members)),
                       {t: TopicLayout(n) for t, n in (topics or {"T": 4}).items()})
 
 
