@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from confluent_kafka import Consumer, KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
+from kgroup.assignment import Assignment, by_topic
 from kgroup.errors import ClusterError, UsageError
 from kgroup.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing, Member,
                           PartitionInfo, PartitionOffsets, TopicInfo)
@@ -597,11 +598,9 @@ def _final_error(settings: ConnectionSettings, bootstrap: str, what: str, errors
     return None
 
 
-def _by_topic(partitions: Iterable[Any]) -> dict[str, list[int]]:  # confluent_kafka TopicPartitions
-    out: dict[str, list[int]] = {}
-    for tp in partitions:  # a topic the broker no longer names (deleted) keys as ""
-        out.setdefault(tp.topic or "", []).append(tp.partition)
-    return {t: sorted(ps) for t, ps in sorted(out.items())}
+def _by_topic(partitions: Iterable[Any]) -> Assignment:  # confluent_kafka TopicPartitions
+    # a topic the broker no longer names (deleted) keys as ""
+    return by_topic((tp.topic or "", tp.partition) for tp in partitions)
 
 
 _STATES = {"STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "PREPARING_REBALANCE": "PreparingRebalance",

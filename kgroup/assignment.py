@@ -1,5 +1,67 @@
-"""Assignments in the compact form on-call engineers read: ``Order:0-3,6 Stock:0-2``."""
+"""A member's assignment: the partitions it owns, per topic (Kafka's ``Assignment`` of one member).
+
+One shape everywhere a member's partitions are kept or shown: ``Member.assignment`` and
+``target_assignment``, snapshots, every ``-o json`` document (``{"Order": [0, 1, 2]}``):
+topics and partitions in ascending order. What an assignor returns for a whole group keeps the
+order Kafka's assignor produced (``GroupAssignment``: member id -> topic-partitions), which the
+sticky assignors' next run depends on; ``by_topic`` turns one member's list into an ``Assignment``.
+Also the compact form on-call engineers read: ``Order:0-3,6 Stock:0-2``.
+"""
 from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Protocol, TypeVar
+
+TopicPartition = tuple[str, int]
+#: one member's partitions per topic, topics and partitions ascending
+Assignment = dict[str, list[int]]
+#: member id -> its partitions, in the exact order the assignor produced them (Kafka's GroupAssignment)
+GroupAssignment = dict[str, list[TopicPartition]]
+
+
+class HasAssignment(Protocol):
+    @property
+    def assignment(self) -> Assignment: ...
+
+
+M = TypeVar("M", bound=HasAssignment)
+
+
+def by_topic(partitions: Iterable[TopicPartition]) -> Assignment:
+    """``[("Stock", 1), ("Order", 2), ("Order", 0)]`` -> ``{"Order": [0, 2], "Stock": [1]}``."""
+    out: Assignment = {}
+    for topic, partition in sorted(partitions):  # one sort: by topic, then partition
+        ps = out.get(topic)
+        if ps is None:
+            out[topic] = [partition]
+        else:
+            ps.append(partition)
+    return out
+
+
+def topic_partitions(assignment: Mapping[str, Iterable[int]]) -> list[TopicPartition]:
+    """``{"Order": [2, 0], "Stock": [1]}`` -> ``[("Order", 0), ("Order", 2), ("Stock", 1)]``."""
+    return [(t, p) for t, ps in sorted(assignment.items()) for p in sorted(ps)]
+
+
+def normalized(assignment: Mapping[str, Iterable[int]] | None) -> Assignment:
+    """The assignment with topics and partitions ascending and topics without partitions left out."""
+    return {t: sorted(ps) for t, ps in sorted((assignment or {}).items()) if ps}
+
+
+def partition_count(assignment: Mapping[str, list[int]] | None) -> int:
+    """How many partitions the assignment holds."""
+    return sum(map(len, (assignment or {}).values()))
+
+
+def owners(members: Iterable[M]) -> dict[TopicPartition, M]:
+    """Each assigned partition's owner (a partition listed by two members: the later one)."""
+    out: dict[TopicPartition, M] = {}
+    for m in members:
+        for topic, partitions in m.assignment.items():
+            for p in partitions:
+                out[(topic, p)] = m
+    return out
 
 
 def ranges(partitions: list[int]) -> str:
@@ -16,17 +78,8 @@ def ranges(partitions: list[int]) -> str:
     return ",".join(out)
 
 
-def compact(assignment: dict[str, list[int]] | None) -> str:
+def compact(assignment: Mapping[str, list[int]] | None) -> str:
     """``{"Order": [0, 1, 2, 3, 6], "Stock": [0, 1, 2]}`` -> ``Order:0-3,6 Stock:0-2`` ('' when empty)."""
     if not assignment:
         return ""
     return " ".join(f"{t}:{ranges(ps)}" for t, ps in sorted(assignment.items()) if ps)
-
-
-def partition_count(assignment: dict[str, list[int]] | None) -> int:
-    return sum(len(ps) for ps in (assignment or {}).values())
-
-
-def normalized(assignment: dict[str, list[int]] | None) -> dict[str, list[int]]:
-    return {t: sorted(ps) for t, ps in sorted((assignment or {}).items()) if ps}
-

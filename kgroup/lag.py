@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kgroup.model import GroupState, Member
+from kgroup.assignment import owners
+from kgroup.model import GroupState
 
 
 @dataclass(frozen=True)
@@ -66,15 +67,6 @@ def unknown_reason(committed: int | None, log_start: int | None, log_end: int | 
     if committed > log_end:
         return f"committed offset {committed} is past the log-end offset {log_end}"
     return None
-
-
-def owners(members: list[Member]) -> dict[tuple[str, int], Member]:
-    out = {}
-    for m in members:
-        for topic, partitions in m.assignment.items():
-            for p in partitions:
-                out[(topic, p)] = m
-    return out
 
 
 def offset_rows(state: GroupState, topics: list[str] | None = None,

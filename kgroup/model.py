@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgroup.assignment import Assignment
 from kgroup.hashing import OFFSETS_TOPIC as OFFSETS_TOPIC  # the model's name for it
 
 # what a live cluster answers (metadata, FindCoordinator, ListGroups) lives in kgroup.metadata,
@@ -56,12 +57,12 @@ class Member:
     rack: str | None = None
     subscription: list[str] | None = None
     protocols: list[str] | None = None
-    assignment: dict[str, list[int]] = field(default_factory=dict)
-    target_assignment: dict[str, list[int]] | None = None
+    assignment: Assignment = field(default_factory=dict)
+    target_assignment: Assignment | None = None
     # what the broker still listed in ``assignment`` / ``target_assignment`` for topics missing
     # from the cluster's metadata (deleted) when captured: kept apart, out of every computation
-    dropped_assignment: dict[str, list[int]] | None = None
-    dropped_target_assignment: dict[str, list[int]] | None = None
+    dropped_assignment: Assignment | None = None
+    dropped_target_assignment: Assignment | None = None
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kgroup.assignors.registry import STRATEGIES
 from kgroup.java.hashmap import JavaHashMap, bucket_index, iteration_order
 from kgroup.java.strings import java_string_hash
 
@@ -64,11 +65,7 @@ KAFKA_REFERENCE = (
 # Client-side rebalance protocols of the built-in assignors (ConsumerPartitionAssignor
 # .supportedProtocols); a consumer uses the most advanced one *all* its assignors support.
 BUILTIN_REBALANCE_PROTOCOLS: dict[str, tuple[str, ...]] = {
-    "range": ("EAGER",),
-    "roundrobin": ("EAGER",),
-    "sticky": ("EAGER",),
-    "cooperative-sticky": ("EAGER", "COOPERATIVE"),
-}
+    name: s.rebalance_protocols for name, s in STRATEGIES.items() if s.side == "client"}
 
 
 @dataclass(frozen=True)

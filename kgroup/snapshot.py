@@ -37,6 +37,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal, NoReturn, overload
 
+from kgroup.assignment import Assignment
 from kgroup.errors import UsageError
 from kgroup.model import MAX_GROUP_PARTITIONS, Broker, GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
 
@@ -320,7 +321,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
             if value is not None:
                 value = [r.check(x, f"{where}.{key}[{j}]", str) for j, x in enumerate(value)]
             lists[key] = value
-        assignments: dict[str, dict[str, list[int]] | None] = {}
+        assignments: dict[str, Assignment | None] = {}
         for key in ("assignment", "target_assignment"):
             value = r.get(m, key, where, dict, required=key == "assignment")
             assignments[key] = None if value is None else _assignment(r, value, f"{where}.{key}", topics,
@@ -377,7 +378,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
 
 
 def _assignment(r: _Reader, value: dict[str, Any], where: str, topics: dict[str, TopicLayout],
-                owner: dict[tuple[str, int], str], member_id: str) -> dict[str, list[int]]:
+                owner: dict[tuple[str, int], str], member_id: str) -> Assignment:
     out = {}
     for topic, ps in sorted(value.items()):
         tw = key_path(where, topic)
@@ -407,7 +408,7 @@ def _assignment(r: _Reader, value: dict[str, Any], where: str, topics: dict[str,
     return out
 
 
-def _dropped(r: _Reader, value: dict[str, Any], where: str) -> dict[str, list[int]]:
+def _dropped(r: _Reader, value: dict[str, Any], where: str) -> Assignment:
     """A member's record of partitions of topics missing from the metadata: topic names as the
     broker gave them, each with distinct partition numbers (no range or owner to check)."""
     out = {}

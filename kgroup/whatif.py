@@ -10,20 +10,14 @@ import importlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks, by_topic
+from kgroup.assignment import Assignment, GroupAssignment, by_topic, normalized, partition_count, topic_partitions
+from kgroup.assignors import registry
+from kgroup.assignors.base import MemberSubscription, TopicRacks
 from kgroup.errors import UsageError
 from kgroup.java.hashmap import DEFAULT_JDK
 from kgroup.model import MAX_GROUP_PARTITIONS, GroupState, Member
 
-# strategy name -> (module under kgroup.assignors, side)
-STRATEGIES = {
-    "range": ("range", "client"),
-    "roundrobin": ("roundrobin", "client"),
-    "sticky": ("sticky", "client"),
-    "cooperative-sticky": ("cooperative_sticky", "client"),
-    "uniform": ("uniform", "server"),
-    "server-range": ("server_range", "server"),
-}
+STRATEGIES = registry.STRATEGIES  # the strategies whatif runs (kgroup.assignors.registry)
 
 
 class ChangeError(UsageError):
@@ -121,10 +115,10 @@ class StrategyResult:
     """What one assignor does after the change, compared with the current assignment."""
 
     strategy: str
-    assignment: dict[str, dict[str, list[int]]]
+    assignment: dict[str, Assignment]
     moves: list[Move]
-    unassigned: dict[str, list[int]]
-    first_round: dict[str, dict[str, list[int]]] | None = None
+    unassigned: Assignment
+    first_round: dict[str, Assignment] | None = None
     lag: dict[str, int | None] | None = None  # per member; None where a partition's lag is unknown
 
     @property
@@ -139,17 +133,17 @@ class StrategyResult:
 
     @property
     def min_partitions(self) -> int:
-        return min((_count(a) for a in self.assignment.values()), default=0)
+        return min((partition_count(a) for a in self.assignment.values()), default=0)
 
     @property
     def max_partitions(self) -> int:
-        return max((_count(a) for a in self.assignment.values()), default=0)
+        return max((partition_count(a) for a in self.assignment.values()), default=0)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"strategy": self.strategy, "assignment": self.assignment}
         if self.first_round is not None:
             doc["first_round"] = self.first_round
-        counts = [_count(a) for a in self.assignment.values()]  # min and max from one count
+        counts = [partition_count(a) for a in self.assignment.values()]  # min and max from one count
         doc.update({"moved_partitions": self.moved_partitions, "moves": [m.to_json() for m in self.moves],
                     "changed_members": self.changed_members, "unassigned": self.unassigned,
                     "min_partitions": min(counts, default=0), "max_partitions": max(counts, default=0)})
@@ -164,7 +158,7 @@ class WhatIf:
 
     group: str
     inferred_subscriptions: bool
-    current: dict[str, dict[str, list[int]]]
+    current: dict[str, Assignment]
     removed: list[str]
     added: list[str]
     topics: dict[str, int]
@@ -175,10 +169,6 @@ class WhatIf:
         return {"group": self.group, "inferred_subscriptions": self.inferred_subscriptions,
                 "current": self.current, "removed": self.removed, "added": self.added, "topics": self.topics,
                 "strategies": [r.to_json() for r in self.results]}
-
-
-def _count(a: dict[str, list[int]]) -> int:
-    return sum(map(len, a.values()))
 
 
 def resolve_member(members: list[Member], ref: str) -> Member:
@@ -236,7 +226,7 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
             subscription = m.subscription
         else:
             subscription, inferred = group_topics, True
-        owned = tuple((t, p) for t, ps in sorted(m.assignment.items()) for p in sorted(ps))
+        owned = tuple(topic_partitions(m.assignment))
         members.append(MemberSubscription(m.member_id, tuple(subscription), m.group_instance_id, m.rack,
                                           owned, generation))
     existing = {m.member_id for m in state.group.members}
@@ -267,8 +257,8 @@ def _topic_racks(state: GroupState, members: list[MemberSubscription]) -> TopicR
 
 def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscription],
             racks: TopicRacks | None, topic_ids: dict[str, str] | None = None,
-            jdk: int = DEFAULT_JDK) -> tuple[Assignment, Assignment | None]:
-    module = importlib.import_module(f"kgroup.assignors.{STRATEGIES[strategy][0]}")
+            jdk: int = DEFAULT_JDK) -> tuple[GroupAssignment, GroupAssignment | None]:
+    module = importlib.import_module(f"kgroup.assignors.{STRATEGIES[strategy].module}")
     if strategy == "cooperative-sticky":
         first, converged = module.assign_rounds(topics, members, topic_racks=racks)
         return converged, first
@@ -277,7 +267,7 @@ def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscript
     return module.assign(topics, members, topic_racks=racks), None
 
 
-def _owner_list(assignment: dict[str, dict[str, list[int]]], subscribed: list[str],
+def _owner_list(assignment: dict[str, Assignment], subscribed: list[str],
                 topics: dict[str, int]) -> list[str | None]:
     """The owner of every partition of the ``subscribed`` topics, topic by topic, partition by
     partition (None: nobody); a partition claimed twice goes to the later claimant."""
@@ -320,7 +310,7 @@ def _server_side(members: list[MemberSubscription], state: GroupState) -> list[M
     targets = {m.member_id: m.target_assignment for m in state.group.members if m.target_assignment is not None}
     if not targets:
         return members
-    return [replace(m, owned=tuple((t, p) for t, ps in sorted(targets[m.member_id].items()) for p in sorted(ps)))
+    return [replace(m, owned=tuple(topic_partitions(targets[m.member_id])))
             if m.member_id in targets else m for m in members]
 
 
@@ -328,8 +318,7 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
     """``jdk``: the brokers' Java version, which ``uniform`` depends on (kgroup.java.hashmap)."""
     topics, members, removed, inferred, notes = apply_change(state, change)
     racks = _topic_racks(state, members)
-    current = {m.member_id: {t: sorted(ps) for t, ps in sorted(m.assignment.items()) if ps}
-               for m in state.group.members}
+    current = {m.member_id: normalized(m.assignment) for m in state.group.members}
     # members mostly share one subscription: each distinct one is walked once
     subscribed = sorted({t for ts in dict.fromkeys(tuple(m.topics) for m in members) for t in ts if t in topics})
     if not members:  # nobody left to subscribe: the group's partitions all end up unowned
@@ -345,13 +334,13 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
     owners_before = _owner_list(current, subscribed, topics)
     results = []
     for strategy in strategies:
-        raw, first_raw = _assign(strategy, topics, server_members if STRATEGIES[strategy][1] == "server" else members,
+        raw, first_raw = _assign(strategy, topics, server_members if STRATEGIES[strategy].side == "server" else members,
                                  racks, topic_ids, jdk)
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
         owners_after = _owner_list(assignment, subscribed, topics)
         moves = [Move(tp[0], tp[1], source, target)
                  for tp, source, target in zip(partitions, owners_before, owners_after) if source != target]
-        unassigned: dict[str, list[int]] = {}
+        unassigned: Assignment = {}
         for tp, target in zip(partitions, owners_after):
             if target is None:
                 unassigned.setdefault(tp[0], []).append(tp[1])
@@ -372,7 +361,7 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
 def classic_assignors() -> list[str]:
     """The strategies that run in a classic group's members (client side): the protocols its
     vote selects among."""
-    return [name for name, (_, side) in STRATEGIES.items() if side == "client"]
+    return list(registry.CLIENT_SIDE)
 
 
 def member_protocols(state: GroupState, member: Member) -> list[str]:
@@ -424,8 +413,7 @@ def vote_after(state: GroupState, change: Change, removed: list[str]) -> dict[st
             "explanation": v.explanation}
 
 
-def gained_lost(now: dict[str, list[int]], after: dict[str, list[int]]
-                ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+def gained_lost(now: Assignment, after: Assignment) -> tuple[Assignment, Assignment]:
     """What a member gains and what it loses going from assignment ``now`` to ``after``
     (topic -> partitions, in the order the assignments list them; topics with none left out)."""
     gained = {t: [p for p in ps if p not in now.get(t, [])] for t, ps in after.items()}

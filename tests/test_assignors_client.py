@@ -12,7 +12,8 @@ import pytest
 
 from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
 from kgroup.assignors._sticky_core import AssignmentDoesNotTerminate
-from kgroup.assignors.base import MemberSubscription, by_topic
+from kgroup.assignment import by_topic
+from kgroup.assignors.base import MemberSubscription
 from kgroup.assignors.leader import member_info_key
 from kgroup.java.hashmap import iteration_order as hash_iteration_order, spread
 from kgroup.java.strings import java_string_hash, java_string_key as java_key

@@ -41,7 +41,7 @@ from kgroup.java.hashmap import JavaHashSetFirst, iteration_order
 from kgroup.java.strings import java_string_key
 from kgroup.java.topic_partition import topic_partition_tuple_hash
 
-from .base import Assignment, TopicPartition, TopicRacks
+from .base import GroupAssignment, TopicPartition, TopicRacks
 from .leader import replica_racks, use_rack_aware_assignment
 
 DEFAULT_GENERATION = -1
@@ -940,5 +940,5 @@ def _balance_score(assignment: dict[str, list[TopicPartition]]) -> int:
     return score
 
 
-def as_assignment(member_ids: Iterable[str], result: dict[str, list[TopicPartition]]) -> Assignment:
+def as_assignment(member_ids: Iterable[str], result: dict[str, list[TopicPartition]]) -> GroupAssignment:
     return {m: list(result.get(m, [])) for m in member_ids}

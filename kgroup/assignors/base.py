@@ -3,7 +3,7 @@
 Pure data: no Kafka client, no CLI. An assignor is a plain function
 
     assign(topics: dict[str, int], members: list[MemberSubscription],
-           *, topic_racks: TopicRacks | None = None) -> Assignment
+           *, topic_racks: TopicRacks | None = None) -> GroupAssignment
 
 where ``topics`` maps each topic to its partition count.
 """
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-TopicPartition = tuple[str, int]
-# member id -> partitions, in the exact order Kafka's assignor produces them
-Assignment = dict[str, list[TopicPartition]]
+# what an assignor returns: member id -> partitions, in the exact order Kafka's assignor produces them
+from kgroup.assignment import GroupAssignment as GroupAssignment
+from kgroup.assignment import TopicPartition as TopicPartition
+
 # topic -> partition -> racks of that partition's replicas (KIP-881)
 TopicRacks = dict[str, dict[int, frozenset[str]]]
 
@@ -31,14 +32,3 @@ class MemberSubscription:
     # generation the owned partitions belong to (-1 = unknown / DEFAULT_GENERATION)
     generation: int = -1
 
-
-def by_topic(partitions: list[TopicPartition]) -> dict[str, list[int]]:
-    """Group a member's partitions per topic, topics and partitions sorted (display form)."""
-    out: dict[str, list[int]] = {}
-    for topic, partition in sorted(partitions):  # one sort: by topic, then partition
-        ps = out.get(topic)
-        if ps is None:
-            out[topic] = [partition]
-        else:
-            ps.append(partition)
-    return out

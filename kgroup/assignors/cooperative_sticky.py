@@ -10,7 +10,7 @@ rebalance hands it to its new owner.  :func:`assign_rounds` returns both steps.
 """
 from __future__ import annotations
 
-from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
+from .base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
 from .leader import member_rack, partitions_per_topic, protocol_owned, protocol_topics, subscription_order
 from ._sticky_core import (
     DEFAULT_GENERATION,
@@ -60,7 +60,7 @@ def _partitions_transferring_ownership(
 
 def _assign_once(
     topics: dict[str, int], members: list[MemberSubscription], topic_racks: TopicRacks | None
-) -> Assignment:
+) -> GroupAssignment:
     ordered = subscription_order(members)
     subscriptions = {m.member_id: _subscription(m) for m in ordered}
     result = assign_partitions(partitions_per_topic(topics, ordered), subscriptions, topic_racks)
@@ -78,7 +78,7 @@ def assign(
     members: list[MemberSubscription],
     *,
     topic_racks: TopicRacks | None = None,
-) -> Assignment:
+) -> GroupAssignment:
     """Assign like ``CooperativeStickyAssignor.assign(Cluster, GroupSubscription)`` (one rebalance)."""
     if not members:
         return {}
@@ -90,7 +90,7 @@ def assign_rounds(
     members: list[MemberSubscription],
     *,
     topic_racks: TopicRacks | None = None,
-) -> tuple[Assignment, Assignment]:
+) -> tuple[GroupAssignment, GroupAssignment]:
     """The first rebalance and the follow-up one that completes the moves.
 
     In the follow-up every member owns exactly its first-round assignment, in the

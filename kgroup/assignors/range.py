@@ -17,7 +17,7 @@ from typing import Any
 
 from kgroup.java.strings import java_string_key
 
-from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
+from .base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
 from .leader import (
     member_info_key,
     member_rack,
@@ -152,7 +152,7 @@ def assign(
     members: list[MemberSubscription],
     *,
     topic_racks: TopicRacks | None = None,
-) -> Assignment:
+) -> GroupAssignment:
     """Assign like ``RangeAssignor.assign(Cluster, GroupSubscription)``.
 
     ``topics``: partition count per topic in the cluster metadata (missing or 0 = no such

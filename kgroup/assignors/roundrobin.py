@@ -12,7 +12,7 @@ import bisect
 
 from kgroup.java.strings import java_string_key
 
-from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
+from .base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
 from .leader import member_info_key, protocol_topics, subscription_order
 
 __all__ = ["assign"]
@@ -23,7 +23,7 @@ def assign(
     members: list[MemberSubscription],
     *,
     topic_racks: TopicRacks | None = None,  # noqa: ARG001 - RoundRobinAssignor ignores racks
-) -> Assignment:
+) -> GroupAssignment:
     """Assign like ``RoundRobinAssignor.assign(Cluster, GroupSubscription)``."""
     if not members:
         return {}

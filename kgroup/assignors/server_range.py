@@ -39,7 +39,7 @@ Every member appears in the result; partition lists are sorted by topic then par
 """
 from __future__ import annotations
 
-from kgroup.assignors.base import Assignment, MemberSubscription, TopicRacks
+from kgroup.assignors.base import GroupAssignment, MemberSubscription, TopicRacks
 from kgroup.java.strings import java_string_key
 
 NAME = "range"
@@ -63,7 +63,7 @@ def assign(
     members: list[MemberSubscription],
     *,
     topic_racks: TopicRacks | None = None,
-) -> Assignment:
+) -> GroupAssignment:
     """Compute the target assignment the server-side ``range`` assignor produces."""
     del topic_racks  # not used by Kafka's range assignor
     seen: set[str] = set()
@@ -86,7 +86,7 @@ def assign(
                 if topic in topics:
                     subscribers.setdefault(topic, []).append(m.member_id)
 
-    result: Assignment = {m.member_id: [] for m in members}
+    result: GroupAssignment = {m.member_id: [] for m in members}
     for topic, ids in subscribers.items():
         count = topics[topic]
         quota, extra = divmod(count, len(ids))

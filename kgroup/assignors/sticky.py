@@ -13,7 +13,7 @@ the order of owned partitions influences the result.
 """
 from __future__ import annotations
 
-from .base import Assignment, MemberSubscription, TopicPartition, TopicRacks
+from .base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
 from kgroup.java.hashmap import iteration_order
 
 from .leader import member_rack, partitions_per_topic, protocol_topics, subscription_order
@@ -56,7 +56,7 @@ def assign(
     members: list[MemberSubscription],
     *,
     topic_racks: TopicRacks | None = None,
-) -> Assignment:
+) -> GroupAssignment:
     """Assign like ``StickyAssignor.assign(Cluster, GroupSubscription)``."""
     if not members:
         return {}

@@ -92,7 +92,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Literal
 
-from kgroup.assignors.base import Assignment, MemberSubscription, TopicPartition, TopicRacks
+from kgroup.assignors.base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
 from kgroup.java.hashmap import DEFAULT_JDK, hashset_copy_initial_capacity, iteration_order
 from kgroup.java.strings import java_string_key
 from kgroup.java.uuid import parse_uuid, uuid_hash, uuid_key
@@ -264,8 +264,8 @@ def _ordered_members(members: Sequence[MemberSubscription], order: Order) -> lis
     return [by_id[mid] for mid in iteration_order([m.member_id for m in members])]
 
 
-def _result(members: Sequence[MemberSubscription], owned: dict[str, dict[str, set[int]]]) -> Assignment:
-    out: Assignment = {}
+def _result(members: Sequence[MemberSubscription], owned: dict[str, dict[str, set[int]]]) -> GroupAssignment:
+    out: GroupAssignment = {}
     for m in members:
         parts = owned.get(m.member_id, {})
         out[m.member_id] = sorted((t, p) for t, ps in parts.items() for p in ps)
@@ -286,7 +286,7 @@ def assign(
     subscription: str | None = None,
     pre_kafka_18688: bool = False,
     jdk: int = DEFAULT_JDK,
-) -> Assignment:
+) -> GroupAssignment:
     """Compute the next target assignment the ``uniform`` assignor produces.
 
     ``members[i].owned`` is the member's current *target* assignment.  ``topic_racks`` is

@@ -3,11 +3,12 @@ from typing import Annotated, Any, List, Optional
 
 import typer
 
+from kgroup.assignors.registry import STRATEGIES
 from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, group_states
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
-STRATEGY_NAMES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range", "all"]
+STRATEGY_NAMES = [*STRATEGIES, "all"]
 
 
 def _split_topics(value: str, option: str) -> list[str]:
@@ -52,7 +53,7 @@ def whatif(
     # one group read, computed over and printed: its objects all live to the output, and the
     # cyclic collector would only rescan them (a tenth of a big what-if's time)
     gc.disable()
-    from kgroup.whatif import STRATEGIES, AddedMember, Change, ChangeError, refused_joins, run, vote_after
+    from kgroup.whatif import AddedMember, Change, ChangeError, refused_joins, run, vote_after
 
     if strategy not in STRATEGY_NAMES:
         raise UsageError(f"--strategy must be one of {', '.join(STRATEGY_NAMES)}")
@@ -112,7 +113,7 @@ def whatif(
 
 
 def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[Table]:
-    from kgroup.assignment import compact
+    from kgroup.assignment import compact, partition_count
 
     client = {m.member_id: m.client_id for m in state.group.members}
     change_bits = [f"remove {r}" for r in result.removed] + [
@@ -134,7 +135,7 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
             now = result.current.get(member, {}) if member not in result.removed else result.current[member]
             after = r.assignment.get(member)
             row = [member, client.get(member), compact(now), "(removed)" if after is None else compact(after),
-                   _delta(now, after or {}), "" if after is None else sum(len(p) for p in after.values())]
+                   _delta(now, after or {}), "" if after is None else partition_count(after)]
             if cooperative:
                 row.insert(3, "(removed)" if after is None else compact(r.first_round.get(member, {})))
             if r.lag is not None:
@@ -146,15 +147,15 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
                  f"{r.min_partitions}/{r.max_partitions}, unassigned: {unassigned}")
         notes = []
         if cooperative:
-            withheld = sum(len(p) for a in r.first_round.values() for p in a.values())
-            total = sum(len(p) for a in r.assignment.values() for p in a.values())
+            withheld = sum(map(partition_count, r.first_round.values()))
+            total = sum(map(partition_count, r.assignment.values()))
             notes.append(f"cooperative: the first rebalance assigns {withheld} of {total} partitions; partitions "
                          "changing owner are revoked first and assigned in the follow-up rebalance.")
         tables.append(Table(headers, rows, title=title, notes=notes))
     if len(result.results) > 1:
         tables.append(Table(["STRATEGY", "MOVED", "CHANGED-MEMBERS", "MIN", "MAX", "UNASSIGNED"],
                             [[r.strategy, r.moved_partitions, len(r.changed_members), r.min_partitions,
-                              r.max_partitions, sum(len(p) for p in r.unassigned.values())]
+                              r.max_partitions, partition_count(r.unassigned)]
                              for r in result.results], title="Comparison"))
     if vote is not None:
         line = (f"protocol vote after the change: {vote['selected']}" if vote.get("selected") else

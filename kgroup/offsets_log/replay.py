@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from kgroup.assignment import Assignment
 from kgroup.model import Member
 from kgroup.offsets_log.codec import DecodeError
 from kgroup.offsets_log.consumer_protocol import decode_assignment, decode_subscription
 from kgroup.offsets_log.selection import Entry
 
-Assignment = dict[str, list[int]]  # topic -> sorted partitions
 
 
 def member_json(m: Member, problems: list[str] | None = None) -> dict[str, Any]:
