@@ -120,10 +120,11 @@ _kgroup() {
         case "$prev" in
             --member|-m) COMPREPLY=(); return ;;
             --switch) COMPREPLY=(); return ;;
+            --first-bounce) COMPREPLY=($(compgen -W "to-first from-first" -- "$cur")); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--member -m --switch --snapshot --output -o -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--member -m --switch --first-bounce --static-members --snapshot --output -o -h --help" -- "$cur")) ;;
     whatif)
         case "$prev" in
             --remove) COMPREPLY=(); return ;;

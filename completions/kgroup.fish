@@ -101,6 +101,8 @@ complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l verbose -s v -d 
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -s h -l help -d 'Show help'
 complete -c kgroup -n '__fish_seen_subcommand_from vote' -l member -s m -r -d 'A member and its protocols in preference order (repeatable)'
 complete -c kgroup -n '__fish_seen_subcommand_from vote' -l switch -r -d 'Plan a rolling switch of every member from one assignor to another, restart by restart'
+complete -c kgroup -n '__fish_seen_subcommand_from vote' -l first-bounce -r -a 'to-first from-first' -d 'With --switch: the lists members restart with in the first bounce: the new assignor first (to-first, as KIP-429s example) or the old one first (from-first)'
+complete -c kgroup -n '__fish_seen_subcommand_from vote' -l static-members -d 'With --switch: the members are static (group.instance.id), so a restarting member stays in the group and its old list still counts'
 complete -c kgroup -n '__fish_seen_subcommand_from vote' -l snapshot -r -F -d 'Read the group from a kgroup snapshot file instead of a cluster'
 complete -c kgroup -n '__fish_seen_subcommand_from vote' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
 complete -c kgroup -n '__fish_seen_subcommand_from vote' -s h -l help -d 'Show help'

@@ -47,7 +47,7 @@ that has both assignors, then a second roll removing the old one.  See
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from kgroup.assignors.registry import STRATEGIES
@@ -56,11 +56,9 @@ from kgroup.java.strings import java_string_hash
 
 INCONSISTENT_GROUP_PROTOCOL = "INCONSISTENT_GROUP_PROTOCOL"
 
-KAFKA_REFERENCE = (
-    "apache/kafka trunk via confluentinc/kafka@06d492d81361d053700c7cd6a932d7f361ea8309: "
-    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/classic/"
-    "{ClassicGroup,ClassicGroupMember}.java"
-)
+# Mirrors apache/kafka (trunk via confluentinc/kafka@06d492d81361d053700c7cd6a932d7f361ea8309)
+# group-coordinator/src/main/java/org/apache/kafka/coordinator/group/classic/
+# {ClassicGroup,ClassicGroupMember}.java
 
 # Client-side rebalance protocols of the built-in assignors (ConsumerPartitionAssignor
 # .supportedProtocols); a consumer uses the most advanced one *all* its assignors support.
@@ -382,15 +380,4 @@ def plan_rolling_switch(
 
 
 def _with_note(step: SwitchStep, note: str) -> SwitchStep:
-    return SwitchStep(
-        step=step.step,
-        bounce=step.bounce,
-        member=step.member,
-        protocols=step.protocols,
-        accepted=step.accepted,
-        selected=step.selected,
-        rebalance_protocol=step.rebalance_protocol,
-        group=step.group,
-        vote=step.vote,
-        note=note,
-    )
+    return replace(step, note=note)

@@ -136,6 +136,26 @@ def test_vote_and_rolling_switch():
     assert steps[-1]["selected"] == "cooperative-sticky" and steps[-1]["protocols"] == ["cooperative-sticky"]
 
 
+def test_rolling_switch_first_bounce_order():
+    """Two dynamic members on [range]. to-first: a restarts with [cooperative-sticky, range]
+    (only range is common: range stays), then b: both vote cooperative-sticky, the group switches
+    in bounce 1. from-first: [range, cooperative-sticky] keeps everyone voting range through
+    bounce 1; the switch happens at the first restart of bounce 2."""
+    base = ["vote", "-m", "a=range", "-m", "b=range", "--switch", "range:cooperative-sticky", "-o", "json"]
+    to_first = json.loads(run_kgroup(*base).stdout)["steps"]
+    assert to_first[1]["protocols"] == ["cooperative-sticky", "range"]
+    assert [s["selected"] for s in to_first] == ["range", "range"] + ["cooperative-sticky"] * 3
+    from_first = json.loads(run_kgroup(*base, "--first-bounce", "from-first").stdout)["steps"]
+    assert from_first[1]["protocols"] == ["range", "cooperative-sticky"]
+    assert [s["selected"] for s in from_first] == ["range"] * 3 + ["cooperative-sticky"] * 2
+    static = run_kgroup(*base, "--static-members")
+    assert static.returncode == 0 and all(s["accepted"] for s in json.loads(static.stdout)["steps"])
+    r = run_kgroup("vote", "-m", "a=range", "--first-bounce", "from-first")
+    assert r.returncode == 2 and "give --switch FROM:TO" in r.stderr
+    r = run_kgroup(*base, "--first-bounce", "last")
+    assert r.returncode == 2 and "--first-bounce must be to-first or from-first" in r.stderr
+
+
 def test_broker_jdk_decides_uniforms_order_of_a_copied_partition_set(tmp_path):
     """A owns 12 partitions of t (1-6, 17-22) and may keep 6. The coordinator copies them into a
     new HashSet: 32 buckets on JDK 17 (ascending order), 16 on JDK 21 (1, 17, 2, 18, ...); A

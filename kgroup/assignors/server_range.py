@@ -42,11 +42,9 @@ from __future__ import annotations
 from kgroup.assignors.base import GroupAssignment, MemberSubscription, TopicRacks
 from kgroup.java.strings import java_string_key
 
-NAME = "range"
-KAFKA_REFERENCE = (
-    "apache/kafka trunk via confluentinc/kafka@06d492d81361d053700c7cd6a932d7f361ea8309: "
-    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/RangeAssignor.java"
-)
+# Mirrors apache/kafka (trunk via confluentinc/kafka@06d492d81361d053700c7cd6a932d7f361ea8309)
+# group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/RangeAssignor.java,
+# whose name() is "range" (kgroup calls it server-range)
 
 
 def sorted_members(members: list[MemberSubscription]) -> list[MemberSubscription]:

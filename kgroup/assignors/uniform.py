@@ -97,12 +97,9 @@ from kgroup.java.hashmap import DEFAULT_JDK, hashset_copy_initial_capacity, iter
 from kgroup.java.strings import java_string_key
 from kgroup.java.uuid import parse_uuid, uuid_hash, uuid_key
 
-NAME = "uniform"
-KAFKA_REFERENCE = (
-    "apache/kafka trunk via confluentinc/kafka@06d492d81361d053700c7cd6a932d7f361ea8309: "
-    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/"
-    "{UniformAssignor,UniformHomogeneousAssignmentBuilder,UniformHeterogeneousAssignmentBuilder}.java"
-)
+# Mirrors apache/kafka (trunk via confluentinc/kafka@06d492d81361d053700c7cd6a932d7f361ea8309)
+# group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/
+# {UniformAssignor,UniformHomogeneousAssignmentBuilder,UniformHeterogeneousAssignmentBuilder}.java
 
 HOMOGENEOUS = "HOMOGENEOUS"
 HETEROGENEOUS = "HETEROGENEOUS"

@@ -229,6 +229,13 @@ def vote(
     switch: Annotated[Optional[str], typer.Option(
         "--switch", metavar="FROM:TO", help="Plan a rolling switch of every member from one assignor to another, "
                                            "restart by restart.")] = None,
+    first_bounce: Annotated[str, typer.Option(
+        "--first-bounce", metavar="to-first|from-first",
+        help="With --switch: the lists members restart with in the first bounce: the new assignor first "
+             "(to-first, as KIP-429's example) or the old one first (from-first).")] = "to-first",
+    static_members: Annotated[bool, typer.Option(
+        "--static-members", help="With --switch: the members are static (group.instance.id), so a restarting "
+                                 "member stays in the group and its old list still counts.")] = False,
     snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
 ) -> None:
@@ -254,6 +261,10 @@ def vote(
             raise UsageError(f"--member {mid} needs at least one protocol")
     if not members:
         raise UsageError("name members with --member ID=PROTO,... or pass --snapshot")
+    if first_bounce not in ("to-first", "from-first"):
+        raise UsageError("--first-bounce must be to-first or from-first")
+    if not switch and (first_bounce != "to-first" or static_members):
+        raise UsageError("--first-bounce and --static-members plan a switch: give --switch FROM:TO")
     if switch:
         source, sep, target = switch.partition(":")
         if not sep or not source or not target:
@@ -266,7 +277,9 @@ def vote(
                 raise UsageError(f"--switch {switch}: {name!r} is not a classic-group assignor; one of "
                                  f"{', '.join(client_side)}")
         try:
-            steps = plan_rolling_switch(members, source, target)
+            steps = plan_rolling_switch(members, source, target,
+                                        first_bounce=first_bounce,  # type: ignore[arg-type]  # checked below
+                                        static_members=static_members)
         except ValueError as e:
             raise UsageError(str(e)) from None
         doc: dict[str, Any] = {"switch": {"from": source, "to": target}, "steps": [
