@@ -10,6 +10,7 @@ import json
 
 import pytest
 from conftest import run_kgroup
+from schemas import validate
 
 import seed
 
@@ -69,7 +70,9 @@ def test_unknown_group_and_topic_exit_2(seed_group, tansu):
 def test_describe_states_what_the_broker_answers(seed_group, tansu):
     r = run_kgroup("describe", "G1", "-b", tansu, "-o", "json")
     assert r.returncode == 0, r.stderr
-    (g,) = json.loads(r.stdout)["groups"]
+    doc = json.loads(r.stdout)
+    validate("describe", doc)
+    (g,) = doc["groups"]
     assert g["group"] == "G1" and g["state"] == "Stable"
     assert g["coordinator"]["id"] == 111
     assert g["member_count"] == len(g["members"])
@@ -78,7 +81,9 @@ def test_describe_states_what_the_broker_answers(seed_group, tansu):
 def test_list_includes_g1(seed_group, tansu):
     r = run_kgroup("list", "-b", tansu, "-o", "json")
     assert r.returncode == 0, r.stderr
-    rows = {g["group"]: g for g in json.loads(r.stdout)["groups"]}
+    doc = json.loads(r.stdout)
+    validate("list", doc)
+    rows = {g["group"]: g for g in doc["groups"]}
     assert rows["G1"]["coordinator"] == 111
 
 
@@ -87,6 +92,7 @@ def test_snapshot_round_trips_offsets(seed_group, tansu, tmp_path):
     r = run_kgroup("snapshot", "G1", "-b", tansu, "--out", str(out))
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
+    validate("snapshot", doc)
     assert doc["kgroup_snapshot"] == 2 and doc["group"]["group_id"] == "G1"
     ids = {t: v.pop("topic_id") for t, v in doc["cluster"]["topics"].items()}
     assert doc["cluster"]["topics"] == {"Order": {"partitions": 7}, "Stock": {"partitions": 5}}
@@ -98,6 +104,7 @@ def test_snapshot_round_trips_offsets(seed_group, tansu, tmp_path):
     assert doc["group"]["offsets"]["Order"]["6"]["committed"] == seed.committed("Order", 6)
     live = run_kgroup("offsets", "G1", "-b", tansu, "-o", "json")
     offline = run_kgroup("offsets", "--snapshot", str(out), "-o", "json")
+    validate("offsets", json.loads(live.stdout))
     assert json.loads(live.stdout) == json.loads(offline.stdout)
 
 
