@@ -1,4 +1,4 @@
-# The two entry points of the README. Both install everything first.
+# The two entry points of the README. Both install everything first; `make bench` rewrites docs/benchmarks.md.
 .PHONY: setup demo test completions bench
 
 setup:

@@ -1,5 +1,5 @@
 """What every benchmark shares when it publishes its figures: the machine it ran on, and the
-rewrite of its own block of a Markdown file (README.md, docs/*.md) between its markers
+rewrite of its own block of a Markdown file (docs/benchmarks.md, docs/scan.md) between its markers
 
     <!-- NAME -->
     ...what the benchmark wrote last...
@@ -15,7 +15,7 @@ import platform
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+BENCHMARKS = ROOT / "docs" / "benchmarks.md"  # where the figures live
 
 
 class MarkerError(ValueError):
@@ -40,8 +40,8 @@ def replace_block(text: str, name: str, body: str) -> str:
     return text[:start] + "\n" + body.strip("\n") + "\n" + text[stop:]
 
 
-def write_block(name: str, body: str, path: Path = README) -> None:
-    """Replace the block ``name`` of ``path`` (default README.md) with ``body``."""
+def write_block(name: str, body: str, path: Path = BENCHMARKS) -> None:
+    """Replace the block ``name`` of ``path`` (default docs/benchmarks.md) with ``body``."""
     text = path.read_text(encoding="utf-8")
     path.write_text(replace_block(text, name, body), encoding="utf-8")
     print(f"wrote {name} into {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")

@@ -16,7 +16,7 @@ alternating, each timed over --runs runs (median):
   and the same on the first half of the file (memory must not grow with the log).
 
 Prints a Markdown table with records per second and the ratio decode-only / raw.
-One core: the reads are single-threaded. With --readme the tables also replace the README's
+One core: the reads are single-threaded. With --readme the tables also replace docs/benchmarks.md's
 log-bench block.
 """
 from __future__ import annotations
@@ -145,7 +145,7 @@ def main() -> int:
     ap.add_argument("--group-fraction", type=float, default=0.1)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", type=Path)
-    ap.add_argument("--readme", action="store_true", help="write the tables into README.md")
+    ap.add_argument("--readme", action="store_true", help="write the tables into docs/benchmarks.md")
     args = ap.parse_args()
     tmp = args.keep or Path(tempfile.mkdtemp(prefix="kgroup-log-bench-"))
     tmp.mkdir(parents=True, exist_ok=True)

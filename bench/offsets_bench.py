@@ -4,7 +4,7 @@ in the same run with a JVM baseline making the same Admin calls (Kafka's Java Ad
     python bench/offsets_bench.py [--partitions 5000] [--runs 5] [--readme]
 
 Both are measured end to end, process start to output, alternating runs; prints a Markdown table
-(with --readme it also replaces the README's offsets-bench block).
+(with --readme it also replaces docs/benchmarks.md's offsets-bench block).
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--partitions", type=int, default=5000)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--readme", action="store_true", help="write the table into README.md")
+    ap.add_argument("--readme", action="store_true", help="write the table into docs/benchmarks.md")
     args = ap.parse_args()
     topic = "big"
     proc, bootstrap = start_tansu()

@@ -7,7 +7,7 @@ list groups, describe them, committed offsets, earliest and latest offsets).
 Each group commits every partition of one topic (`--partitions` each): groups x partitions rows
 over topics x partitions partitions. Both tools are measured end to end, process start to
 output, alternating runs; wall time and peak memory (max RSS) medians. Prints a Markdown table;
-with --readme it also replaces the README's offsets-scale-bench block.
+with --readme it also replaces docs/benchmarks.md's offsets-scale-bench block.
 """
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def main() -> int:
     ap.add_argument("--partitions", type=int, default=100, help="committed partitions per group (= per topic)")
     ap.add_argument("--topics", type=int, default=100)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--readme", action="store_true", help="write the figures into README.md")
+    ap.add_argument("--readme", action="store_true", help="write the figures into docs/benchmarks.md")
     args = ap.parse_args()
     proc, bootstrap = start_tansu()
     try:

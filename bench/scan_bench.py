@@ -6,7 +6,7 @@ In the same run: (a) a plain single-process confluent-kafka consume loop reading
 log, (b) `kgroup scan` end to end from Kafka (local[*]), (b') the same with --save to
 Parquet, (c) `kgroup scan --input` of that Parquet save. Records per second for each;
 Spark start-up reported separately (the rate of (b) and (c) excludes it); peak memory of
-the driver (Python + JVM). Prints a Markdown table; with --readme it also replaces the README's
+the driver (Python + JVM). Prints a Markdown table; with --readme it also replaces docs/benchmarks.md's
 scan-bench block and the sizing table of docs/scan.md (scan-bench-sizing block).
 """
 from __future__ import annotations
@@ -172,7 +172,7 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=5_000_000)
     ap.add_argument("--groups", type=int, default=20_000)
     ap.add_argument("--partitions", type=int, default=50)
-    ap.add_argument("--readme", action="store_true", help="write the tables into README.md and docs/scan.md")
+    ap.add_argument("--readme", action="store_true", help="write the tables into docs/benchmarks.md and docs/scan.md")
     args = ap.parse_args()
     proc, bootstrap = start_tansu()
     work = Path(tempfile.mkdtemp(prefix="kgroup-scan-bench-"))

@@ -10,7 +10,7 @@ that only imports typer (the CLI layer kgroup is built on). Bytecode is written 
 warm-up round compiles kgroup's modules, as an installed package has them compiled). The goal: every row within
 1.2x of the reference. With --importtime, the modules each command imports (python -X
 importtime, cumulative microseconds, top 12) are printed too. With --readme the table also
-replaces the README's startup-bench block.
+replaces docs/benchmarks.md's startup-bench block.
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=21, help="rounds; every command runs once per round")
     ap.add_argument("--importtime", action="store_true", help="also list each command's biggest imports")
-    ap.add_argument("--readme", action="store_true", help="write the table into README.md")
+    ap.add_argument("--readme", action="store_true", help="write the table into docs/benchmarks.md")
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in RENDERING_ENV}
     env["PYTHONPATH"] = str(ROOT)  # this checkout's kgroup, wherever the package is installed from

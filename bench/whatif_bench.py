@@ -34,7 +34,7 @@ Both sides must assign the same partitions to the same members (kgroup's
 loudly, timings are printed anyway. Prints a Markdown table; where kgroup is slower than the
 JVM (or with --profile always) the kgroup side is run once under cProfile and the top
 functions are printed. With --readme (and every output the same as the JVM's) the table also
-replaces the README's whatif-bench block.
+replaces docs/benchmarks.md's whatif-bench block.
 """
 from __future__ import annotations
 
@@ -259,7 +259,7 @@ def main() -> int:
                     help="cProfile the kgroup side where it is slower than the JVM (auto), always or never")
     ap.add_argument("--top", type=int, default=25, help="functions shown per profile listing")
     ap.add_argument("--keep", type=Path, help="write the snapshots, inputs and profiles here (kept)")
-    ap.add_argument("--readme", action="store_true", help="write the table into README.md (when every output agrees)")
+    ap.add_argument("--readme", action="store_true", help="write the table into docs/benchmarks.md (when every output agrees)")
     args = ap.parse_args()
     strategies = args.strategy or STRATEGIES + [ALL]
     scenarios = args.scenario or SCENARIOS

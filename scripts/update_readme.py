@@ -1,4 +1,4 @@
-"""Keep the README's example outputs true: every block introduced by a line
+"""Keep the example outputs of the README and of docs/commands/*.md true: every block introduced by a line
 
     <!-- output: kgroup ARGS -->
 
@@ -32,16 +32,23 @@ def render(text: str) -> str:
                       text)
 
 
+def pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs" / "commands").glob("*.md"))]
+
+
 def main() -> int:
-    path = ROOT / "README.md"
-    text = path.read_text()
-    new = render(text)
-    if "--check" in sys.argv:
+    stale = []
+    for path in pages():
+        text = path.read_text()
+        new = render(text)
         if new != text:
-            print("README examples are stale: run python scripts/update_readme.py", file=sys.stderr)
-            return 1
-        return 0
-    path.write_text(new)
+            stale.append(path.relative_to(ROOT))
+            if "--check" not in sys.argv:
+                path.write_text(new)
+    if stale and "--check" in sys.argv:
+        print(f"example outputs are stale in {', '.join(map(str, stale))}: run python scripts/update_readme.py",
+              file=sys.stderr)
+        return 1
     return 0
 
 

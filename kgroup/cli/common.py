@@ -27,6 +27,11 @@ class _Typer(typer.Typer):
         return super().command(*args, cls=cls or KgroupCommand, **kwargs)
 
 
+def examples(*command_lines: str) -> str:
+    """A command's --help epilog: real command lines, one paragraph each (rich joins single lines)."""
+    return "Examples:\n\n" + "\n\n".join(command_lines)
+
+
 app = _Typer(
     cls=KgroupGroup,
     name="kgroup",

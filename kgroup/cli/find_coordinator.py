@@ -3,12 +3,16 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, broker_label, connection_options
+from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, broker_label, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
 
-@app.command("find-coordinator")
+@app.command("find-coordinator", epilog=examples(
+    "kgroup find-coordinator -b broker1:9092 G1",
+    "kgroup find-coordinator --offline --offsets-partitions 50 G1 payments-etl",
+    "kgroup find-coordinator -b broker1:9092 --all-groups --fail-on-mismatch",
+))
 @connection_options
 def find_coordinator(
     groups: Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,

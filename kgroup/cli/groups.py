@@ -7,7 +7,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, group_states
+from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples, group_states
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, duration, emit, warn
 
@@ -49,7 +49,10 @@ def _report_problems(problems: list[str]) -> None:
         raise typer.Exit(ExitCode.CLUSTER)
 
 
-@app.command("list")
+@app.command("list", epilog=examples(
+    "kgroup list -b broker1:9092",
+    "kgroup list -b broker1:9092 --state Empty --type classic -o csv",
+))
 @connection_options
 def list_groups(
     state: Annotated[Optional[List[str]], typer.Option("--state", metavar="STATE",
@@ -81,7 +84,10 @@ def list_groups(
          for r in rows])])
 
 
-@app.command("describe")
+@app.command("describe", epilog=examples(
+    "kgroup describe -b broker1:9092 G1",
+    "kgroup describe --snapshot examples/seed-g1.json -o json",
+))
 @connection_options
 def describe(
     groups: Groups = None, all_groups: AllGroups = False, snapshot: Snapshot = None,
@@ -121,7 +127,11 @@ def describe(
     _report_problems(problems)
 
 
-@app.command("offsets")
+@app.command("offsets", epilog=examples(
+    "kgroup offsets -b broker1:9092 G1 --lag-above 1000",
+    "kgroup offsets --snapshot examples/seed-g1.json --topic Stock",
+    "kgroup offsets -b broker1:9092 --all-groups -o json",
+))
 @connection_options
 def offsets(
     groups: Groups = None, all_groups: AllGroups = False,
@@ -250,7 +260,10 @@ class live_states:
         return iter(self._stream)
 
 
-@app.command("snapshot")
+@app.command("snapshot", epilog=examples(
+    "kgroup snapshot G1 -b broker:9092 --out g1.json",
+    "kgroup snapshot G1 --at 2026-11-22T02:55Z --input log.jsonl --out old.json",
+))
 @connection_options
 def snapshot(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="The group to capture.")],
@@ -266,15 +279,9 @@ def snapshot(
         "--output", "-o", metavar="json", help="A snapshot is JSON: only json is accepted.")] = OutputFormat.json,
     *, conn: ConnectionOptions,
 ) -> None:
-    """Capture everything kgroup knows about a group (snapshot format v1) for offline use with --snapshot.
+    """Capture everything kgroup knows about a group (snapshot format v2) for offline use with --snapshot.
 
     With --at, rebuild it as it stood at a past moment from the offsets log (members, subscriptions, assignments, committed offsets), so whatif, describe and offsets work on the group as it was before an incident; what the log does not hold is left out and said on stderr.
-
-    Examples:
-
-      kgroup snapshot G1 -b broker:9092 --out g1.json
-
-      kgroup snapshot G1 --at 2026-11-22T02:55Z --input log.jsonl --out g1-before.json
     """
     from kgroup import snapshot as snapshot_format
 

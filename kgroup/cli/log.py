@@ -8,7 +8,7 @@ from typing import Annotated, IO, Iterator, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Output, app, connection_options
+from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, printable, warn
@@ -108,7 +108,11 @@ def _saving(records: Iterator, save: Optional[Path]) -> Iterator:
             yield r
 
 
-@app.command("log")
+@app.command("log", epilog=examples(
+    "kgroup log G1 -b broker:9092 --since 2h",
+    "kgroup log -b broker:9092 --save log.jsonl -o json > decoded.jsonl",
+    "kgroup log --input examples/offsets-log-g1.jsonl --type group -o csv",
+))
 @connection_options
 def log(
     groups: LogGroups = None,
@@ -129,14 +133,6 @@ def log(
     """Every record of the offsets log (__consumer_offsets), decoded exactly as Kafka 4.3.0's own formatters print it: offset commits, classic group metadata, KIP-848 consumer, share and streams group records, tombstones.
 
     Read-only: kgroup assigns itself the partitions it reads, joins no group and commits nothing. Records it cannot decode are printed as error entries and counted; the command then exits 1.
-
-    Examples:
-
-      kgroup log G1 -b broker:9092 --since 2h
-
-      kgroup log -b broker:9092 --save log.jsonl -o json > decoded.jsonl
-
-      kgroup log --input log.jsonl --type group -o csv
     """
     from kgroup.offsets_log import output as log_output
     from kgroup.offsets_log.records import KINDS
@@ -190,7 +186,10 @@ def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: 
     return (e for e in select(raw, selection) if e.record is not None)
 
 
-@app.command("history")
+@app.command("history", epilog=examples(
+    "kgroup history G1 -b broker:9092",
+    "kgroup history G1 --input examples/offsets-log-g1.jsonl -o json",
+))
 @connection_options
 def history(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="The group whose rebalances to show.")],
@@ -203,12 +202,6 @@ def history(
     """A group's rebalance timeline from the offsets log: every classic generation or KIP-848 group epoch with its protocol, leader and members, who joined and who left, which partitions moved, the time between rebalances and the commits in between.
 
     The log says that a member left, never why.
-
-    Examples:
-
-      kgroup history G1 -b broker:9092
-
-      kgroup history G1 --input log.jsonl --since 6h -o json
     """
     from kgroup.offsets_log.replay import GroupReplay
     from kgroup.offsets_log.window import Window

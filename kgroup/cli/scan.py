@@ -5,7 +5,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Output, app, connection_options
+from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, Table, emit, info, printable, warn
@@ -13,7 +13,11 @@ from kgroup.render import OutputFormat, Table, emit, info, printable, warn
 SPARK = "Spark"
 
 
-@app.command("scan")
+@app.command("scan", epilog=examples(
+    "kgroup scan -b broker:9092 --stale-after 6h",
+    "kgroup scan -b broker:9092 --save offsets.parquet -o json > fleet.json",
+    "kgroup scan --input offsets.parquet --master spark://spark:7077 --out fleet/",
+))
 @connection_options
 def scan(
     input_: Annotated[Optional[str], typer.Option(
@@ -52,14 +56,6 @@ def scan(
     r"""The whole fleet from the offsets log: which groups stopped committing (stale), which are in a rebalance storm, which coordinator is hot by commit traffic, which rewound their offsets, lag across every group.
 
     Runs on Spark (pip install 'kgroup\[spark]'): local[*] by default, a cluster with --master. Read-only: kgroup assigns itself the partitions it reads, joins no group and commits nothing. Records that cannot be decoded are counted and reported; the command then exits 1.
-
-    Examples:
-
-      kgroup scan -b broker:9092 --stale-after 6h
-
-      kgroup scan -b broker:9092 --save s3a://bucket/offsets-2026-11-22/ -o json > fleet.json
-
-      kgroup scan --input s3a://bucket/offsets-2026-11-22/ --master spark://spark:7077 --out /tmp/fleet
     """
     from kgroup.offsets_log.window import Window, parse_duration_ms
 

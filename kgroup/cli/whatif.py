@@ -4,7 +4,7 @@ from typing import Annotated, Any, List, Optional
 import typer
 
 from kgroup.assignors.registry import STRATEGIES
-from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, group_states
+from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples, group_states
 from kgroup.errors import ExitCode, UsageError
 from kgroup.render import OutputFormat, Table, emit, warn
 
@@ -18,7 +18,11 @@ def _split_topics(value: str, option: str) -> list[str]:
     return topics
 
 
-@app.command("whatif")
+@app.command("whatif", epilog=examples(
+    "kgroup whatif --snapshot examples/seed-g1.json --remove C3",
+    "kgroup whatif -b broker1:9092 G1 --add C4 --strategy all",
+    "kgroup whatif --snapshot examples/seed-g1.json --partitions Order=12 -s sticky",
+))
 @connection_options
 def whatif(
     group: Annotated[Optional[str], typer.Argument(metavar="GROUP", show_default=False,
@@ -221,7 +225,10 @@ def parse_topic_counts(items: list[str], option: str) -> dict[str, int]:
     return out
 
 
-@app.command("vote")
+@app.command("vote", epilog=examples(
+    "kgroup vote -m C1=range,cooperative-sticky -m C2=cooperative-sticky,range",
+    "kgroup vote --snapshot examples/seed-g1.json --switch range:cooperative-sticky",
+))
 def vote(
     member: Annotated[Optional[List[str]], typer.Option(
         "--member", "-m", metavar="ID=PROTO,PROTO...", help="A member and its protocols in preference order "
