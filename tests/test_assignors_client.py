@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
-from kgroup.assignors._sticky_core import AssignmentDoesNotTerminate
+from kgroup.assignors.sticky_core import AssignmentDoesNotTerminate
 from kgroup.assignment import by_topic
 from kgroup.assignors.base import MemberSubscription
 from kgroup.assignors.leader import member_info_key

@@ -27,7 +27,7 @@ import javadriver
 from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
 from kgroup.java.hashmap import iteration_order as hash_iteration_order, spread
 from kgroup.java.strings import java_string_hash
-from kgroup.assignors._sticky_core import AssignmentDoesNotTerminate, StickyAssignmentError
+from kgroup.assignors.sticky_core import AssignmentDoesNotTerminate, StickyAssignmentError
 from kgroup.assignors.base import MemberSubscription
 
 pytestmark = pytest.mark.java  # runs Kafka's own assignors from the kafka-clients jar

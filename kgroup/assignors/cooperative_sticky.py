@@ -1,7 +1,7 @@
 """Cooperative sticky assignment: a Python port of Kafka's
 ``org.apache.kafka.clients.consumer.CooperativeStickyAssignor``.
 
-Same algorithm as the eager sticky assignor (:mod:`._sticky_core`), but members keep
+Same algorithm as the eager sticky assignor (:mod:`.sticky_core`), but members keep
 their partitions while rebalancing and report them in the subscription
 (``ownedPartitions`` and ``generationId``, ConsumerProtocol v2+).  A partition that has
 to change owner is first revoked: the assignor leaves it out of the new owner's
@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from .base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
 from .leader import member_rack, partitions_per_topic, protocol_owned, protocol_topics, subscription_order
-from ._sticky_core import (
+from .sticky_core import (
     DEFAULT_GENERATION,
     MemberData,
     StickySubscription,
-    _remove_first,
     as_assignment,
     assign_partitions,
 )
+from .sticky_core.builder import remove_first
 
 __all__ = ["assign", "assign_rounds"]
 
@@ -69,7 +69,7 @@ def _assign_once(
     if transferring is None:
         transferring = _partitions_transferring_ownership(subscriptions, assignment)
     for tp, consumer in transferring.items():
-        _remove_first(assignment[consumer], tp)  # revoke first, assign next rebalance
+        remove_first(assignment[consumer], tp)  # revoke first, assign next rebalance
     return as_assignment([m.member_id for m in members], assignment)
 
 

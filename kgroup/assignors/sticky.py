@@ -1,7 +1,7 @@
 """Eager sticky assignment: a Python port of Kafka's ``org.apache.kafka.clients.consumer.StickyAssignor``.
 
 Balanced first, sticky second: every member keeps as many of its previous partitions as
-the balance allows (see :mod:`._sticky_core`, the port of ``AbstractStickyAssignor``).
+the balance allows (see :mod:`.sticky_core`, the port of ``AbstractStickyAssignor``).
 
 StickyAssignor is an eager assignor: a member revokes everything before rejoining and
 reports its previous assignment in the subscription's userData, which StickyAssignor
@@ -17,7 +17,7 @@ from .base import GroupAssignment, MemberSubscription, TopicPartition, TopicRack
 from kgroup.java.hashmap import iteration_order
 
 from .leader import member_rack, partitions_per_topic, protocol_topics, subscription_order
-from ._sticky_core import MemberData, StickySubscription, as_assignment, assign_partitions
+from .sticky_core import MemberData, StickySubscription, as_assignment, assign_partitions
 
 __all__ = ["assign", "user_data_partitions"]
 

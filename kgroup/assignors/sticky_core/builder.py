@@ -1,0 +1,34 @@
+"""``AbstractStickyAssignor.AbstractAssignmentBuilder``: the state both builders share, and the
+Java list operation they both rely on."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import TopicPartition
+from .rack_info import RackInfo
+
+
+def remove_first(items: list[Any], value: object) -> bool:
+    """``List.remove(Object)``: drop the first occurrence, if any."""
+    try:
+        items.remove(value)
+    except ValueError:
+        return False
+    return True
+
+
+class AssignmentBuilder:
+    """``AbstractAssignmentBuilder``: the topics and their partition counts, the rack information,
+    the members' current assignment (which the builder turns into the new one) and the number of
+    partitions to assign."""
+
+    def __init__(self, partitions_per_topic: dict[str, int], rack_info: RackInfo,
+                 current_assignment: dict[str, list[TopicPartition]]) -> None:
+        self.partitions_per_topic = partitions_per_topic
+        self.rack_info = rack_info
+        self.current_assignment = current_assignment
+        self.total_partitions = sum(partitions_per_topic.values())
+
+    def build(self) -> dict[str, list[TopicPartition]]:
+        """The new assignment: member -> partitions, in the order Kafka's builder adds them."""
+        raise NotImplementedError
