@@ -341,25 +341,48 @@ class Cluster:
             return out
         futures = self._admin.describe_consumer_groups(groups, request_timeout=self._left("describe groups"))
         for group, future in futures.items():
-            try:
-                d = self._wait(f"describe group {group}", future)
-            except KafkaException as e:
-                raise self._group_error(group, "describe", e) from None
-            members = [Member(
-                member_id=m.member_id, client_id=m.client_id or None, host=m.host or None,
-                group_instance_id=m.group_instance_id or None,
-                assignment=_by_topic(m.assignment.topic_partitions if m.assignment else []),
-                target_assignment=(_by_topic(m.target_assignment.topic_partitions)
-                                   if getattr(m, "target_assignment", None) else None),
-            ) for m in d.members]
-            node = d.coordinator
-            out[group] = GroupDescription(
-                group_id=d.group_id, type=_enum_name(getattr(d, "type", None)), state=_state_name(d.state),
-                assignor=d.partition_assignor or None, members=members,
-                coordinator=Broker(node.id, node.host, node.port, getattr(node, "rack", None) or None) if node else None,
-                protocol_type="consumer" if not d.is_simple_consumer_group else None,
-            )
+            out[group] = self._description(group, future)
         return out
+
+    def iter_describe_groups(self, groups: Iterable[str], window: int = _GROUP_WINDOW) -> Iterator[GroupDescription]:
+        """The descriptions of ``groups`` one by one, in the order given, while at most ``window``
+        describes are in flight (a sliding window: the next group is asked for as soon as the
+        oldest answer is handed out), so memory stays flat in the number of groups."""
+        from collections import deque
+
+        pending: deque[tuple[str, concurrent.futures.Future[Any]]] = deque()
+        names = iter(groups)
+        while True:
+            while len(pending) < window:
+                group = next(names, None)
+                if group is None:
+                    break
+                futures = self._admin.describe_consumer_groups([group], request_timeout=self._left("describe groups"))
+                pending.append((group, futures[group]))
+            if not pending:
+                return
+            group, future = pending.popleft()
+            yield self._description(group, future)
+
+    def _description(self, group: str, future: concurrent.futures.Future[Any]) -> GroupDescription:
+        try:
+            d = self._wait(f"describe group {group}", future)
+        except KafkaException as e:
+            raise self._group_error(group, "describe", e) from None
+        members = [Member(
+            member_id=m.member_id, client_id=m.client_id or None, host=m.host or None,
+            group_instance_id=m.group_instance_id or None,
+            assignment=_by_topic(m.assignment.topic_partitions if m.assignment else []),
+            target_assignment=(_by_topic(m.target_assignment.topic_partitions)
+                               if getattr(m, "target_assignment", None) else None),
+        ) for m in d.members]
+        node = d.coordinator
+        return GroupDescription(
+            group_id=d.group_id, type=_enum_name(getattr(d, "type", None)), state=_state_name(d.state),
+            assignor=d.partition_assignor or None, members=members,
+            coordinator=Broker(node.id, node.host, node.port, getattr(node, "rack", None) or None) if node else None,
+            protocol_type="consumer" if not d.is_simple_consumer_group else None,
+        )
 
     def _group_error(self, group: str, what: str, e: KafkaException) -> Exception:
         err: KafkaError = e.args[0]

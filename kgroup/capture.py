@@ -179,6 +179,37 @@ def _partitions_of(desc: GroupDescription, committed: Mapping[tuple[str, int], A
     return sorted(out)
 
 
+def describe_stream(cluster: Any, group_ids: list[str], listed: set[str] | None, problems: list[str],
+                    window: int | None = None) -> Iterator[GroupState]:
+    """GroupState of each group without offsets (what describe needs), handed out in the order
+    of ``group_ids`` as its description arrives through the adapter's sliding window of
+    describes (``iter_describe_groups``): memory stays flat in the number of groups. The states
+    are those ``capture(..., offsets=False)`` builds; what cannot be read is added to
+    ``problems`` as it is met. ``listed``: the groups ListGroups named (an Empty group with no
+    members that it did not name is unknown)."""
+    metadata = cluster.metadata()
+    brokers = sorted(metadata.brokers.values(), key=lambda b: b.id)
+    offsets_topic = metadata.topics.get(OFFSETS_TOPIC)
+    count = offsets_topic.partition_count if offsets_topic else None
+    now = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    for desc in cluster.iter_describe_groups(group_ids, **({"window": window} if window else {})):
+        g = desc.group_id
+        if is_unknown(desc, False, listed):
+            raise UsageError(f"unknown group {g}")
+        layout = {}
+        for t in sorted({tp[0] for tp in _partitions_of(desc, {}, None, metadata)} | set(desc.topics)):
+            info = metadata.topics.get(t)
+            if info is None:
+                problems.append(f"topic {t} of group {g} is not in the metadata (deleted?)")
+                continue
+            layout[t] = TopicLayout(info.partition_count)
+        leader = None
+        if offsets_topic and count:
+            partition = offsets_topic.partitions.get(offsets_partition_for(g, count))
+            leader = partition.leader if partition and partition.leader >= 0 else None
+        yield GroupState(desc, layout, brokers, count, {}, now, leader)
+
+
 class CaptureStream:
     """GroupState of each group, live, handed out in the order of ``group_ids`` as soon as each
     is complete, holding only a bounded number of groups at once (iterate it; ``problems``

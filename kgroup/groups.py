@@ -15,44 +15,44 @@ if TYPE_CHECKING:
     from kgroup.metadata import GroupListing
 
 
-def filter_listing(listed: list[GroupListing], described: dict[str, GroupDescription], states: list[str],
-                   type_: str | None) -> list[dict[str, Any]]:
-    wanted_states = {s.lower().replace("_", "") for s in states}
-    rows = []
-    for g in listed:
-        d = described.get(g.group_id)
-        state = (d.state if d else None) or g.state
-        gtype = g.type or (d.type if d else None)
-        if wanted_states and (state or "").lower().replace("_", "") not in wanted_states:
-            continue
-        if type_ and gtype != type_:
-            continue
-        rows.append({"group": g.group_id, "type": gtype, "state": state,
-                     "protocol_type": (d.protocol_type if d else None) or g.protocol_type,
-                     "assignor": d.assignor if d else None, "members": len(d.members) if d else None,
-                     "coordinator": d.coordinator.id if d and d.coordinator else None})
-    return rows
+def listing_row(g: GroupListing, d: GroupDescription | None, states: list[str],
+                type_: str | None) -> dict[str, Any] | None:
+    """One group's row of the list document (ListGroups completed by its description), or None
+    when ``states`` (any of them) or ``type_`` leave it out."""
+    state = (d.state if d else None) or g.state
+    gtype = g.type or (d.type if d else None)
+    if states and (state or "").lower().replace("_", "") not in {s.lower().replace("_", "") for s in states}:
+        return None
+    if type_ and gtype != type_:
+        return None
+    return {"group": g.group_id, "type": gtype, "state": state,
+            "protocol_type": (d.protocol_type if d else None) or g.protocol_type,
+            "assignor": d.assignor if d else None, "members": len(d.members) if d else None,
+            "coordinator": d.coordinator.id if d and d.coordinator else None}
 
 
 def describe_document(states: Iterable[GroupState]) -> dict[str, Any]:
-    groups = []
-    for s in states:
-        g = s.group
-        members = []
-        for m in sorted(g.members, key=lambda m: (m.group_instance_id is None, m.group_instance_id or "",
-                                                  m.member_id)):
-            target = normalized(m.target_assignment) if m.target_assignment is not None else None
-            members.append({
-                "member_id": m.member_id, "group_instance_id": m.group_instance_id, "client_id": m.client_id,
-                "host": m.host, "partitions": partition_count(m.assignment),
-                "assignment": normalized(m.assignment), "target_assignment": target,
-                "reconciling": target is not None and target != normalized(m.assignment),
-            })
-        groups.append({"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.assignor,
-                       "coordinator": g.coordinator.to_json() if g.coordinator else None,
-                       "member_count": len(members),
-                       "members": members})
-    return {"groups": groups}
+    return {"groups": [describe_group(s) for s in states]}
+
+
+def describe_group(s: GroupState) -> dict[str, Any]:
+    """One group of the describe document: its members sorted static first (by instance id),
+    then by member id, each with its assignment and, for KIP-848, its target."""
+    g = s.group
+    members = []
+    for m in sorted(g.members, key=lambda m: (m.group_instance_id is None, m.group_instance_id or "",
+                                              m.member_id)):
+        target = normalized(m.target_assignment) if m.target_assignment is not None else None
+        members.append({
+            "member_id": m.member_id, "group_instance_id": m.group_instance_id, "client_id": m.client_id,
+            "host": m.host, "partitions": partition_count(m.assignment),
+            "assignment": normalized(m.assignment), "target_assignment": target,
+            "reconciling": target is not None and target != normalized(m.assignment),
+        })
+    return {"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.assignor,
+            "coordinator": g.coordinator.to_json() if g.coordinator else None,
+            "member_count": len(members),
+            "members": members}
 
 
 def describe_notes(g: dict[str, Any]) -> list[str]:

@@ -62,16 +62,18 @@ def emit(fmt: OutputFormat, document: dict[str, Any], tables: list[Table], out: 
             writer.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in tables[0].headers])
             writer.writerows([["" if v is None else v for v in row] for row in tables[0].rows])
     else:
-        blocks = []
-        for t in tables:
-            text = simple_table([[cell(v) for v in row] for row in t.rows], t.headers) if t.rows else "(none)"
-            parts = [printable(t.title)] if t.title else []
-            if t.headers or t.rows:  # a table without columns is a title and notes only
-                parts.append(text)
-            parts.extend(printable(n) for n in t.notes)
-            blocks.append("\n".join(parts))
-        out.write("\n\n".join(blocks) + "\n")
+        out.write("\n\n".join(table_block(t) for t in tables) + "\n")
     out.flush()
+
+
+def table_block(t: Table) -> str:
+    """One table as the table format shows it: title, the rows (or "(none)"), notes."""
+    text = simple_table([[cell(v) for v in row] for row in t.rows], t.headers) if t.rows else "(none)"
+    parts = [printable(t.title)] if t.title else []
+    if t.headers or t.rows:  # a table without columns is a title and notes only
+        parts.append(text)
+    parts.extend(printable(n) for n in t.notes)
+    return "\n".join(parts)
 
 
 def _plain(text: str) -> bool:

@@ -17,15 +17,22 @@ if TYPE_CHECKING:
     from _csv import Writer as _CsvWriter
 from typing import Any, TextIO
 
-from kgroup.render import OutputFormat, Table, emit
+from kgroup.render import OutputFormat, Table, emit, table_block
 
 
 class GroupsWriter:
-    """``{"<key>": [item, ...]}`` for JSON, rows for CSV, one table (with notes) for table."""
+    """``{"<key>": [item, ...]}`` for JSON, rows for CSV, one table (with notes) for table.
 
-    def __init__(self, fmt: OutputFormat, headers: list[str], key: str = "groups", out: TextIO | None = None):
+    With ``blocks``, each item brings its own table (``add(..., table=)``: describe's table per
+    group), written as soon as it is added, as ``render.emit`` separates tables; CSV then takes
+    its header from the first item's rows' table (``headers`` None) and writes nothing when
+    there is no item."""
+
+    def __init__(self, fmt: OutputFormat, headers: list[str] | None, key: str = "groups",
+                 out: TextIO | None = None, blocks: bool = False):
         self.fmt = fmt
         self.headers = headers
+        self.blocks = blocks
         self.key = key
         self.out = out or sys.stdout
         self.count = 0
@@ -40,7 +47,7 @@ class GroupsWriter:
         return self.fmt == OutputFormat.json and not self._indent
 
     def add(self, item: dict[str, Any], rows: Sequence[Sequence[Any]] = (), notes: Sequence[str] = (),
-            text: str | None = None) -> None:
+            text: str | None = None, table: Table | None = None, csv_headers: list[str] | None = None) -> None:
         """One element of the document's list, with its table/CSV rows and table notes;
         ``text``, when given, is ``json.dumps(item, ensure_ascii=False)`` made by the caller."""
         fmt, out = self.fmt, self.out
@@ -54,9 +61,13 @@ class GroupsWriter:
                           + (json.dumps(item, ensure_ascii=False) if text is None else text))
         elif fmt == OutputFormat.csv:
             if self._csv is None:
+                headers = self.headers if self.headers is not None else (csv_headers or [])
                 self._csv = csv.writer(out, lineterminator="\n")
-                self._csv.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in self.headers])
+                self._csv.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in headers])
             self._csv.writerows([["" if v is None else v for v in row] for row in rows])
+        elif self.blocks and table is not None:
+            out.write(("\n\n" if self.count else "") + table_block(table))
+            out.flush()
         else:
             self.rows.extend(rows)
             self.notes.extend(notes)
@@ -72,8 +83,11 @@ class GroupsWriter:
             out.write("\n")
             out.flush()
         elif fmt == OutputFormat.csv:
-            if self._csv is None:
+            if self._csv is None and self.headers is not None:
                 emit(fmt, {self.key: []}, [Table(self.headers, [])], out)
             out.flush()
+        elif self.blocks:
+            out.write("\n")
+            out.flush()
         else:
-            emit(fmt, {self.key: []}, [Table(self.headers, self.rows, notes=self.notes)], out)
+            emit(fmt, {self.key: []}, [Table(self.headers or [], self.rows, notes=self.notes)], out)

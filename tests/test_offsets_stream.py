@@ -239,3 +239,79 @@ def test_offsets_group_json_is_json_dumps_of_the_row_objects():
          "unknown": [{"topic": "A", "partition": 1, "reason": "x"}], "over_threshold": []}
     as_objects = {**g, "partitions": [dict(zip(ROW_FIELDS, r)) for r in rows]}
     assert offsets_group_json(g) == json.dumps(as_objects, ensure_ascii=False)
+
+
+# -- describe --all-groups and list stream too ------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["json", "table", "csv"])
+def test_describe_all_groups_streamed_is_describe_of_every_group(many_groups, fmt):
+    """describe --all-groups writes each group as its description arrives; the text is what
+    describe prints when every group is named (captured whole, then written), in any format."""
+    streamed = run_kgroup("describe", "--all-groups", "-b", many_groups, "-o", fmt)
+    assert streamed.returncode == 0, streamed.stderr
+    order = [g["group"] for g in json.loads(run_kgroup("describe", "--all-groups", "-b", many_groups,
+                                                        "-o", "json").stdout)["groups"]]
+    assert sorted(order) == [f"s{g:03d}" for g in range(GROUPS)]
+    whole = run_kgroup("describe", *order, "-b", many_groups, "-o", fmt)
+    assert whole.returncode == 0, whole.stderr
+    assert streamed.stdout == whole.stdout
+    if fmt == "json":  # groups with committed offsets and no member: Empty, no members
+        assert all(g["state"] == "Empty" and g["member_count"] == 0 and g["members"] == []
+                   for g in json.loads(streamed.stdout)["groups"])
+    if fmt == "table":
+        assert streamed.stdout.count("GROUP s") == GROUPS and streamed.stdout.endswith("\n")
+
+
+def test_list_streamed_rows(many_groups):
+    doc = json.loads(run_kgroup("list", "-b", many_groups, "-o", "json").stdout)
+    rows = {r["group"]: r for r in doc["groups"]}
+    assert sorted(rows) == [f"s{g:03d}" for g in range(GROUPS)]
+    assert all(r["members"] == 0 and r["state"] == "Empty" and r["coordinator"] == 111 for r in rows.values())
+    table = run_kgroup("list", "-b", many_groups)
+    lines = table.stdout.splitlines()
+    assert lines[0].split() == ["GROUP", "TYPE", "STATE", "PROTOCOL-TYPE", "ASSIGNOR", "MEMBERS", "COORDINATOR"]
+    assert len(lines) == 2 + GROUPS and [line.split()[0] for line in lines[2:]] == [r["group"] for r in doc["groups"]]
+    got = list(csv.reader(io.StringIO(run_kgroup("list", "-b", many_groups, "-o", "csv").stdout)))
+    assert got[0] == ["group", "type", "state", "protocol_type", "assignor", "members", "coordinator"]
+    assert [r[0] for r in got[1:]] == [r["group"] for r in doc["groups"]]
+    none = run_kgroup("list", "-b", many_groups, "--state", "Dead", "-o", "json")
+    assert json.loads(none.stdout) == {"groups": []}
+
+
+class _DescribeAdmin(_WindowAdmin):
+    """Answers each describe after a random short delay, counting the unanswered."""
+
+    def describe_consumer_groups(self, groups, request_timeout):
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self.lock:
+            self.unanswered += 1
+            self.sent += 1
+            self.most = max(self.most, self.unanswered)
+        (group,) = groups
+
+        def answer():
+            with self.lock:
+                self.unanswered -= 1
+            future.set_result(type("Description", (), {
+                "group_id": group, "members": [], "coordinator": None, "state": None, "type": None,
+                "partition_assignor": "", "is_simple_consumer_group": False})())
+
+        threading.Timer(self.rng.uniform(0.001, 0.02), answer).start()
+        return {group: future}
+
+
+@pytest.mark.parametrize("window", [1, 4, 16])
+def test_describe_window_is_bounded_and_keeps_the_order(window):
+    admin = _DescribeAdmin()
+    cluster = _cluster_with(admin)
+    groups = [f"g{i}" for i in range(60)]
+    sent_when_handed = []
+    handed = []
+    for d in cluster.iter_describe_groups(groups, window=window):
+        handed.append(d.group_id)
+        sent_when_handed.append(admin.sent)
+    assert handed == groups and admin.sent == len(groups)  # in the order asked, each once
+    assert admin.most <= window
+    # sliding: after the first group is handed out, one more goes out (never the whole list at once)
+    assert sent_when_handed[0] == min(window, len(groups))
+    assert sent_when_handed[1] == min(window + 1, len(groups))

@@ -9,15 +9,11 @@ import typer
 
 from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples, group_states
 from kgroup.errors import ExitCode, UsageError
-from kgroup.render import OutputFormat, Table, duration, emit, warn
+from kgroup.render import OutputFormat, Table, duration, warn
 
 Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,
                                                        help="Group ids (use -- before ids that start with -).")]
 AllGroups = Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists.")]
-
-
-def _group_ids(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: ConnectionOptions) -> list[str]:
-    return _group_ids_listed(groups, all_groups, snapshot, conn)[0]
 
 
 def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: ConnectionOptions
@@ -63,7 +59,8 @@ def list_groups(
     *, conn: ConnectionOptions,
 ) -> None:
     """Every group: type, state, protocol type, assignor, member count, coordinator."""
-    from kgroup.groups import filter_listing
+    from kgroup.groups import listing_row
+    from kgroup.stream import GroupsWriter
 
     if type_ is not None and type_ not in ("classic", "consumer"):
         raise UsageError("--type must be classic or consumer")
@@ -76,12 +73,15 @@ def list_groups(
     _quiet_gc()
     cluster = conn.cluster()
     listed = cluster.list_groups()
-    described = cluster.describe_groups([g.group_id for g in listed]) if listed else {}
-    rows = filter_listing(listed, described, state or [], type_)
-    emit(output, {"groups": rows}, [Table(
-        ["GROUP", "TYPE", "STATE", "PROTOCOL-TYPE", "ASSIGNOR", "MEMBERS", "COORDINATOR"],
-        [[r["group"], r["type"], r["state"], r["protocol_type"], r["assignor"], r["members"], r["coordinator"]]
-         for r in rows])])
+    # each group's row is written (JSON, CSV) as its description arrives through a sliding
+    # window of describes; a table is aligned over every row, so it is drawn at the end
+    writer = GroupsWriter(output, ["GROUP", "TYPE", "STATE", "PROTOCOL-TYPE", "ASSIGNOR", "MEMBERS", "COORDINATOR"])
+    for g, d in zip(listed, cluster.iter_describe_groups([g.group_id for g in listed])):
+        r = listing_row(g, d, state or [], type_)
+        if r is not None:
+            writer.add(r, [[r["group"], r["type"], r["state"], r["protocol_type"], r["assignor"], r["members"],
+                            r["coordinator"]]])
+    writer.close()
 
 
 @app.command("describe", epilog=examples(
@@ -97,14 +97,23 @@ def describe(
     """Group type, state, assignor, coordinator and members with their assignments
     (and, for KIP-848 groups, target assignments and who is still reconciling)."""
     from kgroup.assignment import compact
-    from kgroup.groups import describe_document, describe_notes
+    from kgroup.groups import describe_group, describe_notes
+    from kgroup.stream import GroupsWriter
 
     _quiet_gc()
-    ids = _group_ids(groups, all_groups, snapshot, conn)
-    states, problems = group_states(snapshot, ids, conn, offsets=False)
-    doc = describe_document(states.values())
-    tables = []
-    for g in doc["groups"]:
+    ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
+    problems: list[str] = []
+    if snapshot is None and all_groups:
+        # every group of the cluster: each written as its description arrives (sliding window)
+        from kgroup.capture import describe_stream
+
+        states = describe_stream(conn.cluster(), ids, listed, problems)
+    else:
+        captured, problems = group_states(snapshot, ids, conn, offsets=False)
+        states = iter(captured.values())
+    writer = GroupsWriter(output, None, blocks=True)
+    for state in states:
+        g = describe_group(state)
         kip848 = g["type"] == "consumer"
         headers = ["MEMBER-ID", "GROUP-INSTANCE-ID", "CLIENT-ID", "HOST", "#PARTITIONS", "ASSIGNMENT"]
         if kip848:
@@ -119,11 +128,10 @@ def describe(
         title = (f"GROUP {g['group']}  type={g['type'] or '-'}  state={g['state'] or '-'}  "
                  f"assignor={g['assignor'] or '-'}  coordinator={coordinator}  "
                  f"members={g['member_count']}")
-        tables.append(Table(headers, rows, title=title, notes=describe_notes(g)))
-    if output == OutputFormat.csv:
-        tables = [Table(["GROUP"] + tables[0].headers if tables else [], [[g["group"], *row] for g, t in
-                        zip(doc["groups"], tables) for row in t.rows])] if tables else []
-    emit(output, doc, tables)
+        # CSV: one table, its columns those of the first group's table, a GROUP column first
+        writer.add(g, [[g["group"], *row] for row in rows] if output == OutputFormat.csv else (),
+                   table=Table(headers, rows, title=title, notes=describe_notes(g)), csv_headers=["GROUP", *headers])
+    writer.close()
     _report_problems(problems)
 
 
