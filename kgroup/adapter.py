@@ -37,6 +37,8 @@ _NOT_AUTHORIZED = {KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FA
                    KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError._SSL}
 # OffsetFetch requests in flight at once when many groups are read (--all-groups)
 _GROUP_WINDOW = 64
+_DESCRIBE_WINDOW = 256  # describes in flight (iter_describe_groups)
+_DESCRIBE_BATCH = 64  # groups asked for per call once that many answers are handed out
 # librdkafka refuses a connection set-up timeout under 1 s; --timeout may be shorter.
 _MIN_SETUP_MS = 1000
 # How often a wait on the cluster looks at the client's own errors.
@@ -344,21 +346,27 @@ class Cluster:
             out[group] = self._description(group, future)
         return out
 
-    def iter_describe_groups(self, groups: Iterable[str], window: int = _GROUP_WINDOW) -> Iterator[GroupDescription]:
+    def iter_describe_groups(self, groups: Iterable[str], window: int = _DESCRIBE_WINDOW,
+                             batch: int = _DESCRIBE_BATCH) -> Iterator[GroupDescription]:
         """The descriptions of ``groups`` one by one, in the order given, while at most ``window``
-        describes are in flight (a sliding window: the next group is asked for as soon as the
-        oldest answer is handed out), so memory stays flat in the number of groups."""
+        describes are in flight, so memory stays flat in the number of groups. A sliding window:
+        as soon as ``batch`` answers have been handed out, as many more groups are asked for, in
+        one call (the client sends one request per group either way; fewer calls cost less)."""
         from collections import deque
 
         pending: deque[tuple[str, concurrent.futures.Future[Any]]] = deque()
         names = iter(groups)
+        batch = max(1, min(batch, window))
+        exhausted = False
         while True:
-            while len(pending) < window:
-                group = next(names, None)
-                if group is None:
-                    break
-                futures = self._admin.describe_consumer_groups([group], request_timeout=self._left("describe groups"))
-                pending.append((group, futures[group]))
+            free = window - len(pending)
+            if not exhausted and free >= batch:
+                asked = [g for _, g in zip(range(free), names)]
+                exhausted = len(asked) < free
+                if asked:
+                    futures = self._admin.describe_consumer_groups(list(dict.fromkeys(asked)),
+                                                                   request_timeout=self._left("describe groups"))
+                    pending.extend((g, futures[g]) for g in asked)
             if not pending:
                 return
             group, future = pending.popleft()

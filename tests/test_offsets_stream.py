@@ -282,36 +282,38 @@ class _DescribeAdmin(_WindowAdmin):
     """Answers each describe after a random short delay, counting the unanswered."""
 
     def describe_consumer_groups(self, groups, request_timeout):
-        future: concurrent.futures.Future = concurrent.futures.Future()
-        with self.lock:
-            self.unanswered += 1
-            self.sent += 1
-            self.most = max(self.most, self.unanswered)
-        (group,) = groups
-
-        def answer():
+        out = {}
+        for group in groups:
+            future: concurrent.futures.Future = concurrent.futures.Future()
             with self.lock:
-                self.unanswered -= 1
-            future.set_result(type("Description", (), {
-                "group_id": group, "members": [], "coordinator": None, "state": None, "type": None,
-                "partition_assignor": "", "is_simple_consumer_group": False})())
+                self.unanswered += 1
+                self.sent += 1
+                self.most = max(self.most, self.unanswered)
 
-        threading.Timer(self.rng.uniform(0.001, 0.02), answer).start()
-        return {group: future}
+            def answer(future=future, group=group):
+                with self.lock:
+                    self.unanswered -= 1
+                future.set_result(type("Description", (), {
+                    "group_id": group, "members": [], "coordinator": None, "state": None, "type": None,
+                    "partition_assignor": "", "is_simple_consumer_group": False})())
+
+            threading.Timer(self.rng.uniform(0.001, 0.02), answer).start()
+            out[group] = future
+        return out
 
 
-@pytest.mark.parametrize("window", [1, 4, 16])
-def test_describe_window_is_bounded_and_keeps_the_order(window):
+@pytest.mark.parametrize("window,batch", [(1, 1), (4, 1), (16, 4), (16, 16)])
+def test_describe_window_is_bounded_and_keeps_the_order(window, batch):
     admin = _DescribeAdmin()
     cluster = _cluster_with(admin)
     groups = [f"g{i}" for i in range(60)]
     sent_when_handed = []
     handed = []
-    for d in cluster.iter_describe_groups(groups, window=window):
+    for d in cluster.iter_describe_groups(groups, window=window, batch=batch):
         handed.append(d.group_id)
         sent_when_handed.append(admin.sent)
     assert handed == groups and admin.sent == len(groups)  # in the order asked, each once
     assert admin.most <= window
-    # sliding: after the first group is handed out, one more goes out (never the whole list at once)
-    assert sent_when_handed[0] == min(window, len(groups))
-    assert sent_when_handed[1] == min(window + 1, len(groups))
+    # sliding: the window is filled, and refilled by `batch` once that many were handed out
+    assert sent_when_handed[0] == window
+    assert sent_when_handed[batch - 1] == window and sent_when_handed[batch] == window + batch
