@@ -10,7 +10,7 @@ Typer's own, or an annotation it does not know) to Typer's adapter, built then.
 
 This relies on Typer's runtime-parameter hook (``_TyperParameter._runtime_param``, filled
 lazily by ``typer._coercion.build_runtime_param``), which is why pyproject.toml pins typer
-to the 0.29 series; tests/test_cli_startup.py checks the coerced values against Typer's
+to the 0.29 series; tests/cli/test_cli_startup.py checks the coerced values against Typer's
 own adapters.
 """
 from __future__ import annotations

@@ -303,7 +303,7 @@ def python_reader(layout: Layout, version: int) -> Reader:
 #
 # _walk.c walks a program built from the same tables (see its header for the form).
 # It reads exactly what the Python reader reads and fails on exactly the same bytes
-# (tests/test_codec_walker.py holds them to it); a failure's message comes from the
+# (tests/unit/test_codec_walker.py holds them to it); a failure's message comes from the
 # Python reader (records._diagnose). Without a C compiler at install time, or with
 # KGROUP_PURE_PYTHON=1, the Python reader is used.
 

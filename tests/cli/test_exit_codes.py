@@ -7,7 +7,7 @@ from pathlib import Path
 import kgroup
 from kgroup.errors import ClusterError, ExitCode, KgroupError, UsageError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_enum_is_the_documented_table():

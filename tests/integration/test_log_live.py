@@ -14,7 +14,7 @@ import uuid
 import pytest
 from conftest import run_kgroup
 from logbuilder import Log, produce
-from test_history import scenario
+from cli.test_history import scenario
 
 from kgroup.offsets_log.raw import write_jsonl
 

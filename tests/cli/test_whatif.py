@@ -3,7 +3,7 @@
 Exact expectations are derived by hand from Kafka's documented algorithms (range: members
 sorted by member id, each gets partitions/members, the first partitions%members one more;
 roundrobin: sorted members dealt sorted partitions in turn). Byte-identity with Kafka's own
-Java assignors is proven by tests/test_assignors_differential.py.
+Java assignors is proven by tests/differential/test_assignors_differential.py.
 """
 from __future__ import annotations
 

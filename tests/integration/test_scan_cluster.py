@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from spark_env import build_scenario, spark_subprocess_env, standalone, write_to_broker  # noqa: F401
-from test_scan import STORM, _strip_live, expected
+from integration.test_scan_spark import STORM, _strip_live, expected
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
 

@@ -174,7 +174,7 @@ def test_snapshot_of_a_deleted_topic_loads_and_whatif_and_offsets_run_on_it(tmp_
     assert snapshot.dump(loaded) == doc  # and keeps the record
     path = tmp_path / "s.json"
     path.write_text(json.dumps(doc))
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     for argv in (["whatif", "--snapshot", str(path), "--remove", "m2", "-s", "range", "-o", "json"],
                  ["offsets", "--snapshot", str(path), "-o", "json"],
                  ["describe", "--snapshot", str(path)]):

@@ -19,8 +19,8 @@ import pytest
 from kgroup.offsets_log import codec, records
 from kgroup.offsets_log.codec import DecodeError
 from kgroup.offsets_log.layouts import CONSUMER_PROTOCOL_ASSIGNMENT, CONSUMER_PROTOCOL_SUBSCRIPTION, RECORD_TYPES
-from test_codec import rand_struct
-from test_codec_kafka_messages import (CONSUMER_GROUP_HEARTBEAT_REQUEST, CONSUMER_GROUP_HEARTBEAT_RESPONSE,
+from unit.test_codec import rand_struct
+from differential.test_codec_kafka_messages import (CONSUMER_GROUP_HEARTBEAT_REQUEST, CONSUMER_GROUP_HEARTBEAT_RESPONSE,
                                        JOIN_GROUP_REQUEST)
 
 pytestmark = pytest.mark.skipif(os.environ.get("KGROUP_PURE_PYTHON") == "1", reason="walker disabled by the user")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "kgroup"
 COMMAND = ["whatif", "--snapshot", "examples/seed-g1.json", "--remove", "C3", "--strategy", "range"]
 MESSAGE = "kgroup: interrupted\n"
