@@ -396,3 +396,19 @@ def require_java(what: str, jackson: bool = False, source: Path | None = None) -
         if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
             pytest.fail(f"CI is set but {what} cannot run: {exc}")
         pytest.skip(f"{what} unavailable: {exc}")
+
+
+def run_jdk_source(main_class: str, source: str, stdin: str, directory: Path) -> str:
+    """Compile one self-contained Java source that uses only the JDK (no jar) into
+    ``directory`` and run ``main_class`` once with ``stdin``; return its stdout. A missing
+    JDK fails the test: the project's setup installs one."""
+    import pytest
+
+    for tool in ("javac", "java"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is required (the project's setup installs a JDK)")
+    path = directory / f"{main_class}.java"
+    path.write_text(source, encoding="utf-8")
+    subprocess.run(["javac", "-encoding", "UTF-8", "-d", str(directory), str(path)], check=True)
+    return subprocess.run(["java", "-cp", str(directory), main_class], input=stdin, capture_output=True, text=True,
+                          check=True).stdout

@@ -8,19 +8,13 @@ subscribed names (``new HashSet<>(subscriptionList)`` in ConsumerGroupMember).  
 test below runs that exact chain of JDK collections; the others are derived by hand."""
 from __future__ import annotations
 
-import base64
 import json
-import random
-import struct
 
-import pytest
 
-import javadriver
 from conftest import run_kgroup
 
 from kgroup.assignors import uniform
 from kgroup.assignors.base import MemberSubscription
-from kgroup.java.hashmap import hashset_copy_initial_capacity
 from kgroup.java.uuid import parse_uuid, uuid_hash
 
 # Two ids whose Uuid.hashCode() falls in bucket 5 of a 16-slot table:
@@ -61,71 +55,6 @@ def test_names_that_are_not_topics_still_size_the_table():
     got = uniform.assign({"a": 1, "p": 1}, members, topic_ids={"a": X, "p": Y})
     assert got == {"A": [("p", 0)], "B": [("a", 0)]}
 
-
-CHAIN_SOURCE = r"""
-import java.io.*;
-import java.util.*;
-public class ChainDriver {
-  record K(long msb, long lsb) {
-    @Override public int hashCode() { long x = msb ^ lsb; return (int) (x >> 32) ^ (int) x; }
-  }
-  // one line: name=msb:lsb ... in subscription-list order; prints the names in the order
-  // new HashSet<>(ids inserted in new HashSet<>(names) order) iterates them
-  public static void main(String[] a) throws Exception {
-    BufferedReader r = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
-    String line;
-    while ((line = r.readLine()) != null) {
-      List<String> names = new ArrayList<>();
-      Map<String, K> ids = new HashMap<>();
-      Map<K, String> back = new HashMap<>();
-      for (String f : line.split(" ")) {
-        String[] nv = f.split("=");
-        String[] x = nv[1].split(":");
-        K k = new K(Long.parseLong(x[0]), Long.parseLong(x[1]));
-        names.add(nv[0]); ids.put(nv[0], k); back.put(k, nv[0]);
-      }
-      Set<String> nameSet = new HashSet<>(names);
-      List<K> inserted = new ArrayList<>();
-      for (String n : nameSet) inserted.add(ids.get(n));
-      Set<K> idSet = new HashSet<>(inserted);  // sized like new HashSet<>(TopicIds): one per name
-      StringJoiner out = new StringJoiner(" ");
-      for (K k : idSet) out.add(back.get(k));
-      System.out.println(out);
-    }
-  }
-}
-"""
-
-
-@pytest.mark.java
-def test_subscribed_topic_order_differential_against_java(tmp_path):
-    source = tmp_path / "ChainDriver.java"
-    source.write_text(CHAIN_SOURCE)
-    javadriver.require_java("the HashSet differential test", source=source)
-    rng = random.Random(4303)
-    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
-    lines, expected = [], []
-    for _ in range(400):
-        n = rng.choice([2, 3, 5, 12, 13, 40])
-        names = list(dict.fromkeys("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
-                                   for _ in range(n)))
-        # few distinct hash values so that ids share buckets often
-        pool = [(rng.getrandbits(64) - 2**63, rng.getrandbits(64) - 2**63) for _ in range(len(names) * 2)]
-        keys = rng.sample(pool, len(names))
-        ids = {name: base64.urlsafe_b64encode(struct.pack(">qq", *k)).decode().rstrip("=")
-               for name, k in zip(names, keys)}
-        lines.append(" ".join(f"{name}={k[0]}:{k[1]}" for name, k in zip(names, keys)))
-        meta = uniform._Topics({name: 1 for name in names}, ids)
-        order = meta.set_order(uniform.subscribed_names_order(names), hashset_copy_initial_capacity(len(names)),
-                               inserted=True)
-        expected.append(" ".join(order))
-    out = javadriver.compile_and_run(source, "ChainDriver", "\n".join(lines) + "\n").decode().splitlines()
-    assert out == expected
-
-
-# ------------------------------------------------------------------------------------------
-# whatif: ids from the snapshot, target assignments, and the note when ids are unknown
-# ------------------------------------------------------------------------------------------
 
 def _snapshot(tmp_path, ids: bool, targets: bool = False) -> str:
     doc = {
