@@ -1,6 +1,6 @@
-"""Golden tests on snapshot files whose content is written out here: exact describe and
-offsets tables for the seed scenario, KIP-848 reconciliation, group conditions, and
-snapshot validation."""
+"""Golden tests of kgroup describe on snapshot files whose content is written out here: the
+exact table for the seed scenario, KIP-848 reconciliation, group conditions, and snapshot
+validation (SEED and _write serve the offsets and find-coordinator files too)."""
 from __future__ import annotations
 
 import json
@@ -40,25 +40,6 @@ C2-bbb       -                    C2           /10.0.0.2  4              Order:3
 C3-ccc       -                    C3           /10.0.0.3  3              Order:5-6 Stock:4
 """
 
-OFFSETS_TABLE = """\
-GROUP    TOPIC    PARTITION    COMMITTED    LOG-START    LOG-END    LAG    MEMBER-ID    CLIENT-ID    HOST       METADATA
--------  -------  -----------  -----------  -----------  ---------  -----  -----------  -----------  ---------  ----------
-G1       Gone     0            3            0            4          1      -            -            -          -
-G1       Order    0            120          0            130        10     C1-aaa       C1           /10.0.0.1  m
-G1       Order    1            -            -            -          -      C1-aaa       C1           /10.0.0.1  -
-G1       Order    2            -            -            -          -      C1-aaa       C1           /10.0.0.1  -
-G1       Order    3            -            -            -          -      C2-bbb       C2           /10.0.0.2  -
-G1       Order    4            -            -            -          -      C2-bbb       C2           /10.0.0.2  -
-G1       Order    5            -            -            -          -      C3-ccc       C3           /10.0.0.3  -
-G1       Order    6            5            5            5          0      C3-ccc       C3           /10.0.0.3  -
-G1       Stock    0            -            -            -          -      C1-aaa       C1           /10.0.0.1  -
-G1       Stock    1            -            -            -          -      C1-aaa       C1           /10.0.0.1  -
-G1       Stock    2            -            -            -          -      C2-bbb       C2           /10.0.0.2  -
-G1       Stock    3            -            -            -          -      C2-bbb       C2           /10.0.0.2  -
-G1       Stock    4            7            0            10         3      C3-ccc       C3           /10.0.0.3  -
-group G1 (Stable): total lag 14  [Gone=1, Order=10, Stock=3]
-"""
-
 
 def _write(tmp_path, doc, name="snap.json"):
     path = tmp_path / name
@@ -69,22 +50,6 @@ def _write(tmp_path, doc, name="snap.json"):
 def test_describe_table_golden(tmp_path):
     r = run_kgroup("describe", "--snapshot", _write(tmp_path, SEED))
     assert (r.returncode, r.stdout, r.stderr) == (0, DESCRIBE_TABLE, "")
-
-
-def test_offsets_table_golden(tmp_path):
-    # never-committed partitions show '-'; the committed partition nobody owns (Gone-0) is listed
-    r = run_kgroup("offsets", "--snapshot", _write(tmp_path, SEED))
-    assert (r.returncode, r.stdout, r.stderr) == (0, OFFSETS_TABLE, "")
-
-
-def test_offsets_csv_and_lag_above(tmp_path):
-    path = _write(tmp_path, SEED)
-    r = run_kgroup("offsets", "--snapshot", path, "-o", "csv", "--lag-above", "9")
-    assert r.returncode == 1
-    lines = r.stdout.splitlines()
-    assert lines[0] == "group,topic,partition,committed,log_start,log_end,lag,member_id,client_id,host,metadata"
-    assert lines[2] == "G1,Order,0,120,0,130,10,C1-aaa,C1,/10.0.0.1,m"
-    assert run_kgroup("offsets", "--snapshot", path, "--lag-above", "10").returncode == 0
 
 
 def test_kip848_target_assignment_and_reconciling(tmp_path):
@@ -149,20 +114,6 @@ def test_unknown_keys_are_ignored_and_file_errors(tmp_path):
     assert r.returncode == 2 and "not valid JSON" in r.stderr
 
 
-def test_find_coordinator_from_snapshot(tmp_path):
-    doc = json.loads(json.dumps(SEED))
-    doc["cluster"]["brokers"].append({"id": 2, "host": "b2", "port": 9092})
-    doc["group"]["offsets_partition_leader"] = 2
-    r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, doc), "-o", "json")
-    (g,) = json.loads(r.stdout)["groups"]
-    # "G1".hashCode() = 2250 -> partition 0 of 50; coordinator 1 but leader 2 was recorded
-    assert (g["offsets_partition"], g["verdict"], g["coordinator"]["id"], g["partition_leader"]["id"]) == \
-        (0, "mismatch", 1, 2)
-    r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, SEED), "-o", "json")
-    (g,) = json.loads(r.stdout)["groups"]
-    assert g["verdict"] == "unverified" and "offsets partition leader" in g["reason"]
-
-
 def test_version_1_names_the_assignor_protocol_and_still_loads():
     """Version 2 calls the group's assignor ``assignor`` (as every -o json document does);
     version 1 files, which call it ``protocol``, load the same; kgroup writes version 2."""
@@ -186,7 +137,7 @@ def test_the_example_snapshot_is_version_2_and_loads(tmp_path):
 
     from kgroup.snapshot import load
 
-    path = Path(__file__).resolve().parent.parent / "examples" / "seed-g1.json"
+    path = Path(__file__).resolve().parents[2] / "examples" / "seed-g1.json"
     doc = json.loads(path.read_text())
     assert doc["kgroup_snapshot"] == 2 and doc["group"]["assignor"] == "range"
     assert load(path).group.assignor == "range"

@@ -1,10 +1,13 @@
-"""find-coordinator as a user runs it: offline, against Tansu, against the mock cluster."""
+"""find-coordinator as a user runs it without a cluster: offline, from a snapshot, usage errors and
+an unreachable bootstrap (against Tansu and the mock cluster: tests/integration/test_find_coordinator_live.py)."""
 from __future__ import annotations
 
 import json
 
 import pytest
 from conftest import run_kgroup
+
+from cli.test_describe import SEED, _write
 
 
 def test_offline_json_matches_java_partitions():
@@ -67,91 +70,6 @@ def test_unreachable_exits_3_within_timeout(tmp_path):
     assert r.stdout == ""
 
 
-@pytest.mark.broker
-def test_tansu_reports_coordinator_unverified(tansu):
-    r = run_kgroup("find-coordinator", "-b", tansu, "-o", "json", "G1")
-    assert r.returncode == 0, r.stderr
-    g = json.loads(r.stdout)["groups"][0]
-    host, port = tansu.split(":")
-    # Tansu is one broker, node id 111, and answers FindCoordinator with itself
-    assert g["coordinator"] == {"id": 111, "host": host, "port": int(port)}
-    assert g["offsets_partition"] == 0 and g["offsets_partitions"] == 50
-    # Tansu has no __consumer_offsets topic: the leader cannot be checked
-    assert g["verdict"] == "unverified"
-    assert g["partition_leader"] is None
-    assert "__consumer_offsets is not visible" in g["reason"]
-    assert "assuming offsets.topic.num.partitions=50" in r.stderr
-
-
-@pytest.mark.broker
-def test_tansu_offsets_partitions_option_is_used(tansu):
-    r = run_kgroup("find-coordinator", "-b", tansu, "--offsets-partitions", "7", "-o", "json", "GROUPS")
-    g = json.loads(r.stdout)["groups"][0]
-    assert (g["offsets_partition"], g["offsets_partitions"]) == (5, 7)
-    assert r.stderr == ""
-
-
-@pytest.mark.broker
-def test_env_bootstrap(tansu):
-    r = run_kgroup("find-coordinator", "-o", "json", "G1", env={"KGROUP_BOOTSTRAP_SERVERS": tansu})
-    assert r.returncode == 0 and json.loads(r.stdout)["groups"][0]["coordinator"]["id"] == 111
-
-
-@pytest.mark.broker
-def test_mock_cluster_verdicts_per_group(mock_cluster):
-    groups = [f"group-{i}" for i in range(12)] + ["G1", "polygenelubricants"]
-    r = run_kgroup("find-coordinator", "-b", mock_cluster.bootstrap, "-o", "json", "--", *groups)
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
-    md = mock_cluster.metadata()
-    offsets = md.topics["__consumer_offsets"]
-    assert len(offsets.partitions) == 4
-    by_group = {g["group"]: g for g in doc["groups"]}
-    # independent: the Java hash values (see test_hashing) modulo the mock's 4 partitions
-    assert by_group["G1"]["offsets_partition"] == 2250 % 4
-    assert by_group["polygenelubricants"]["offsets_partition"] == 0
-    coordinators = set()
-    for g in doc["groups"]:
-        leader_id = offsets.partitions[g["offsets_partition"]].leader
-        host, port = mock_cluster.brokers[leader_id]
-        assert g["partition_leader"] == {"id": leader_id, "host": host, "port": port}
-        assert g["coordinator"]["id"] in mock_cluster.brokers
-        coordinators.add(g["coordinator"]["id"])
-        if g["coordinator"]["id"] == leader_id:
-            assert g["verdict"] == "agree" and g["reason"] is None
-        else:
-            assert g["verdict"] == "mismatch"
-            assert f"reports broker {g['coordinator']['id']}" in g["reason"]
-            assert f"led by broker {leader_id}" in g["reason"]
-    # the mock spreads groups over brokers, so coordinators differ per group
-    assert len(coordinators) > 1
-    assert {"agree", "mismatch"} <= {g["verdict"] for g in doc["groups"]}
-    counts = {b["id"]: b["groups"] for b in doc["brokers"]}
-    assert sum(counts.values()) == len(groups)
-
-
-@pytest.mark.broker
-def test_fail_on_mismatch_exits_1(mock_cluster):
-    groups = [f"group-{i}" for i in range(12)]
-    r = run_kgroup("find-coordinator", "-b", mock_cluster.bootstrap, "--fail-on-mismatch", "--", *groups)
-    assert r.returncode == 1
-    assert "mismatch" in r.stdout
-
-
-@pytest.mark.broker
-def test_mock_cluster_without_offsets_topic_is_unverified():
-    from brokers import MockCluster
-
-    cluster = MockCluster(brokers=2, offsets_topic=False)
-    try:
-        r = run_kgroup("find-coordinator", "-b", cluster.bootstrap, "-o", "json", "G1")
-        g = json.loads(r.stdout)["groups"][0]
-        assert g["verdict"] == "unverified" and g["coordinator"]["id"] in cluster.brokers
-        assert "not created yet" in g["reason"]
-    finally:
-        cluster.close()
-
-
 def test_help_and_offline_commands_do_not_import_confluent_kafka():
     import subprocess
     import sys
@@ -174,10 +92,23 @@ def test_help_and_offline_commands_do_not_import_confluent_kafka():
     assert r.stderr.strip().endswith("CLEAN"), r.stderr
 
 
-@pytest.mark.broker
-def test_describe_on_a_cluster_without_describe_apis_exits_3(mock_cluster):
-    # the mock cluster implements neither ConsumerGroupDescribe nor DescribeGroups
-    r = run_kgroup("describe", "-b", mock_cluster.bootstrap, "G1")
-    assert r.returncode == 3
-    assert r.stderr.strip() == ("kgroup: error: cannot describe group G1: the cluster supports neither "
-                                "ConsumerGroupDescribe nor DescribeGroups")
+def test_find_coordinator_from_snapshot(tmp_path):
+    doc = json.loads(json.dumps(SEED))
+    doc["cluster"]["brokers"].append({"id": 2, "host": "b2", "port": 9092})
+    doc["group"]["offsets_partition_leader"] = 2
+    r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, doc), "-o", "json")
+    (g,) = json.loads(r.stdout)["groups"]
+    # "G1".hashCode() = 2250 -> partition 0 of 50; coordinator 1 but leader 2 was recorded
+    assert (g["offsets_partition"], g["verdict"], g["coordinator"]["id"], g["partition_leader"]["id"]) == \
+        (0, "mismatch", 1, 2)
+    r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, SEED), "-o", "json")
+    (g,) = json.loads(r.stdout)["groups"]
+    assert g["verdict"] == "unverified" and "offsets partition leader" in g["reason"]
+
+
+def test_find_coordinator_from_a_snapshot_does_not_claim_zero_partitions_led():
+    r = run_kgroup("find-coordinator", "--snapshot", "examples/seed-g1.json", "-o", "json")
+    doc = json.loads(r.stdout)
+    assert doc["groups"][0]["partition_leader"]["id"] == 1
+    assert doc["brokers"] == [{"id": 1, "host": "b1", "port": 9092, "groups": 1, "offsets_partitions_led": None,
+                               "hot": False}]

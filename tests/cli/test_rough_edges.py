@@ -2,7 +2,6 @@
 option values, headers that name the change, unknown figures shown as unknown."""
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 
@@ -60,37 +59,3 @@ def test_option_values_that_used_to_pass_silently(args, needle):
     assert r.returncode == 2 and r.stderr.splitlines() == [f"kgroup: error: {r.stderr.split('error: ', 1)[1].strip()}"]
     assert needle in r.stderr
     assert r.seconds < 10  # refused before any connection attempt
-
-
-def test_list_state_matches_any_case():
-    # accepted (the error is then the unreachable cluster, exit 3), not refused as usage
-    r = run_kgroup("list", "--state", "preparing_rebalance", "-b", "127.0.0.1:9", "--timeout", "1")
-    assert r.returncode == 3, r.stderr
-
-
-def test_whatif_subscription_is_named_in_the_header():
-    r = run_kgroup("whatif", "--snapshot", "examples/seed-g1.json", "--subscription", "C1=Order", "-s", "range")
-    assert r.returncode == 0
-    assert r.stdout.splitlines()[0] == "What if G1: C1 subscribes to Order"
-
-
-def test_whatif_on_a_group_whose_members_are_not_described(tmp_path):
-    doc = json.loads((ROOT / "examples" / "seed-g1.json").read_text())
-    doc["group"]["members"] = []  # a Stable group described without members (Tansu)
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(doc))
-    r = run_kgroup("whatif", "--snapshot", str(path), "--add", "new1", "-s", "range")
-    assert r.returncode == 0
-    assert ("kgroup: warning: the cluster reports group G1 as Stable but lists no members (this broker does not "
-            "describe them): kgroup computes as if the group were empty") in r.stderr
-    r = run_kgroup("whatif", "--snapshot", str(path), "--remove", "C1")
-    assert r.returncode == 2
-    assert "no member matches 'C1': the group has no members, or the cluster does not describe them" in r.stderr
-
-
-def test_find_coordinator_from_a_snapshot_does_not_claim_zero_partitions_led():
-    r = run_kgroup("find-coordinator", "--snapshot", "examples/seed-g1.json", "-o", "json")
-    doc = json.loads(r.stdout)
-    assert doc["groups"][0]["partition_leader"]["id"] == 1
-    assert doc["brokers"] == [{"id": 1, "host": "b1", "port": 9092, "groups": 1, "offsets_partitions_led": None,
-                               "hot": False}]

@@ -14,7 +14,7 @@ import uuid
 import pytest
 from conftest import run_kgroup
 from logbuilder import Log, produce
-from cli.test_history import scenario
+from unit.test_replay import scenario
 
 from kgroup.offsets_log.raw import write_jsonl
 
