@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 from conftest import run_kgroup
 
+pytestmark = pytest.mark.broker  # an authenticating Tansu broker process
+
 
 @pytest.fixture(scope="module")
 def authenticating():

@@ -20,6 +20,8 @@ from conftest import ROOT, run_kgroup
 import faultproxy as fp
 import seed
 
+pytestmark = pytest.mark.broker  # a Tansu broker process behind the fault proxy (a few tests need none)
+
 GROUP = "G-fault"
 SPARE = tuple(seed.CLIENTS)  # the live group's own consumers are never faulted
 EXPECTED = {(t, p): (seed.committed(t, p), 0, seed.records(t, p), p + 1)
