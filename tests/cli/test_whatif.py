@@ -11,6 +11,7 @@ import json
 
 import pytest
 from conftest import ROOT, run_kgroup
+from unit.test_uniform_topic_ids import X, Y
 
 SEED = str(ROOT / "examples" / "seed-g1.json")
 C1, C2, C3 = ("C1-4f0b5a2e-7d1c-4c55-9a0e-2b7f1d3c8a01", "C2-9b3e6c1d-2a4f-4e8b-b7c0-5d1e3f9a2b02",
@@ -165,3 +166,47 @@ def test_whatif_on_a_group_whose_members_are_not_described(tmp_path):
     r = run_kgroup("whatif", "--snapshot", str(path), "--remove", "C1")
     assert r.returncode == 2
     assert "no member matches 'C1': the group has no members, or the cluster does not describe them" in r.stderr
+
+
+# uniform on snapshots with topic ids and KIP-848 target assignments: what the coordinator would be fed
+
+def _snapshot(tmp_path, ids: bool, targets: bool = False) -> str:
+    doc = {
+        "kgroup_snapshot": 1,
+        "cluster": {"topics": {"a": {"partitions": 1}, "p": {"partitions": 1}}},
+        "group": {"group_id": "K", "type": "consumer", "state": "Stable", "protocol": "uniform",
+                  "members": [{"member_id": "A", "subscription": ["a", "p"], "assignment": {}},
+                              {"member_id": "B", "subscription": ["a", "p"], "assignment": {}}]},
+    }
+    if ids:
+        doc["cluster"]["topics"]["a"]["topic_id"] = X
+        doc["cluster"]["topics"]["p"]["topic_id"] = Y
+    if targets:
+        # the members still own nothing but the coordinator's target gives A topic a
+        doc["group"]["members"][0]["target_assignment"] = {"a": [0]}
+        doc["group"]["members"][1]["target_assignment"] = {}
+    path = tmp_path / f"k-{ids}-{targets}.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def _uniform_after(path: str):
+    r = run_kgroup("whatif", "--snapshot", path, "-s", "uniform", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    (result,) = json.loads(r.stdout)["strategies"]
+    return result["assignment"], r.stderr
+
+
+def test_whatif_uniform_uses_the_snapshots_topic_ids(tmp_path):
+    after, stderr = _uniform_after(_snapshot(tmp_path, ids=True))
+    assert after == {"A": {"p": [0]}, "B": {"a": [0]}}
+    assert "topic ids are unknown" not in stderr
+    after, stderr = _uniform_after(_snapshot(tmp_path, ids=False))
+    assert after == {"A": {"a": [0]}, "B": {"p": [0]}}
+    assert "uniform: the topic ids are unknown (not in the snapshot), so its answer orders topics by name" in stderr
+
+
+def test_whatif_uniform_starts_from_the_target_assignment(tmp_path):
+    # A's target already holds a-0: quota 1 is filled by it, B gets the rest, p-0
+    after, _ = _uniform_after(_snapshot(tmp_path, ids=True, targets=True))
+    assert after == {"A": {"a": [0]}, "B": {"p": [0]}}

@@ -8,10 +8,8 @@ subscribed names (``new HashSet<>(subscriptionList)`` in ConsumerGroupMember).  
 test below runs that exact chain of JDK collections; the others are derived by hand."""
 from __future__ import annotations
 
-import json
 
 
-from conftest import run_kgroup
 
 from kgroup.assignors import uniform
 from kgroup.assignors.base import MemberSubscription
@@ -54,45 +52,3 @@ def test_names_that_are_not_topics_still_size_the_table():
     members = [MemberSubscription("A", ("a", "p", "gone")), MemberSubscription("B", ("gone", "p", "a"))]
     got = uniform.assign({"a": 1, "p": 1}, members, topic_ids={"a": X, "p": Y})
     assert got == {"A": [("p", 0)], "B": [("a", 0)]}
-
-
-def _snapshot(tmp_path, ids: bool, targets: bool = False) -> str:
-    doc = {
-        "kgroup_snapshot": 1,
-        "cluster": {"topics": {"a": {"partitions": 1}, "p": {"partitions": 1}}},
-        "group": {"group_id": "K", "type": "consumer", "state": "Stable", "protocol": "uniform",
-                  "members": [{"member_id": "A", "subscription": ["a", "p"], "assignment": {}},
-                              {"member_id": "B", "subscription": ["a", "p"], "assignment": {}}]},
-    }
-    if ids:
-        doc["cluster"]["topics"]["a"]["topic_id"] = X
-        doc["cluster"]["topics"]["p"]["topic_id"] = Y
-    if targets:
-        # the members still own nothing but the coordinator's target gives A topic a
-        doc["group"]["members"][0]["target_assignment"] = {"a": [0]}
-        doc["group"]["members"][1]["target_assignment"] = {}
-    path = tmp_path / f"k-{ids}-{targets}.json"
-    path.write_text(json.dumps(doc))
-    return str(path)
-
-
-def _uniform_after(path: str):
-    r = run_kgroup("whatif", "--snapshot", path, "-s", "uniform", "-o", "json")
-    assert r.returncode == 0, r.stderr
-    (result,) = json.loads(r.stdout)["strategies"]
-    return result["assignment"], r.stderr
-
-
-def test_whatif_uniform_uses_the_snapshots_topic_ids(tmp_path):
-    after, stderr = _uniform_after(_snapshot(tmp_path, ids=True))
-    assert after == {"A": {"p": [0]}, "B": {"a": [0]}}
-    assert "topic ids are unknown" not in stderr
-    after, stderr = _uniform_after(_snapshot(tmp_path, ids=False))
-    assert after == {"A": {"a": [0]}, "B": {"p": [0]}}
-    assert "uniform: the topic ids are unknown (not in the snapshot), so its answer orders topics by name" in stderr
-
-
-def test_whatif_uniform_starts_from_the_target_assignment(tmp_path):
-    # A's target already holds a-0: quota 1 is filled by it, B gets the rest, p-0
-    after, _ = _uniform_after(_snapshot(tmp_path, ids=True, targets=True))
-    assert after == {"A": {"a": [0]}, "B": {"p": [0]}}
