@@ -210,3 +210,17 @@ def test_whatif_uniform_starts_from_the_target_assignment(tmp_path):
     # A's target already holds a-0: quota 1 is filled by it, B gets the rest, p-0
     after, _ = _uniform_after(_snapshot(tmp_path, ids=True, targets=True))
     assert after == {"A": {"a": [0]}, "B": {"p": [0]}}
+
+
+def test_a_snapshot_of_a_deleted_topic_runs_through_whatif_offsets_and_describe(tmp_path):
+    from unit.test_capture import deleted_topic_snapshot
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(deleted_topic_snapshot()))
+    for argv in (["whatif", "--snapshot", str(path), "--remove", "m2", "-s", "range", "-o", "json"],
+                 ["offsets", "--snapshot", str(path), "-o", "json"],
+                 ["describe", "--snapshot", str(path)]):
+        r = run_kgroup(*argv)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, (argv, r.stderr)
+    r = run_kgroup("whatif", "--snapshot", str(path), "--remove", "m2", "-s", "range", "-o", "json")
+    assert "Gone" not in r.stdout  # the assignors never saw the deleted topic
