@@ -116,6 +116,7 @@ def test_hashset_copy_sizes_match_the_jdk(java_classpath):
     out = javadriver.compile_and_run(SOURCE, "HashMapDriver", "\n".join(lines) + "\n",
                                      jvm_args=OPEN_JAVA_UTIL).decode().splitlines()
     jdk = int(out[0])
+    assert len(out) == 1 + 200  # the JDK's version, then one line per size
     for n, line in zip(range(0, 200), out[1:]):
         java_capacity = int(line.split()[0])
         expected = hashset_copy_capacity(n, jdk) if n else 0  # an empty copy allocates nothing

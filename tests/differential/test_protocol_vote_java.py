@@ -70,6 +70,7 @@ def test_vote_differential_against_java(tmp_path):
         groups.append(group)
         lines.append(" ".join(f"{m}={','.join(ps)}" for m, ps in group.items()))
     out = javadriver.run_jdk_source("VoteDriver", JAVA_VOTE_SOURCE, "\n".join(lines) + "\n", tmp_path).splitlines()
+    assert len(out) == len(groups)  # one answer per group: zip below cannot pass on a short output
     ties = 0
     for group, java_choice in zip(groups, out):
         result = select_protocol(group)
