@@ -1,4 +1,5 @@
-"""kgroup.groups in-process: the verdict over an offsets answer taken group by group."""
+"""kgroup.groups in-process: the verdict over an offsets answer taken group by group, and the list and
+describe documents (member order, reconciliation, filters) worked by hand."""
 from __future__ import annotations
 
 from kgroup.groups import LagVerdict
@@ -43,3 +44,56 @@ def test_without_a_threshold_nothing_is_over():
     v = LagVerdict(None)
     v.add({"group": "A", "complete": True, "unknown": []})  # no over_threshold without --lag-above
     assert (v.verdict, v.over, v.over_count) == ("ok", [], 0)
+
+
+# ------------------------------------------------------------------ list and describe documents
+
+def _state(*members, state="Stable", protocol="range"):
+    from kgroup.model import Broker, GroupDescription, GroupState, TopicLayout
+
+    return GroupState(GroupDescription("G", state=state, protocol=protocol, members=list(members),
+                                       coordinator=Broker(2, "b2", 9092)), {"T": TopicLayout(4)})
+
+
+def test_describe_lists_static_members_first_then_by_member_id():
+    from kgroup.groups import describe_document
+    from kgroup.model import Member
+
+    doc = describe_document([_state(Member("b", assignment={"T": [3, 1]}),
+                                    Member("z", group_instance_id="i2", assignment={"T": [0]}),
+                                    Member("a", assignment={}),
+                                    Member("y", group_instance_id="i1", assignment={"T": [2]}))])
+    (g,) = doc["groups"]
+    # static (instance ids i1, i2 in order) before dynamic (member ids a, b in order)
+    assert [m["member_id"] for m in g["members"]] == ["y", "z", "a", "b"]
+    assert (g["member_count"], g["assignor"], g["coordinator"]["id"]) == (4, "range", 2)
+    b = g["members"][3]
+    assert (b["partitions"], b["assignment"], b["target_assignment"], b["reconciling"]) == (2, {"T": [1, 3]}, None,
+                                                                                            False)
+
+
+def test_a_member_whose_target_differs_is_reconciling_and_said_so():
+    from kgroup.groups import describe_document, describe_notes
+    from kgroup.model import Member
+
+    doc = describe_document([_state(Member("m1", assignment={"T": [0, 1]}, target_assignment={"T": [1, 0]}),
+                                    Member("m2", assignment={"T": [2]}, target_assignment={"T": [2, 3]}),
+                                    state="Reconciling", protocol="uniform")])
+    (g,) = doc["groups"]
+    assert [m["reconciling"] for m in g["members"]] == [False, True]  # the same set in another order is no change
+    assert describe_notes(g) == ["Group G is rebalancing (Reconciling): assignments are in flux.",
+                                 "1 member(s) still reconciling towards their target assignment."]
+
+
+def test_list_filters_states_in_any_case_and_the_type():
+    from kgroup.groups import filter_listing
+    from kgroup.metadata import GroupListing
+    from kgroup.model import GroupDescription, Member
+
+    listed = [GroupListing("A", "classic", "Stable"), GroupListing("B", "consumer", "PreparingRebalance"),
+              GroupListing("C", "classic", "Empty")]
+    described = {"A": GroupDescription("A", state="Stable", protocol="range", members=[Member("m")])}
+    assert [r["group"] for r in filter_listing(listed, described, ["preparing_rebalance", "EMPTY"], None)] == ["B", "C"]
+    assert [r["group"] for r in filter_listing(listed, described, [], "classic")] == ["A", "C"]
+    (a,) = filter_listing(listed, described, ["stable"], None)
+    assert (a["assignor"], a["members"], a["coordinator"]) == ("range", 1, None)
