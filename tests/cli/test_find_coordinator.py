@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_kgroup
+from conftest import ROOT, run_kgroup
 
 from cli.test_describe import SEED, _write
 
@@ -112,3 +112,14 @@ def test_find_coordinator_from_a_snapshot_does_not_claim_zero_partitions_led():
     assert doc["groups"][0]["partition_leader"]["id"] == 1
     assert doc["brokers"] == [{"id": 1, "host": "b1", "port": 9092, "groups": 1, "offsets_partitions_led": None,
                                "hot": False}]
+
+
+def test_offsets_partitions_led_is_unknown_without_the_offsets_topic():
+    r = run_kgroup("find-coordinator", "--snapshot", str(ROOT / "examples" / "seed-g1.json"), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    (report,) = doc["groups"]
+    (broker,) = doc["brokers"]
+    # the snapshot records that broker 1 leads G1's offsets partition, not how many it leads
+    assert report["partition_leader"]["id"] == broker["id"] == 1
+    assert broker["offsets_partitions_led"] is None

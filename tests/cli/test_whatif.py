@@ -224,3 +224,27 @@ def test_a_snapshot_of_a_deleted_topic_runs_through_whatif_offsets_and_describe(
         assert r.returncode == 0 and "Traceback" not in r.stderr, (argv, r.stderr)
     r = run_kgroup("whatif", "--snapshot", str(path), "--remove", "m2", "-s", "range", "-o", "json")
     assert "Gone" not in r.stdout  # the assignors never saw the deleted topic
+
+
+def test_whatif_lag_from_a_snapshot_with_a_sentinel_is_unknown(tmp_path):
+    def snapshot(log_start, log_end):
+        return {"kgroup_snapshot": 1, "cluster": {"topics": {"T": {"partitions": 2}}},
+                "group": {"group_id": "W", "state": "Stable", "protocol": "range",
+                          "members": [{"member_id": "a", "subscription": ["T"], "assignment": {"T": [0]}},
+                                      {"member_id": "b", "subscription": ["T"], "assignment": {"T": [1]}}],
+                          "offsets": {"T": {"0": {"committed": 5, "log_start": 0, "log_end": 12},
+                                            "1": {"committed": 5, "log_start": log_start, "log_end": log_end}}}}}
+
+    path = tmp_path / "w.json"
+    # Kafka's sentinel -1001 (no offset) is refused in a snapshot file: an offset is 0 or more there
+    path.write_text(json.dumps(snapshot(-1001, -1001)))
+    r = run_kgroup("whatif", "--snapshot", str(path), "-s", "range", "-o", "json")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"kgroup: error: snapshot {path}: $.group.offsets.T[\"1\"].log_start: -1001 is out of range: "
+                        "an offset is 0 or more (null when unknown)\n")
+    # unknown is null: a's lag is 12 - 5 = 7, b's is unknown, never a number
+    path.write_text(json.dumps(snapshot(None, None)))
+    r = run_kgroup("whatif", "--snapshot", str(path), "-s", "range", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    (result,) = json.loads(r.stdout)["strategies"]
+    assert result["lag"] == {"a": 7, "b": None}
