@@ -1,8 +1,65 @@
-"""kgroup.assignment in process: the compact form of an assignment, worked by hand."""
+"""kgroup.assignment: one member's assignment, its conversions and its compact form; and the
+one table of strategies (kgroup.assignors.registry) everything derives from."""
 from __future__ import annotations
 
-from kgroup.assignment import compact, normalized, partition_count, ranges
+from kgroup.assignment import (by_topic, compact, normalized, owners, partition_count, ranges,
+                               topic_partitions)
+from kgroup.model import Member
 
+
+def test_by_topic_sorts_topics_and_partitions_and_topic_partitions_inverts_it():
+    tps = [("Stock", 1), ("Order", 2), ("Order", 0), ("Stock", 0)]
+    assert by_topic(tps) == {"Order": [0, 2], "Stock": [0, 1]}
+    assert list(by_topic(tps)) == ["Order", "Stock"]
+    assert topic_partitions({"Stock": [1, 0], "Order": [2, 0]}) == [("Order", 0), ("Order", 2), ("Stock", 0),
+                                                                     ("Stock", 1)]
+    assert by_topic(topic_partitions({"B": [3], "A": [1, 0]})) == {"A": [0, 1], "B": [3]}
+    assert by_topic([]) == {} and topic_partitions({}) == []
+
+
+def test_normalized_and_partition_count():
+    assert normalized({"B": [2, 0], "A": [], "C": [1]}) == {"B": [0, 2], "C": [1]}
+    assert list(normalized({"B": [1], "A": [0]})) == ["A", "B"]
+    assert normalized(None) == {}
+    assert partition_count({"A": [0, 1, 2], "B": [5]}) == 4
+    assert partition_count(None) == 0 and partition_count({}) == 0
+
+
+def test_owners_maps_each_partition_to_its_member_the_later_one_wins():
+    a, b = Member("a", assignment={"T": [0, 1]}), Member("b", assignment={"T": [1, 2], "U": [0]})
+    out = owners([a, b])
+    assert {tp: m.member_id for tp, m in out.items()} == {("T", 0): "a", ("T", 1): "b", ("T", 2): "b",
+                                                         ("U", 0): "b"}
+
+
+def test_compact_form():
+    assert ranges([6, 0, 1, 2, 3]) == "0-3,6"
+    assert ranges([4, 4, 5, 7, 9, 10]) == "4-5,7,9-10"
+    assert compact({"Stock": [0, 1, 2], "Order": [0, 1, 2, 3, 6], "Empty": []}) == "Order:0-3,6 Stock:0-2"
+    assert compact(None) == "" and compact({}) == ""
+
+
+def test_the_strategy_registry():
+    from kgroup.assignors.registry import CLIENT_SIDE, SERVER_SIDE, STRATEGIES
+    from kgroup.protocol import BUILTIN_REBALANCE_PROTOCOLS
+    from kgroup.whatif import classic_assignors
+
+    assert list(STRATEGIES) == ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+    assert CLIENT_SIDE == ["range", "roundrobin", "sticky", "cooperative-sticky"] == classic_assignors()
+    assert SERVER_SIDE == ["uniform", "server-range"]
+    # ConsumerPartitionAssignor.supportedProtocols of Kafka's four client-side assignors
+    assert BUILTIN_REBALANCE_PROTOCOLS == {"range": ("EAGER",), "roundrobin": ("EAGER",), "sticky": ("EAGER",),
+                                           "cooperative-sticky": ("EAGER", "COOPERATIVE")}
+    assert STRATEGIES["cooperative-sticky"].kafka_class == \
+        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
+    assert STRATEGIES["uniform"].kafka_class == "org.apache.kafka.coordinator.group.assignor.UniformAssignor"
+    import importlib
+    for s in STRATEGIES.values():  # each names a module that implements it
+        module = importlib.import_module(f"kgroup.assignors.{s.module}")
+        assert callable(module.assign)
+
+
+# the compact form, worked by hand
 
 def test_ranges_joins_consecutive_partitions():
     assert ranges([6, 0, 3, 1, 2]) == "0-3,6"
@@ -16,11 +73,3 @@ def test_compact_sorts_topics_and_skips_empty_ones():
     assert compact({"Stock": [2, 0, 1], "Order": [6, 0, 1, 2, 3], "Gone": []}) == "Order:0-3,6 Stock:0-2"
     assert compact({}) == ""
     assert compact(None) == ""
-
-
-def test_partition_count_and_normalized():
-    assignment = {"Stock": [4], "Order": [5, 6], "Gone": []}
-    assert partition_count(assignment) == 3
-    assert partition_count(None) == 0
-    assert normalized({"Stock": [2, 0], "Order": [6, 5], "Gone": []}) == {"Order": [5, 6], "Stock": [0, 2]}
-    assert list(normalized({"b": [1], "a": [0]})) == ["a", "b"]
