@@ -112,32 +112,3 @@ def test_unknown_keys_are_ignored_and_file_errors(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     r = run_kgroup("describe", "--snapshot", str(tmp_path / "bad.json"))
     assert r.returncode == 2 and "not valid JSON" in r.stderr
-
-
-def test_version_1_names_the_assignor_protocol_and_still_loads():
-    """Version 2 calls the group's assignor ``assignor`` (as every -o json document does);
-    version 1 files, which call it ``protocol``, load the same; kgroup writes version 2."""
-    from kgroup.snapshot import dump, parse
-
-    v1 = json.loads(json.dumps(SEED))
-    assert v1["kgroup_snapshot"] == 1 and v1["group"]["protocol"] == "range"
-    state = parse(v1)
-    assert state.group.assignor == "range"
-    written = dump(state)
-    assert written["kgroup_snapshot"] == 2
-    assert written["group"]["assignor"] == "range" and "protocol" not in written["group"]
-    assert parse(written).group.assignor == "range"
-    # in version 2 the old name is not read: a file says its version and is read by it
-    v2_old_key = {**v1, "kgroup_snapshot": 2}
-    assert parse(v2_old_key).group.assignor is None
-
-
-def test_the_example_snapshot_is_version_2_and_loads(tmp_path):
-    from pathlib import Path
-
-    from kgroup.snapshot import load
-
-    path = Path(__file__).resolve().parents[2] / "examples" / "seed-g1.json"
-    doc = json.loads(path.read_text())
-    assert doc["kgroup_snapshot"] == 2 and doc["group"]["assignor"] == "range"
-    assert load(path).group.assignor == "range"

@@ -48,10 +48,10 @@ def test_without_a_threshold_nothing_is_over():
 
 # ------------------------------------------------------------------ list and describe documents
 
-def _state(*members, state="Stable", protocol="range"):
+def _state(*members, state="Stable", assignor="range"):
     from kgroup.model import Broker, GroupDescription, GroupState, TopicLayout
 
-    return GroupState(GroupDescription("G", state=state, protocol=protocol, members=list(members),
+    return GroupState(GroupDescription("G", state=state, assignor=assignor, members=list(members),
                                        coordinator=Broker(2, "b2", 9092)), {"T": TopicLayout(4)})
 
 
@@ -78,7 +78,7 @@ def test_a_member_whose_target_differs_is_reconciling_and_said_so():
 
     doc = describe_document([_state(Member("m1", assignment={"T": [0, 1]}, target_assignment={"T": [1, 0]}),
                                     Member("m2", assignment={"T": [2]}, target_assignment={"T": [2, 3]}),
-                                    state="Reconciling", protocol="uniform")])
+                                    state="Reconciling", assignor="uniform")])
     (g,) = doc["groups"]
     assert [m["reconciling"] for m in g["members"]] == [False, True]  # the same set in another order is no change
     assert describe_notes(g) == ["Group G is rebalancing (Reconciling): assignments are in flux.",
@@ -92,7 +92,7 @@ def test_list_filters_states_in_any_case_and_the_type():
 
     listed = [GroupListing("A", "classic", "Stable"), GroupListing("B", "consumer", "PreparingRebalance"),
               GroupListing("C", "classic", "Empty")]
-    described = {"A": GroupDescription("A", state="Stable", protocol="range", members=[Member("m")])}
+    described = {"A": GroupDescription("A", state="Stable", assignor="range", members=[Member("m")])}
     assert [r["group"] for r in filter_listing(listed, described, ["preparing_rebalance", "EMPTY"], None)] == ["B", "C"]
     assert [r["group"] for r in filter_listing(listed, described, [], "classic")] == ["A", "C"]
     (a,) = filter_listing(listed, described, ["stable"], None)

@@ -27,7 +27,7 @@ def test_a_minimal_document_is_the_group_it_describes():
 
 def test_dump_writes_what_parse_reads():
     doc = dump(parse(copy.deepcopy(DOC)))
-    assert doc["kgroup_snapshot"] == 1
+    assert doc["kgroup_snapshot"] == 2  # kgroup writes version 2; it reads 1 and 2
     assert doc["cluster"]["topics"] == {"T": {"partitions": 3}}
     assert [(m["member_id"], m["assignment"]) for m in doc["group"]["members"]] == [("m1", {"T": [0, 2]}),
                                                                                     ("m2", {"T": [1]})]
@@ -58,7 +58,7 @@ def _refusal(mutate) -> str:
     (lambda d: d["cluster"]["topics"]["T"].update(partitions=0),
      "$.cluster.topics.T.partitions", "0 is out of range"),
     (lambda d: d.pop("kgroup_snapshot"), "$.kgroup_snapshot", "missing"),
-    (lambda d: d.update(kgroup_snapshot=2), "$.kgroup_snapshot", "version 1"),
+    (lambda d: d.update(kgroup_snapshot=3), "$.kgroup_snapshot", "reads versions 1, 2"),
 ])
 def test_what_no_cluster_can_hold_is_refused_naming_the_path(mutate, path, fact):
     message = _refusal(mutate)
@@ -71,3 +71,32 @@ def test_decode_bounds_nesting_and_refuses_non_json_numbers():
     with pytest.raises(UsageError, match="NaN"):
         decode(b'{"a": NaN}', "f.json")
     assert decode(b'{"a": [1, {"b": null}]}', "f.json") == {"a": [1, {"b": None}]}
+
+
+def test_version_1_names_the_assignor_protocol_and_still_loads():
+    """Version 2 calls the group's assignor ``assignor`` (as every -o json document does);
+    version 1 files, which call it ``protocol``, load the same; kgroup writes version 2."""
+    v1 = copy.deepcopy(DOC)
+    v1["group"]["protocol"] = "range"
+    assert v1["kgroup_snapshot"] == 1 and v1["group"]["protocol"] == "range"
+    state = parse(v1)
+    assert state.group.assignor == "range"
+    written = dump(state)
+    assert written["kgroup_snapshot"] == 2
+    assert written["group"]["assignor"] == "range" and "protocol" not in written["group"]
+    assert parse(written).group.assignor == "range"
+    # in version 2 the old name is not read: a file says its version and is read by it
+    v2_old_key = {**v1, "kgroup_snapshot": 2}
+    assert parse(v2_old_key).group.assignor is None
+
+
+def test_the_example_snapshot_is_version_2_and_loads():
+    import json
+    from pathlib import Path
+
+    from kgroup.snapshot import load
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "seed-g1.json"
+    doc = json.loads(path.read_text())
+    assert doc["kgroup_snapshot"] == 2 and doc["group"]["assignor"] == "range"
+    assert load(path).group.assignor == "range"

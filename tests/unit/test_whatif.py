@@ -8,7 +8,7 @@ import pytest
 def _group(*members, protocol="range", topics=None):
     from kgroup.model import GroupDescription, GroupState, TopicLayout
 
-    return GroupState(GroupDescription("G", state="Stable", protocol=protocol, members=list(members)),
+    return GroupState(GroupDescription("G", state="Stable", assignor=protocol, members=list(members)),
                       {t: TopicLayout(n) for t, n in (topics or {"T": 4}).items()})
 
 
