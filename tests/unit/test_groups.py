@@ -86,14 +86,23 @@ def test_a_member_whose_target_differs_is_reconciling_and_said_so():
 
 
 def test_list_filters_states_in_any_case_and_the_type():
-    from kgroup.groups import filter_listing
+    from kgroup.groups import listing_row
     from kgroup.metadata import GroupListing
     from kgroup.model import GroupDescription, Member
 
     listed = [GroupListing("A", "classic", "Stable"), GroupListing("B", "consumer", "PreparingRebalance"),
               GroupListing("C", "classic", "Empty")]
     described = {"A": GroupDescription("A", state="Stable", assignor="range", members=[Member("m")])}
-    assert [r["group"] for r in filter_listing(listed, described, ["preparing_rebalance", "EMPTY"], None)] == ["B", "C"]
-    assert [r["group"] for r in filter_listing(listed, described, [], "classic")] == ["A", "C"]
-    (a,) = filter_listing(listed, described, ["stable"], None)
-    assert (a["assignor"], a["members"], a["coordinator"]) == ("range", 1, None)
+
+    def kept(states, type_):
+        rows = [listing_row(g, described.get(g.group_id), states, type_) for g in listed]
+        return [r["group"] for r in rows if r is not None]
+
+    assert kept(["preparing_rebalance", "EMPTY"], None) == ["B", "C"]
+    assert kept([], "classic") == ["A", "C"]
+    a = listing_row(listed[0], described["A"], ["stable"], None)
+    assert a is not None and (a["assignor"], a["members"], a["coordinator"]) == ("range", 1, None)
+    # B is not described: what ListGroups said stands, the rest is unknown
+    assert listing_row(listed[1], None, [], None) == {"group": "B", "type": "consumer", "state": "PreparingRebalance",
+                                                      "protocol_type": None, "assignor": None, "members": None,
+                                                      "coordinator": None}
