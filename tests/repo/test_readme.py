@@ -20,3 +20,13 @@ def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_one():
     commands = [line.split("#")[0].strip() for line in first_block.splitlines() if line.strip()]
     assert commands == ["make demo", "make test"]
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_every_file_the_docs_name_exists():
+    """The README's layout and guarantees, the docs and the changelog name test files and
+    modules by path: each must exist (tests move between layers; the docs must follow)."""
+    names = set()
+    for doc in [ROOT / "README.md", ROOT / "CHANGELOG.md", *(ROOT / "docs").rglob("*.md")]:
+        names |= set(re.findall(r"(?:tests|kgroup|bench|scripts)/[A-Za-z0-9_/]+\.(?:py|c|java)", doc.read_text()))
+    missing = sorted(n for n in names if not (ROOT / n).exists())
+    assert not missing, missing
