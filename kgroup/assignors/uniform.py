@@ -120,7 +120,7 @@ class PartitionAssignorError(Exception):
 
 def _int_hash(value: Hashable) -> int:
     """``Integer.hashCode()`` (the value; partition numbers are never negative here)."""
-    return value  # type: ignore[return-value]
+    return value  # type: ignore[return-value]  # called with partition numbers only
 
 
 def _int_key(value: Hashable) -> object:
@@ -173,12 +173,12 @@ class _Topics:
     def hash_code(self, name: Hashable) -> int:
         """``Uuid.hashCode()`` of the topic's id."""
         assert self.ids is not None
-        return uuid_hash(self.ids[name])  # type: ignore[index]
+        return uuid_hash(self.ids[name])  # type: ignore[index]  # called with topic names only
 
     def compare_key(self, name: Hashable) -> object:
         """``Uuid.compareTo`` order of the topic's id (for tree bins)."""
         assert self.ids is not None
-        return uuid_key(self.ids[name])  # type: ignore[index]
+        return uuid_key(self.ids[name])  # type: ignore[index]  # called with topic names only
 
     def set_order(self, names: Iterable[str], initial_capacity: int | None, *, inserted: bool = False) -> list[str]:
         """Iteration order of a HashSet/HashMap keyed by these topics' ids.

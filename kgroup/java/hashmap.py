@@ -313,8 +313,8 @@ class JavaHashMap(Generic[K]):
         self,
         initial_capacity: int | None = None,
         *,
-        hash_of: Callable[[K], int] = java_string_hash,  # type: ignore[assignment]
-        compare_key: Callable[[K], object] | None = java_string_key,  # type: ignore[assignment]
+        hash_of: Callable[[K], int] = java_string_hash,  # type: ignore[assignment]  # the default is for K = str
+        compare_key: Callable[[K], object] | None = java_string_key,  # type: ignore[assignment]  # the default is for K = str
     ) -> None:
         self.hash_of = hash_of
         self.compare_key = compare_key
@@ -422,10 +422,10 @@ class JavaHashMap(Generic[K]):
 
 def iteration_order(
     keys: Iterable[K],
-    hash_of: Callable[[K], int] = java_string_hash,  # type: ignore[assignment]
+    hash_of: Callable[[K], int] = java_string_hash,  # type: ignore[assignment]  # the default is for K = str
     *,
     initial_capacity: int | None = None,
-    compare_key: Callable[[K], object] | None = java_string_key,  # type: ignore[assignment]
+    compare_key: Callable[[K], object] | None = java_string_key,  # type: ignore[assignment]  # the default is for K = str
     compute_if_absent: bool = False,
 ) -> list[K]:
     """Iteration order of a ``HashMap``/``HashSet`` after inserting ``keys`` in that order.

@@ -358,7 +358,7 @@ def _load_walker() -> Any:
     if os.environ.get("KGROUP_PURE_PYTHON"):
         return None
     try:
-        from kgroup.offsets_log import _walk  # type: ignore[attr-defined]
+        from kgroup.offsets_log import _walk  # type: ignore[attr-defined]  # a compiled extension, no stub
     except ImportError:
         return None
     _walk.configure(DecodeError, java_utf8, copy.deepcopy)
@@ -469,7 +469,7 @@ def _put_struct(out: bytearray, fields: tuple[F, ...], data: dict[str, Any], ver
             if not is_default(f, value):
                 buf = bytearray()
                 _put_field(buf, f, value, version, True, tagged=True)
-                tagged.append((f.tag, bytes(buf)))  # type: ignore[arg-type]
+                tagged.append((f.tag, bytes(buf)))  # type: ignore[arg-type]  # a tagged field has its tag
             continue
         _put_field(out, f, value, version, flexible, tagged=False)
     if flexible:

@@ -76,13 +76,13 @@ class F:
         return self.type.startswith("[]")
 
     def present_in(self, version: int) -> bool:
-        return _contains(self._versions, version)  # type: ignore[attr-defined]
+        return _contains(self._versions, version)  # type: ignore[attr-defined]  # set in __post_init__
 
     def nullable_in(self, version: int) -> bool:
-        return _contains(self._nullable, version)  # type: ignore[attr-defined]
+        return _contains(self._nullable, version)  # type: ignore[attr-defined]  # set in __post_init__
 
     def tagged_in(self, version: int) -> bool:
-        return _contains(self._tagged, version)  # type: ignore[attr-defined]
+        return _contains(self._tagged, version)  # type: ignore[attr-defined]  # set in __post_init__
 
     def default_value(self) -> Any:
         """The value a field holds when it is absent from a version (Kafka's field default)."""
@@ -106,7 +106,7 @@ class Layout:
     fields: tuple[F, ...] = field(default=())
 
     def valid(self, version: int) -> bool:
-        return version in Versions.parse(self.versions)  # type: ignore[operator]
+        return version in Versions.parse(self.versions)  # type: ignore[operator]  # a layout's versions are never "none"
 
     def version_range(self) -> range:
         v = Versions.parse(self.versions)
