@@ -10,21 +10,16 @@ Also the compact form on-call engineers read: ``Order:0-3,6 Stock:0-2``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the model imports this module: its Member is named for the type checker only
+    from kgroup.model import Member
 
 TopicPartition = tuple[str, int]
 #: one member's partitions per topic, topics and partitions ascending
 Assignment = dict[str, list[int]]
 #: member id -> its partitions, in the exact order the assignor produced them (Kafka's GroupAssignment)
 GroupAssignment = dict[str, list[TopicPartition]]
-
-
-class HasAssignment(Protocol):
-    @property
-    def assignment(self) -> Assignment: ...
-
-
-M = TypeVar("M", bound=HasAssignment)
 
 
 def by_topic(partitions: Iterable[TopicPartition]) -> Assignment:
@@ -54,9 +49,9 @@ def partition_count(assignment: Mapping[str, list[int]] | None) -> int:
     return sum(map(len, (assignment or {}).values()))
 
 
-def owners(members: Iterable[M]) -> dict[TopicPartition, M]:
+def owners(members: Iterable[Member]) -> dict[TopicPartition, Member]:
     """Each assigned partition's owner (a partition listed by two members: the later one)."""
-    out: dict[TopicPartition, M] = {}
+    out: dict[TopicPartition, Member] = {}
     for m in members:
         for topic, partitions in m.assignment.items():
             for p in partitions:

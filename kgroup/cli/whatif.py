@@ -248,10 +248,11 @@ def vote(
 ) -> None:
     """Which protocol (assignor) a classic group selects, as Kafka's coordinator votes."""
     from kgroup.protocol import plan_rolling_switch, select_protocol
-    from kgroup.whatif import member_protocols
 
     members: dict[str, list[str]] = {}
     if snapshot is not None:
+        from kgroup.whatif import member_protocols
+
         (state,) = group_states(snapshot, [], ConnectionOptions())[0].values()
         for m in state.group.members:
             members[m.member_id] = member_protocols(state, m)
@@ -276,9 +277,7 @@ def vote(
         source, sep, target = switch.partition(":")
         if not sep or not source or not target:
             raise UsageError("--switch expects FROM:TO, e.g. range:cooperative-sticky")
-        from kgroup.whatif import classic_assignors
-
-        client_side = classic_assignors()
+        from kgroup.assignors.registry import CLIENT_SIDE as client_side
         for name in (source, target):
             if name not in client_side:
                 raise UsageError(f"--switch {switch}: {name!r} is not a classic-group assignor; one of "
