@@ -3,7 +3,12 @@
     <!-- output: kgroup ARGS -->
 
 is followed by a ```console block holding ``$ kgroup ARGS`` and what that command prints
-(stdout) when run from the repository root. Only offline commands (snapshots, --offline)
+(stdout) when run from the repository root; every block introduced by
+
+    <!-- json: kgroup ARGS -->
+
+is followed by a ```json block holding the JSON document that command prints, indented by two
+spaces (ARGS include ``-o json``). Only offline commands (snapshots, --offline, --input files)
 are used, so the outputs are reproducible.
 
     python scripts/update_readme.py           # rewrite the blocks
@@ -11,6 +16,7 @@ are used, so the outputs are reproducible.
 """
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -19,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"(<!-- output: kgroup (?P<args>.*?) -->\n)```console\n.*?```\n", re.S)
+JSON_MARKER = re.compile(r"(<!-- json: kgroup (?P<args>.*?) -->\n)```json\n.*?```\n", re.S)
 
 
 def run(args: str) -> str:
@@ -28,8 +35,10 @@ def run(args: str) -> str:
 
 
 def render(text: str) -> str:
-    return MARKER.sub(lambda m: f"{m.group(1)}```console\n$ kgroup {m.group('args')}\n{run(m.group('args'))}```\n",
+    text = MARKER.sub(lambda m: f"{m.group(1)}```console\n$ kgroup {m.group('args')}\n{run(m.group('args'))}```\n",
                       text)
+    return JSON_MARKER.sub(
+        lambda m: f"{m.group(1)}```json\n{json.dumps(json.loads(run(m.group('args'))), indent=2)}\n```\n", text)
 
 
 def pages() -> list[Path]:

@@ -50,6 +50,15 @@ def test_snapshot_files_match_the_snapshot_schema(tmp_path):
     validate("snapshot", v1)
 
 
+def test_a_snapshot_rebuilt_from_the_log_matches_the_snapshot_schema():
+    r = run_kgroup("snapshot", "G1", "--at", "2025-11-22T02:53:21Z", "--input",
+                   str(ROOT / "examples" / "offsets-log-g1.jsonl"))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    validate("snapshot", doc)
+    assert [m["member_id"] for m in doc["group"]["members"]] == ["c1", "c2"]
+
+
 @pytest.mark.parametrize("schema,args,mutate", [
     ("describe", ["describe", "--snapshot", SEED], lambda d: d["groups"][0].update(extra=1)),
     ("describe", ["describe", "--snapshot", SEED], lambda d: d["groups"][0]["members"][0].update(partitions="5")),
