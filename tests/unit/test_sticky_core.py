@@ -4,7 +4,7 @@ groups worked by hand from Kafka's AbstractStickyAssignor. The differential test
 from __future__ import annotations
 
 from kgroup.assignors.sticky_core import MemberData, StickySubscription, assign_partitions
-from kgroup.assignors.sticky_core.builder import AssignmentBuilder, remove_first
+from kgroup.assignors.sticky_core.builder import AbstractAssignmentBuilder, remove_first
 from kgroup.assignors.sticky_core.constrained import ConstrainedAssignmentBuilder
 from kgroup.assignors.sticky_core.general import GeneralAssignmentBuilder
 from kgroup.assignors.sticky_core.movements import PartitionMovements
@@ -16,8 +16,8 @@ def _sub(member, topics, owned=(), generation=None):
 
 
 def test_both_builders_share_one_base():
-    assert issubclass(ConstrainedAssignmentBuilder, AssignmentBuilder)
-    assert issubclass(GeneralAssignmentBuilder, AssignmentBuilder)
+    assert issubclass(ConstrainedAssignmentBuilder, AbstractAssignmentBuilder)
+    assert issubclass(GeneralAssignmentBuilder, AbstractAssignmentBuilder)
 
 
 def test_equal_subscriptions_take_the_constrained_builder_round_robin():
