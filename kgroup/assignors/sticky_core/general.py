@@ -272,7 +272,7 @@ class GeneralAssignmentBuilder(AbstractAssignmentBuilder):
             self._perform_reassignments(unassigned, previous)
         performed = self._perform_reassignments(self.sorted_all_partitions, previous)
 
-        if not initializing and performed and _balance_score(self.current_assignment) >= _balance_score(pre_balance):
+        if not initializing and performed and balance_score(self.current_assignment) >= balance_score(pre_balance):
             self.current_assignment.clear()
             self.current_assignment.update(pre_balance)
             self.partition_consumer = pre_balance_partition_consumer
@@ -421,8 +421,8 @@ class GeneralAssignmentBuilder(AbstractAssignmentBuilder):
         self.sorted_members.add(old_consumer)
 
 
-def _balance_score(assignment: dict[str, list[TopicPartition]]) -> int:
-    """Sum over member pairs of the difference of their partition counts."""
+def balance_score(assignment: dict[str, list[TopicPartition]]) -> int:
+    """``getBalanceScore``: sum over member pairs of the difference of their partition counts."""
     sizes = sorted(len(ps) for ps in assignment.values())
     score = 0
     prefix = 0

@@ -41,7 +41,7 @@ def assign_partitions(
     consumer_to_owned: dict[str, list[TopicPartition]] = {}
     multiple_owners: set[TopicPartition] = set()
     rack_info = RackInfo(partitions_per_topic, subscriptions, topic_racks)
-    all_equal, max_generation = _all_subscriptions_equal(
+    all_equal, max_generation = all_subscriptions_equal(
         partitions_per_topic, subscriptions, consumer_to_owned, multiple_owners
     )
     # consumerToOwnedPartitions is another HashMap, filled in the subscription map's
@@ -59,7 +59,7 @@ def assign_partitions(
     return StickyResult(general.build(), None, general.movements)
 
 
-def _all_subscriptions_equal(
+def all_subscriptions_equal(
     all_topics: dict[str, int],
     subscriptions: dict[str, StickySubscription],
     consumer_to_owned: dict[str, list[TopicPartition]],
