@@ -69,8 +69,8 @@ class PartitionMovements:
         from b to a (a pointless swap a sticky assignment never makes).
 
         Kafka's ``hasCycles`` searches the pairs of each topic for cycles of any length but only
-        logs the longer ones; its answer is true exactly when some pair and its reverse are both
-        present, which is what is checked here.
+        logs the longer ones: it reports a violation exactly when some pair and its reverse are
+        both present, which is what is checked here.
         """
         for per_pair in self.by_topic.values():
             for source, destination in per_pair:
