@@ -8,6 +8,16 @@ the KIP-881 rack-aware variants of both (``RackInfo``) and ``PartitionMovements`
 The two public assignors (:mod:`.sticky`, :mod:`.cooperative_sticky`) only differ in
 where a member's previous assignment comes from (:class:`MemberData`).
 
+One module per piece of Kafka's class:
+
+* ``skeleton``: ``assignPartitions`` and ``allSubscriptionsEqual`` (which owned partitions
+  each member may keep, the generations, the choice of builder);
+* ``builder``: ``AbstractAssignmentBuilder``, the state both builders share;
+* ``constrained`` / ``general``: ``ConstrainedAssignmentBuilder`` / ``GeneralAssignmentBuilder``;
+* ``movements``: ``PartitionMovements`` (and its sticky check, ``isSticky``);
+* ``rack_info``: ``RackInfo``; ``member_data``: ``MemberData`` and a member's ``Subscription``;
+* ``errors``: what Java throws (or where it never returns), as exceptions.
+
 The aim is the *same output as Java*, including its quirks: which member comes first
 when Java iterates a ``HashMap``, which partition of a ``HashSet`` is picked first,
 lists where ``remove`` drops the first occurrence, and the failures Java hits on

@@ -2,6 +2,7 @@
 Java list operation they both rely on."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..base import TopicPartition
@@ -17,7 +18,7 @@ def remove_first(items: list[Any], value: object) -> bool:
     return True
 
 
-class AssignmentBuilder:
+class AbstractAssignmentBuilder:
     """``AbstractAssignmentBuilder``: the topics and their partition counts, the rack information,
     the members' current assignment (which the builder turns into the new one) and the number of
     partitions to assign."""
@@ -32,3 +33,9 @@ class AssignmentBuilder:
     def build(self) -> dict[str, list[TopicPartition]]:
         """The new assignment: member -> partitions, in the order Kafka's builder adds them."""
         raise NotImplementedError
+
+    def all_topic_partitions(self, sorted_topics: Iterable[str]) -> list[TopicPartition]:
+        """``getAllTopicPartitions``: every partition of the given topics, topic by topic in the
+        order given, partitions in ascending order."""
+        counts = self.partitions_per_topic
+        return [(t, p) for t in sorted_topics for p in range(counts[t])]

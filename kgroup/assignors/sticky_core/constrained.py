@@ -4,12 +4,12 @@ from __future__ import annotations
 from kgroup.java.strings import java_string_key
 
 from ..base import TopicPartition
-from .builder import AssignmentBuilder, remove_first
+from .builder import AbstractAssignmentBuilder, remove_first
 from .errors import StickyAssignmentError
 from .rack_info import RackInfo
 
 
-class ConstrainedAssignmentBuilder(AssignmentBuilder):
+class ConstrainedAssignmentBuilder(AbstractAssignmentBuilder):
     """``AbstractStickyAssignor.ConstrainedAssignmentBuilder`` (all subscriptions equal).
 
     1. each member keeps its owned partitions up to its quota (rack-matching only if rack-aware);
@@ -96,7 +96,7 @@ class ConstrainedAssignmentBuilder(AssignmentBuilder):
         """
         sorted_topics = sorted(self.partitions_per_topic, key=java_string_key)
         if not assigned:
-            return [(t, p) for t in sorted_topics for p in range(self.partitions_per_topic[t])]
+            return self.all_topic_partitions(sorted_topics)
         assigned.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))
         unassigned: list[TopicPartition] = []
         add_directly = False

@@ -8,7 +8,7 @@ from typing import Any
 from kgroup.java.strings import java_string_key
 
 from ..base import TopicPartition
-from .builder import AssignmentBuilder, remove_first
+from .builder import AbstractAssignmentBuilder, remove_first
 from .errors import AssignmentDoesNotTerminate, StickyAssignmentError
 from .member_data import DEFAULT_GENERATION, StickySubscription
 from .movements import PartitionMovements
@@ -52,7 +52,7 @@ class _SortedMembers:
         return len(self.keys)
 
 
-class GeneralAssignmentBuilder(AssignmentBuilder):
+class GeneralAssignmentBuilder(AbstractAssignmentBuilder):
     """``AbstractStickyAssignor.GeneralAssignmentBuilder`` (subscriptions differ).
 
     Keeps valid owned partitions, assigns the rest to the least loaded eligible member
@@ -94,9 +94,7 @@ class GeneralAssignmentBuilder(AssignmentBuilder):
             t: (len(self.topic_consumers[t]), java_string_key(t)) for t in partitions_per_topic
         }
         sorted_topics = sorted(partitions_per_topic, key=self.topic_order.__getitem__)
-        self.sorted_all_partitions: list[TopicPartition] = [
-            (t, p) for t in sorted_topics for p in range(partitions_per_topic[t])
-        ]
+        self.sorted_all_partitions: list[TopicPartition] = self.all_topic_partitions(sorted_topics)
         self.sorted_members = _SortedMembers(self.current_assignment)
         self.revocation_required = False
         self.movements = PartitionMovements()
@@ -274,7 +272,7 @@ class GeneralAssignmentBuilder(AssignmentBuilder):
             self._perform_reassignments(unassigned, previous)
         performed = self._perform_reassignments(self.sorted_all_partitions, previous)
 
-        if not initializing and performed and _balance_score(self.current_assignment) >= _balance_score(pre_balance):
+        if not initializing and performed and balance_score(self.current_assignment) >= balance_score(pre_balance):
             self.current_assignment.clear()
             self.current_assignment.update(pre_balance)
             self.partition_consumer = pre_balance_partition_consumer
@@ -423,8 +421,8 @@ class GeneralAssignmentBuilder(AssignmentBuilder):
         self.sorted_members.add(old_consumer)
 
 
-def _balance_score(assignment: dict[str, list[TopicPartition]]) -> int:
-    """Sum over member pairs of the difference of their partition counts."""
+def balance_score(assignment: dict[str, list[TopicPartition]]) -> int:
+    """``getBalanceScore``: sum over member pairs of the difference of their partition counts."""
     sizes = sorted(len(ps) for ps in assignment.values())
     score = 0
     prefix = 0

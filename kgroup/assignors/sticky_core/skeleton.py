@@ -12,6 +12,7 @@ from .builder import remove_first
 from .constrained import ConstrainedAssignmentBuilder
 from .general import GeneralAssignmentBuilder
 from .member_data import DEFAULT_GENERATION, StickySubscription
+from .movements import PartitionMovements
 from .rack_info import RackInfo
 
 
@@ -22,6 +23,9 @@ class StickyResult:
     assignment: dict[str, list[TopicPartition]]
     # None when the general builder ran (the cooperative assignor then recomputes it)
     partitions_transferring_ownership: dict[TopicPartition, str] | None
+    # the general builder's moves (AbstractStickyAssignor.isSticky checks them); None from the
+    # constrained builder, which records none
+    partition_movements: PartitionMovements | None = None
 
 
 def assign_partitions(
@@ -37,7 +41,7 @@ def assign_partitions(
     consumer_to_owned: dict[str, list[TopicPartition]] = {}
     multiple_owners: set[TopicPartition] = set()
     rack_info = RackInfo(partitions_per_topic, subscriptions, topic_racks)
-    all_equal, max_generation = _all_subscriptions_equal(
+    all_equal, max_generation = all_subscriptions_equal(
         partitions_per_topic, subscriptions, consumer_to_owned, multiple_owners
     )
     # consumerToOwnedPartitions is another HashMap, filled in the subscription map's
@@ -52,10 +56,10 @@ def assign_partitions(
     general = GeneralAssignmentBuilder(
         partitions_per_topic, rack_info, consumer_to_owned, subscriptions, max_generation
     )
-    return StickyResult(general.build(), None)
+    return StickyResult(general.build(), None, general.movements)
 
 
-def _all_subscriptions_equal(
+def all_subscriptions_equal(
     all_topics: dict[str, int],
     subscriptions: dict[str, StickySubscription],
     consumer_to_owned: dict[str, list[TopicPartition]],
