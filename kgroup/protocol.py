@@ -362,15 +362,14 @@ def plan_rolling_switch(
     steps = simulate_restarts(members, restarts, static_members=static_members, bounce_of=bounce_of)
 
     annotated = [steps[0]]
-    switched = False
-    for step in steps[1:]:
+    for before, step in zip(steps, steps[1:]):
         extra = ""
         if step.bounce == 1 and step.member is not None and _dedupe(list(members[step.member])) == step.protocols:
             extra += (" Its list already has both protocols in this order (as with the client default "
                       "[range, cooperative-sticky] since Kafka 3.0): this restart can be skipped.")
-        if not switched and step.selected == to_protocol:
-            switched = True
-            extra = f" The group switches to {to_protocol!r} here."
+        # a switch is where the selection becomes to_protocol: not where a group already on it stays on it
+        if step.selected == to_protocol and before.selected != to_protocol:
+            extra += f" The group switches to {to_protocol!r} here."
         if step.bounce == 1 and step.step == 1:
             extra += f" Bounce 1: add {to_protocol!r} while keeping {from_protocol!r}."
         if step.bounce == 2 and step.step == len(members) + 1:

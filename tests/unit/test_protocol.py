@@ -217,6 +217,34 @@ def test_plan_from_the_kafka_3_default_needs_only_the_second_bounce():
     assert [s.selected for s in steps] == ["range", "range", "range", "cooperative-sticky", "cooperative-sticky"]
 
 
+def test_plan_of_a_group_already_on_the_new_assignor_keeps_every_note_and_claims_no_switch():
+    # Both members list [cooperative-sticky, range]: both vote cooperative-sticky, so the group
+    # selects it before any restart. Bounce 1 of "to-first" restarts each with the list it has
+    # (skippable); no restart switches the group, it is on cooperative-sticky throughout.
+    already = {"a": ["cooperative-sticky", "range"], "b": ["cooperative-sticky", "range"]}
+    steps = plan_rolling_switch(already, "range", "cooperative-sticky")
+    assert [s.selected for s in steps] == ["cooperative-sticky"] * 5
+    skip = (" Its list already has both protocols in this order (as with the client default "
+            "[range, cooperative-sticky] since Kafka 3.0): this restart can be skipped.")
+    assert steps[1].note == ("a rejoins with ['cooperative-sticky', 'range']. Group selects 'cooperative-sticky'. "
+                             "a itself rebalances EAGER." + skip
+                             + " Bounce 1: add 'cooperative-sticky' while keeping 'range'.")
+    assert steps[2].note == ("b rejoins with ['cooperative-sticky', 'range']. Group selects 'cooperative-sticky'. "
+                             "b itself rebalances EAGER." + skip)
+    assert not any("switches" in s.note for s in steps)
+
+
+def test_plan_notes_the_switch_where_the_selection_becomes_the_new_assignor():
+    # from-first on a group already on cooperative-sticky: bounce 1 makes both [range, cs], a
+    # 1-1 tie that range wins (bucket 9 before 15), so the group leaves cs; the first restart of
+    # bounce 2 (a without range) brings it back: that step, and only that one, is the switch.
+    already = {"a": ["cooperative-sticky", "range"], "b": ["cooperative-sticky", "range"]}
+    steps = plan_rolling_switch(already, "range", "cooperative-sticky", first_bounce="from-first")
+    assert [s.selected for s in steps] == ["cooperative-sticky", "range", "range",
+                                           "cooperative-sticky", "cooperative-sticky"]
+    assert [i for i, s in enumerate(steps) if "switches to 'cooperative-sticky' here" in s.note] == [3]
+
+
 def test_plan_requires_current_protocol():
     with pytest.raises(ValueError):
         plan_rolling_switch({"a": ["roundrobin"]}, "range", "cooperative-sticky")
