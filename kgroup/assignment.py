@@ -10,7 +10,7 @@ Also the compact form on-call engineers read: ``Order:0-3,6 Stock:0-2``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # the model imports this module: its Member is named for the type checker only
     from kgroup.model import Member
@@ -20,6 +20,8 @@ TopicPartition = tuple[str, int]
 Assignment = dict[str, list[int]]
 #: member id -> its partitions, in the exact order the assignor produced them (Kafka's GroupAssignment)
 GroupAssignment = dict[str, list[TopicPartition]]
+
+K = TypeVar("K")
 
 
 def by_topic(partitions: Iterable[TopicPartition]) -> Assignment:
@@ -49,14 +51,30 @@ def partition_count(assignment: Mapping[str, list[int]] | None) -> int:
     return sum(map(len, (assignment or {}).values()))
 
 
-def owners(members: Iterable[Member]) -> dict[TopicPartition, Member]:
-    """Each assigned partition's owner (a partition listed by two members: the later one)."""
-    out: dict[TopicPartition, Member] = {}
-    for m in members:
-        for topic, partitions in m.assignment.items():
+def merged(pairs: Iterable[tuple[str, Iterable[int]]]) -> Assignment:
+    """Per-topic partition lists as a record carries them, a topic possibly listed more than once
+    -> an ``Assignment``: ``[("B", [1]), ("A", [2, 0]), ("A", [2])]`` -> ``{"A": [0, 2], "B": [1]}``
+    (a topic listed without partitions stays, with ``[]``, as the record lists it)."""
+    out: dict[str, set[int]] = {}
+    for topic, partitions in pairs:
+        out.setdefault(topic, set()).update(partitions)
+    return {t: sorted(ps) for t, ps in sorted(out.items())}
+
+
+def owners_of(assignments: Iterable[tuple[K, Mapping[str, Iterable[int]] | None]]) -> dict[TopicPartition, K]:
+    """Each assigned partition's owner, from ``(owner, assignment)`` pairs (a partition listed
+    twice: the later owner; ``None``: no partitions)."""
+    out: dict[TopicPartition, K] = {}
+    for owner, assignment in assignments:
+        for topic, partitions in (assignment or {}).items():
             for p in partitions:
-                out[(topic, p)] = m
+                out[(topic, p)] = owner
     return out
+
+
+def owners(members: Iterable[Member]) -> dict[TopicPartition, Member]:
+    """Each assigned partition's owning member (a partition listed by two members: the later one)."""
+    return owners_of((m, m.assignment) for m in members)
 
 
 def ranges(partitions: list[int]) -> str:

@@ -12,9 +12,9 @@ does this module.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from kgroup.assignment import Assignment
+from kgroup.assignment import merged, owners_of
 from kgroup.model import Member
 from kgroup.offsets_log.codec import DecodeError
 from kgroup.offsets_log.consumer_protocol import decode_assignment, decode_subscription
@@ -71,26 +71,10 @@ class Rebalance:
                                  for t, ps in sorted(self.last_commits.items())}}
 
 
-def _assignment_of(pairs: Iterable[tuple[str, list[int]]]) -> Assignment:
-    out: dict[str, set[int]] = {}
-    for topic, parts in pairs:
-        out.setdefault(topic, set()).update(parts)
-    return {t: sorted(ps) for t, ps in sorted(out.items())}
-
-
-def _owners(members: list[Member], target: bool = False) -> dict[tuple[str, int], str]:
-    owners = {}
-    for m in members:
-        a = (m.target_assignment or {}) if target else m.assignment
-        for t, ps in a.items():
-            for p in ps:
-                owners[(t, p)] = m.member_id
-    return owners
-
-
 def moves(before: list[Member], after: list[Member], target: bool = False) -> list[dict[str, Any]]:
     """Partitions whose owner changed: ``{"topic", "partition", "from", "to"}`` (None: unowned)."""
-    a, b = _owners(before, target), _owners(after, target)
+    a, b = (owners_of((m.member_id, m.target_assignment if target else m.assignment) for m in ms)
+            for ms in (before, after))
     return [{"topic": t, "partition": p, "from": a.get((t, p)), "to": b.get((t, p))}
             for (t, p) in sorted(set(a) | set(b)) if a.get((t, p)) != b.get((t, p))]
 
@@ -112,7 +96,7 @@ def classic_members(value: dict[str, Any]) -> tuple[list[Member], dict[str, list
                 problems.setdefault(member.member_id, []).append(f"subscription cannot be decoded: {e}")
             try:
                 asg = decode_assignment(m["assignment"])
-                member.assignment = _assignment_of((tp["topic"], tp["partitions"]) for tp in asg["assignedPartitions"])
+                member.assignment = merged((tp["topic"], tp["partitions"]) for tp in asg["assignedPartitions"])
             except DecodeError as e:
                 problems.setdefault(member.member_id, []).append(f"assignment cannot be decoded: {e}")
         out.append(member)
@@ -264,11 +248,11 @@ class GroupReplay:
                           sorted(md["subscribedTopicNames"]) if md.get("subscribedTopicNames") is not None else None)
             cur = self.current.get(mid)
             if cur is not None:
-                view.assignment = _assignment_of((self.topic(tp["topicId"]), tp["partitions"])
-                                                 for tp in cur["assignedPartitions"])
+                view.assignment = merged((self.topic(tp["topicId"]), tp["partitions"])
+                                     for tp in cur["assignedPartitions"])
             if mid in self.targets:
-                view.target_assignment = _assignment_of((self.topic(tp["topicId"]), tp["partitions"])
-                                                        for tp in self.targets[mid])
+                view.target_assignment = merged((self.topic(tp["topicId"]), tp["partitions"])
+                                            for tp in self.targets[mid])
             out.append(view)
         return out
 

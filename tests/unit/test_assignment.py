@@ -2,7 +2,7 @@
 one table of strategies (kgroup.assignors.registry) everything derives from."""
 from __future__ import annotations
 
-from kgroup.assignment import (by_topic, compact, normalized, owners, partition_count, ranges,
+from kgroup.assignment import (by_topic, compact, merged, normalized, owners, owners_of, partition_count, ranges,
                                topic_partitions)
 from kgroup.model import Member
 
@@ -30,6 +30,19 @@ def test_owners_maps_each_partition_to_its_member_the_later_one_wins():
     out = owners([a, b])
     assert {tp: m.member_id for tp, m in out.items()} == {("T", 0): "a", ("T", 1): "b", ("T", 2): "b",
                                                          ("U", 0): "b"}
+
+
+def test_owners_of_pairs_keys_the_owner_as_given_and_skips_none():
+    out = owners_of([("a", {"T": [0, 1]}), ("n", None), ("b", {"T": [1], "U": [3]})])
+    assert out == {("T", 0): "a", ("T", 1): "b", ("U", 3): "b"}
+
+
+def test_merged_joins_a_topic_listed_twice_and_keeps_a_topic_without_partitions():
+    # as a ConsumerProtocol assignment or a KIP-848 record may list them
+    out = merged([("B", [1]), ("A", [2, 0]), ("A", [2, 5]), ("C", [])])
+    assert out == {"A": [0, 2, 5], "B": [1], "C": []}
+    assert list(out) == ["A", "B", "C"]
+    assert merged([]) == {}
 
 
 def test_compact_form():
