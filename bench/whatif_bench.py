@@ -58,8 +58,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from figures import measured_on, write_block  # noqa: E402
 
-CLIENT_SIDE = ["range", "roundrobin", "sticky", "cooperative-sticky"]
-SERVER_SIDE = ["uniform", "server-range"]
+from kgroup.assignors.registry import CLIENT_SIDE, SERVER_SIDE  # noqa: E402
+
 STRATEGIES = CLIENT_SIDE + SERVER_SIDE
 ALL = "all"  # kgroup runs all six strategies in one process; the JVM the four client-side ones in one JVM
 SCENARIOS = ["fresh", "remove"]

@@ -63,7 +63,7 @@ INCONSISTENT_GROUP_PROTOCOL = "INCONSISTENT_GROUP_PROTOCOL"
 # Client-side rebalance protocols of the built-in assignors (ConsumerPartitionAssignor
 # .supportedProtocols); a consumer uses the most advanced one *all* its assignors support.
 BUILTIN_REBALANCE_PROTOCOLS: dict[str, tuple[str, ...]] = {
-    name: s.rebalance_protocols for name, s in STRATEGIES.items() if s.side == "client"}
+    s.kafka_name: s.rebalance_protocols for s in STRATEGIES.values() if s.side == "client"}
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,10 @@ module and compares the result with the current assignment.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kgroup.assignment import Assignment, GroupAssignment, by_topic, normalized, partition_count, topic_partitions
+from kgroup.assignment import Assignment, by_topic, normalized, partition_count, topic_partitions
 from kgroup.assignors import registry
 from kgroup.assignors.base import MemberSubscription, TopicRacks
 from kgroup.errors import UsageError
@@ -255,18 +254,6 @@ def _topic_racks(state: GroupState, members: list[MemberSubscription]) -> TopicR
     return racks or None
 
 
-def _assign(strategy: str, topics: dict[str, int], members: list[MemberSubscription],
-            racks: TopicRacks | None, topic_ids: dict[str, str] | None = None,
-            jdk: int = DEFAULT_JDK) -> tuple[GroupAssignment, GroupAssignment | None]:
-    module = importlib.import_module(f"kgroup.assignors.{STRATEGIES[strategy].module}")
-    if strategy == "cooperative-sticky":
-        first, converged = module.assign_rounds(topics, members, topic_racks=racks)
-        return converged, first
-    if strategy == "uniform":
-        return module.assign(topics, members, topic_racks=racks, topic_ids=topic_ids, jdk=jdk), None
-    return module.assign(topics, members, topic_racks=racks), None
-
-
 def _owner_list(assignment: dict[str, Assignment], subscribed: list[str],
                 topics: dict[str, int]) -> list[str | None]:
     """The owner of every partition of the ``subscribed`` topics, topic by topic, partition by
@@ -325,8 +312,8 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
         subscribed = sorted(t for t in state.group.topics if t in topics)
     lag_of, lag_unknown = _lags(state)
     topic_ids = topic_ids_of(state, topics)
-    if "uniform" in strategies and topic_ids is None and len(subscribed) > 1:
-        notes.append("uniform: the topic ids are unknown (not in the snapshot), so its answer orders topics by "
+    for name in (n for n in strategies if STRATEGIES[n].topic_ids and topic_ids is None and len(subscribed) > 1):
+        notes.append(f"{name}: the topic ids are unknown (not in the snapshot), so its answer orders topics by "
                      "name where Kafka's coordinator orders them by topic id; it may differ from the cluster's")
     server_members = _server_side(members, state)
     # every subscribed partition and its owner now, which every strategy is compared against
@@ -334,8 +321,9 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
     owners_before = _owner_list(current, subscribed, topics)
     results = []
     for strategy in strategies:
-        raw, first_raw = _assign(strategy, topics, server_members if STRATEGIES[strategy].side == "server" else members,
-                                 racks, topic_ids, jdk)
+        s = STRATEGIES[strategy]
+        raw, first_raw = s.run(topics, server_members if s.side == "server" else members,
+                               topic_racks=racks, topic_ids=topic_ids, jdk=jdk)
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
         owners_after = _owner_list(assignment, subscribed, topics)
         moves = [Move(tp[0], tp[1], source, target)

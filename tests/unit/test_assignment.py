@@ -66,10 +66,34 @@ def test_the_strategy_registry():
     assert STRATEGIES["cooperative-sticky"].kafka_class == \
         "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
     assert STRATEGIES["uniform"].kafka_class == "org.apache.kafka.coordinator.group.assignor.UniformAssignor"
+    # the names Kafka gives them: a classic member's protocol names, a KIP-848 group's assignor
+    assert {s.name: s.kafka_name for s in STRATEGIES.values()} == {
+        "range": "range", "roundrobin": "roundrobin", "sticky": "sticky", "cooperative-sticky": "cooperative-sticky",
+        "uniform": "uniform", "server-range": "range"}
+    assert [s.name for s in STRATEGIES.values() if s.two_rounds] == ["cooperative-sticky"]
+    assert [s.name for s in STRATEGIES.values() if s.topic_ids] == ["uniform"]
     import importlib
     for s in STRATEGIES.values():  # each names a module that implements it
         module = importlib.import_module(f"kgroup.assignors.{s.module}")
-        assert callable(module.assign)
+        assert callable(module.assign_rounds if s.two_rounds else module.assign)
+
+
+def test_a_strategy_runs_its_module():
+    from kgroup.assignors.base import MemberSubscription
+    from kgroup.assignors.registry import STRATEGIES
+
+    topics = {"T": 3}
+    members = [MemberSubscription("a", ("T",)), MemberSubscription("b", ("T",))]
+    # RangeAssignor: 3 partitions over 2 members in member-id order: a gets 2, b gets 1
+    assert STRATEGIES["range"].run(topics, members) == ({"a": [("T", 0), ("T", 1)], "b": [("T", 2)]}, None)
+    # a owns everything (generation 1): the first cooperative round only revokes what b is to get
+    # (b gets nothing yet); the follow-up gives it to b
+    owner = [MemberSubscription("a", ("T",), owned=(("T", 0), ("T", 1), ("T", 2)), generation=1),
+             MemberSubscription("b", ("T",))]
+    converged, first = STRATEGIES["cooperative-sticky"].run(topics, owner)
+    assert first is not None
+    assert sorted(first["a"]) == [("T", 0), ("T", 1)] and first["b"] == []
+    assert sorted(converged["a"]) == [("T", 0), ("T", 1)] and converged["b"] == [("T", 2)]
 
 
 # the compact form, worked by hand
