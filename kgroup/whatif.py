@@ -346,12 +346,6 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
                   [a.name for a in change.add], topics, results, notes)
 
 
-def classic_assignors() -> list[str]:
-    """The strategies that run in a classic group's members (client side): the protocols its
-    vote selects among."""
-    return list(registry.CLIENT_SIDE)
-
-
 def member_protocols(state: GroupState, member: Member) -> list[str]:
     """The protocols ``member`` supports, in its order of preference; when the cluster did not
     say, the protocol the group runs (none when that is unknown too)."""

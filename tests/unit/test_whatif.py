@@ -111,12 +111,6 @@ def test_inferred_subscriptions_are_a_note_with_the_topics():
     assert str(result.notes[0]) == "subscriptions inferred as the group's topics (T): the cluster does not report them"
 
 
-def test_classic_assignors_are_the_client_side_strategies():
-    from kgroup.whatif import classic_assignors
-
-    assert classic_assignors() == ["range", "roundrobin", "sticky", "cooperative-sticky"]
-
-
 def test_run_on_the_seed_group_removing_c3():
     """Seed G1: C1 owns Order 0-2 and Stock 0-1, C2 Order 3-4 and Stock 2-3, C3 Order 5-6 and Stock 4.
     Without C3, range deals each topic to C1, C2 (member id order) in contiguous ranges, the first
