@@ -36,6 +36,18 @@ def test_dump_writes_what_parse_reads():
     assert again.group.members == parse(copy.deepcopy(DOC)).group.members
 
 
+def test_a_committed_offsets_leader_epoch_is_written_back():
+    doc = copy.deepcopy(DOC)
+    doc["group"]["offsets"]["T"]["1"] = {"committed": 4, "log_start": 0, "log_end": 4, "metadata": "m",
+                                         "leader_epoch": 7}
+    state = parse(doc)
+    assert state.offsets["T"][1].leader_epoch == 7 and state.offsets["T"][0].leader_epoch is None
+    written = dump(state)["group"]["offsets"]["T"]
+    assert written["1"] == {"committed": 4, "log_start": 0, "log_end": 4, "metadata": "m", "leader_epoch": 7}
+    assert "leader_epoch" not in written["0"]  # unknown: left out, as the format allows
+    assert parse(dump(state)).offsets == state.offsets
+
+
 def _refusal(mutate) -> str:
     doc = copy.deepcopy(DOC)
     mutate(doc)
