@@ -76,6 +76,15 @@ def test_explicit_fetch_fills_what_the_all_partitions_fetch_missed():
     assert state.offsets_partition_leader == 1 and state.offsets_partitions == 50
 
 
+def test_a_commit_keeps_its_metadata_and_leader_epoch_beside_the_log_offsets():
+    d = GroupDescription("G", state="Stable", members=[_member("m1", {"Stock": [0, 1]})])
+    cluster = ScriptedCluster({"G": d}, committed_all={"G": {("Stock", 0): PartitionOffsets(4, metadata="m",
+                                                                                          leader_epoch=3)}},
+                              log={("Stock", 0): (1, 6), ("Stock", 1): (0, 2)})
+    state = capture(cluster, ["G"]).states["G"]
+    assert state.offsets["Stock"] == {0: PartitionOffsets(4, 1, 6, "m", 3), 1: PartitionOffsets(None, 0, 2)}
+
+
 def test_committed_topics_nobody_owns_are_included():
     d = GroupDescription("G", state="Empty", members=[])
     cluster = ScriptedCluster({"G": d}, committed_all={"G": {("Stock", 0): PartitionOffsets(3)}})
