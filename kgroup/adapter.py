@@ -226,7 +226,6 @@ class Cluster:
                 group_id=g.group_id,
                 type=_enum_name(getattr(g, "type", None)),
                 state=_state_name(g.state),
-                is_simple=g.is_simple_consumer_group,
             ))
         return sorted(out, key=lambda g: g.group_id)
 

@@ -64,4 +64,3 @@ class GroupListing:
     type: str | None = None  # classic | consumer
     state: str | None = None
     protocol_type: str | None = None
-    is_simple: bool | None = None
