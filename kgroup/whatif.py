@@ -312,7 +312,7 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
         subscribed = sorted(t for t in state.group.topics if t in topics)
     lag_of, lag_unknown = _lags(state)
     topic_ids = topic_ids_of(state, topics)
-    for name in (n for n in strategies if STRATEGIES[n].topic_ids and topic_ids is None and len(subscribed) > 1):
+    for name in (n for n in strategies if STRATEGIES[n].takes_topic_ids and topic_ids is None and len(subscribed) > 1):
         notes.append(f"{name}: the topic ids are unknown (not in the snapshot), so its answer orders topics by "
                      "name where Kafka's coordinator orders them by topic id; it may differ from the cluster's")
     server_members = _server_side(members, state)

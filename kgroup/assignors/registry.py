@@ -28,7 +28,7 @@ class Strategy(NamedTuple):  # a NamedTuple: cheaper to define at start-up than 
     # moves (cooperative: partitions changing owner are revoked first, assigned in the next round)
     two_rounds: bool = False
     # assign() takes the topics' ids and the brokers' JDK (both decide its iteration orders)
-    topic_ids: bool = False
+    takes_topic_ids: bool = False
 
     def run(self, topics: dict[str, int], members: list[MemberSubscription], *,
             topic_racks: TopicRacks | None = None, topic_ids: dict[str, str] | None = None,
@@ -39,7 +39,7 @@ class Strategy(NamedTuple):  # a NamedTuple: cheaper to define at start-up than 
         if self.two_rounds:
             first, converged = module.assign_rounds(topics, members, topic_racks=topic_racks)
             return converged, first
-        if self.topic_ids:
+        if self.takes_topic_ids:
             extra = {"topic_ids": topic_ids} if jdk is None else {"topic_ids": topic_ids, "jdk": jdk}
             return module.assign(topics, members, topic_racks=topic_racks, **extra), None
         return module.assign(topics, members, topic_racks=topic_racks), None
@@ -54,7 +54,7 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("sticky", "sticky", "client", "sticky", _CLIENTS + "StickyAssignor", ("EAGER",)),
     Strategy("cooperative-sticky", "cooperative-sticky", "client", "cooperative_sticky",
              _CLIENTS + "CooperativeStickyAssignor", ("EAGER", "COOPERATIVE"), two_rounds=True),
-    Strategy("uniform", "uniform", "server", "uniform", _COORDINATOR + "UniformAssignor", topic_ids=True),
+    Strategy("uniform", "uniform", "server", "uniform", _COORDINATOR + "UniformAssignor", takes_topic_ids=True),
     # Kafka names the server-side range assignor "range" too; kgroup tells the two apart
     Strategy("server-range", "range", "server", "server_range", _COORDINATOR + "RangeAssignor"),
 )}

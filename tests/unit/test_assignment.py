@@ -70,7 +70,7 @@ def test_the_strategy_registry():
         "range": "range", "roundrobin": "roundrobin", "sticky": "sticky", "cooperative-sticky": "cooperative-sticky",
         "uniform": "uniform", "server-range": "range"}
     assert [s.name for s in STRATEGIES.values() if s.two_rounds] == ["cooperative-sticky"]
-    assert [s.name for s in STRATEGIES.values() if s.topic_ids] == ["uniform"]
+    assert [s.name for s in STRATEGIES.values() if s.takes_topic_ids] == ["uniform"]
     import importlib
     for s in STRATEGIES.values():  # each names a module that implements it
         module = importlib.import_module(f"kgroup.assignors.{s.module}")
