@@ -77,3 +77,11 @@ def seed_group(tansu):
         yield group
     finally:
         group.stop()
+
+
+def bash_complete(*words: str) -> list[str]:
+    """What the committed bash completion offers after ``kgroup WORDS...``."""
+    script = (f"source {ROOT / 'completions' / 'kgroup.bash'}\n"
+              f"COMP_WORDS=(kgroup {' '.join(words)}); COMP_CWORD={len(words)}\n"
+              "_kgroup; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from conftest import ROOT, bash_complete
 
 
 def test_committed_completions_match_cli():
@@ -14,17 +13,10 @@ def test_committed_completions_match_cli():
     assert r.returncode == 0, r.stderr
 
 
-def _bash_complete(*words: str) -> list[str]:
-    script = (f"source {ROOT / 'completions' / 'kgroup.bash'}\n"
-              f"COMP_WORDS=(kgroup {' '.join(words)}); COMP_CWORD={len(words)}\n"
-              "_kgroup; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
-
-
 def test_bash_completes_commands_options_and_choices():
-    assert "find-coordinator" in _bash_complete("fi")
-    assert _bash_complete("find-coordinator", "--fail") == ["--fail-on-mismatch"]
-    assert _bash_complete("find-coordinator", "-o", "j") == ["json"]
+    assert "find-coordinator" in bash_complete("fi")
+    assert bash_complete("find-coordinator", "--fail") == ["--fail-on-mismatch"]
+    assert bash_complete("find-coordinator", "-o", "j") == ["json"]
 
 
 def test_every_command_is_in_every_script():
@@ -40,4 +32,4 @@ def test_every_command_is_in_every_script():
 
 
 def test_bash_completes_the_record_kinds_of_log_type():
-    assert _bash_complete("log", "--type", "") == ["offsets", "group", "consumer", "share", "streams", "regex"]
+    assert bash_complete("log", "--type", "") == ["offsets", "group", "consumer", "share", "streams", "regex"]

@@ -3,10 +3,9 @@ option values, headers that name the change, unknown figures shown as unknown.""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
-from conftest import ROOT, run_kgroup
+from conftest import ROOT, bash_complete, run_kgroup
 
 COMMANDS = ["find-coordinator", "list", "describe", "offsets", "snapshot", "log", "history", "scan", "whatif", "vote"]
 
@@ -22,19 +21,12 @@ def test_help_shows_no_framework_type_labels(command):
         assert usage.strip().endswith("[OPTIONS] [GROUP]..."), usage
 
 
-def _bash_complete(*words: str) -> list[str]:
-    script = (f"source {ROOT / 'completions' / 'kgroup.bash'}\n"
-              f"COMP_WORDS=(kgroup {' '.join(words)}); COMP_CWORD={len(words)}\n"
-              "_kgroup; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
-
-
 def test_completions_offer_enumerated_values():
-    assert _bash_complete("whatif", "--strategy", "") == ["range", "roundrobin", "sticky", "cooperative-sticky",
+    assert bash_complete("whatif", "--strategy", "") == ["range", "roundrobin", "sticky", "cooperative-sticky",
                                                            "uniform", "server-range", "all"]
-    assert _bash_complete("whatif", "-s", "co") == ["cooperative-sticky"]
-    assert _bash_complete("list", "--type", "") == ["classic", "consumer"]
-    assert _bash_complete("list", "--state", "Pr") == ["PreparingRebalance"]
+    assert bash_complete("whatif", "-s", "co") == ["cooperative-sticky"]
+    assert bash_complete("list", "--type", "") == ["classic", "consumer"]
+    assert bash_complete("list", "--state", "Pr") == ["PreparingRebalance"]
     fish = (ROOT / "completions" / "kgroup.fish").read_text()
     assert ("complete -c kgroup -n '__fish_seen_subcommand_from scan' -l input -r -F" in fish
             and "-l out -r -F" in fish)
