@@ -47,16 +47,17 @@ _IGNORED = {
     "ssl.trustmanager.algorithm",
     "sasl.login.class",
 }
-_SECRET_KEY = re.compile(r"password|secret|jaas|(^|\.)key(\.pem)?$|\.pem$|credentials|token", re.I)
+# Patterns are compiled on first use (re caches them): an offline command never needs them.
+_SECRET_KEY = r"(?i)password|secret|jaas|(^|\.)key(\.pem)?$|\.pem$|credentials|token"
 
-_JAAS = re.compile(r"^\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)(?P<opts>.*?);?\s*$", re.S)
-_JAAS_OPT = re.compile(r"""(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s;]+))""")
+_JAAS = r"(?s)^\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)(?P<opts>.*?);?\s*$"
+_JAAS_OPT = r"""(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s;]+))"""
 _PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 _SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
 
 def is_secret_key(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
+    return bool(re.search(_SECRET_KEY, key))
 
 
 def parse_properties(text: str) -> dict[str, str]:
@@ -158,7 +159,7 @@ def translate_java_config(props: dict[str, str], source: str) -> dict[str, str]:
 
 
 def _translate_jaas(value: str, mechanism: str, source: str) -> dict[str, str]:
-    m = _JAAS.match(value)
+    m = re.match(_JAAS, value)
     if not m:
         raise UsageError(f"{source}: sasl.jaas.config is not of the form '<LoginModule> required key=\"value\" ...;'")
     module = m.group("module")
@@ -176,7 +177,7 @@ def _translate_jaas(value: str, mechanism: str, source: str) -> dict[str, str]:
         raise UsageError(f"{source}: sasl.jaas.config uses ScramLoginModule but sasl.mechanism is {mechanism}; "
                          "set sasl.mechanism=SCRAM-SHA-256 or SCRAM-SHA-512")
     opts = {o.group(1): next(v for v in o.groups()[1:] if v is not None)
-            for o in _JAAS_OPT.finditer(m.group("opts"))}
+            for o in re.finditer(_JAAS_OPT, m.group("opts"))}
     missing = [k for k in ("username", "password") if k not in opts]
     if missing:
         raise UsageError(f"{source}: sasl.jaas.config has no {' and '.join(missing)}")
@@ -285,13 +286,13 @@ def _with_its_word(secret: str) -> "re.Pattern[str]":
 
 
 _SECRET_PATTERNS = [
-    re.compile(r"(password\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s;,]+)", re.I),
-    re.compile(r"((?:sasl\.password|ssl\.key\.password|ssl\.keystore\.password|sasl\.jaas\.config|"
-               r"sasl\.oauthbearer\.client\.secret|ssl\.key\.pem)\s*[=:]\s*)(\S+)", re.I),
+    r"(?i)(password\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s;,]+)",
+    r"(?i)((?:sasl\.password|ssl\.key\.password|ssl\.keystore\.password|sasl\.jaas\.config|"
+    r"sasl\.oauthbearer\.client\.secret|ssl\.key\.pem)\s*[=:]\s*)(\S+)",
 ]
 
 
 def redact_patterns(text: str) -> str:
     for pattern in _SECRET_PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+        text = re.sub(pattern, lambda m: m.group(1) + REDACTED, text)
     return text

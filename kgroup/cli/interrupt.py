@@ -10,8 +10,8 @@ first statement when it starts the program, and again here for any other caller 
 """
 from __future__ import annotations
 
+import os
 import signal
-import socket
 import threading
 
 from kgroup import _interrupted
@@ -32,17 +32,17 @@ def install() -> None:
     # a SIGINT from here until the no-op below reaches the main thread too: it must stop, not raise
     signal.signal(signal.SIGINT, _interrupted)
     try:
-        reader, writer = socket.socketpair()
-        reader.setblocking(True)
-        writer.setblocking(False)
-        signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
-    except (ValueError, OSError):
+        # a pipe, not a socket pair: importing socket costs more than the rest of this module
+        reader, writer = os.pipe()
+        os.set_blocking(writer, False)
+        signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
+    except (ValueError, OSError, AttributeError):  # AttributeError: no os.set_blocking (Windows)
         return  # the main-thread handler stays in place
 
     def watch() -> None:
         while True:
             try:
-                data = reader.recv(64)
+                data = os.read(reader, 64)
             except OSError:
                 return
             if not data:
@@ -51,6 +51,6 @@ def install() -> None:
                 _stop()
 
     threading.Thread(target=watch, daemon=True, name="kgroup-interrupt").start()
-    install.sockets = (reader, writer)  # type: ignore[attr-defined]  # kept alive with the process
+    install.fds = (reader, writer)  # type: ignore[attr-defined]  # open for the life of the process
     # only now that the watcher runs: the main thread no longer acts on SIGINT itself
     signal.signal(signal.SIGINT, lambda signum, frame: None)
