@@ -57,8 +57,10 @@ TOPIC_NAME_MAX = 249
 _TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 _ASCII_NUMBER = re.compile(r"0|[1-9][0-9]{0,18}")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# The depth check keeps only brackets and quotes, braces read as brackets: then one replace of "[]"
+# removes exactly one level (removing "[]" then "{}" would take "{[]}" whole in one pass).
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_AS_LISTS = bytes.maketrans(b"{}", b"[]")
 
 
 class _BigInt:
@@ -101,17 +103,23 @@ def key_path(path: str, key: str) -> str:
     return f"{path}.{key}" if _IDENTIFIER.fullmatch(key) else f"{path}[{_quote(key)}]"
 
 
-def _nesting_problem(text: str) -> str | None:
+def _nesting_problem(text: str | bytes) -> str | None:
     """Why the brackets of ``text`` cannot be handed to the parser, or None.
 
     Strings are skipped; innermost pairs are then removed one level per pass with C-speed
-    replaces, so any file costs at most MAX_DEPTH passes and Python's recursive parser only
-    ever sees a document nested at most MAX_DEPTH deep."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    replaces (a brace counts as a bracket: the parser refuses a mismatch), so any file costs at most MAX_DEPTH passes and Python's recursive parser only
+    ever sees a document nested at most MAX_DEPTH deep. All of it runs on bytes with C-speed
+    calls: escaped backslashes and quotes go first (pairs, left to right, as JSON reads them),
+    then every byte but brackets and quotes, then what lies between each pair of quotes."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    kept = data.replace(b"\\\\", b"").replace(b'\\"', b"").translate(_AS_LISTS, _NOT_STRUCTURE)
+    # two adjacent quotes are an empty string or the end of one and the start of the next with nothing
+    # between them: dropping them keeps every other quote paired (and leaves few to split on)
+    brackets = b"".join(kept.replace(b'""', b"").split(b'"')[::2])
     for _ in range(MAX_DEPTH):
         if not brackets:
             return None
-        shorter = brackets.replace("[]", "").replace("{}", "")
+        shorter = brackets.replace(b"[]", b"")
         if shorter == brackets:  # what is left never closes: harmless if short, the parser says where
             return None if len(shorter) <= MAX_DEPTH else "is not valid JSON: its brackets do not match"
         brackets = shorter
@@ -130,7 +138,7 @@ def decode(data: bytes, source: str) -> Any:
     except UnicodeDecodeError as e:
         raise UsageError(f"snapshot {source} is not UTF-8: invalid byte 0x{data[e.start]:02x} at offset "
                          f"{e.start}") from None
-    problem = _nesting_problem(text)
+    problem = _nesting_problem(data)
     if problem:
         raise UsageError(f"snapshot {source} {problem}")
     try:
@@ -194,6 +202,17 @@ class _Reader:
         elif isinstance(value, _Object) and value.duplicate is not None:
             raise self.fail(key_path(where, value.duplicate), "appears twice in one object")
         return value
+
+    def strings(self, values: list[Any], where: str) -> list[str]:
+        """A list of strings, each checked as :meth:`check` would (``where[j]`` on error); a list of
+        plain, encodable strings (the usual case) is checked at once."""
+        if all(type(x) is str for x in values):
+            try:
+                "".join(values).encode("utf-8")  # a lone surrogate stays one when joined
+                return values
+            except UnicodeEncodeError:
+                pass
+        return [self.check(x, f"{where}[{j}]", str) for j, x in enumerate(values)]
 
     def text(self, value: str, where: str) -> str:
         try:
@@ -300,7 +319,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
             if partition >= count:
                 raise r.fail(pw, f"partition {partition} is out of range (topic {name} has {count})")
             r.check(rs, pw, list)
-            racks[partition] = [r.check(x, f"{pw}[{j}]", str) for j, x in enumerate(rs)]
+            racks[partition] = r.strings(rs, pw)
         topics[name] = TopicLayout(count, racks, topic_id)
 
     gw = "$.group"
@@ -319,7 +338,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
         for key in ("subscription", "protocols"):
             value = r.get(m, key, where, list)
             if value is not None:
-                value = [r.check(x, f"{where}.{key}[{j}]", str) for j, x in enumerate(value)]
+                value = r.strings(value, f"{where}.{key}")
             lists[key] = value
         assignments: dict[str, Assignment | None] = {}
         for key in ("assignment", "target_assignment"):

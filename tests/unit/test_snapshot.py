@@ -67,6 +67,10 @@ def _refusal(mutate) -> str:
      '$.cluster.topics["bad name"]', "not a Kafka topic name"),
     (lambda d: d["group"]["offsets"]["T"]["0"].update(committed=-1),
      '$.group.offsets.T["0"].committed', "-1 is out of range"),
+    (lambda d: d["group"]["members"][0].update(subscription=["T", "U\ud800"]),  # checked a list at a time
+     "$.group.members[0].subscription[1]", "lone surrogate"),
+    (lambda d: d["group"]["members"][0].update(subscription=["T", 7]),
+     "$.group.members[0].subscription[1]", "must be a string, not an integer"),
     (lambda d: d["cluster"]["topics"]["T"].update(partitions=0),
      "$.cluster.topics.T.partitions", "0 is out of range"),
     (lambda d: d.pop("kgroup_snapshot"), "$.kgroup_snapshot", "missing"),
@@ -83,6 +87,39 @@ def test_decode_bounds_nesting_and_refuses_non_json_numbers():
     with pytest.raises(UsageError, match="NaN"):
         decode(b'{"a": NaN}', "f.json")
     assert decode(b'{"a": [1, {"b": null}]}', "f.json") == {"a": [1, {"b": None}]}
+
+
+def test_depth_check_agrees_with_the_parsed_depth_on_random_documents():
+    """The depth check reads bytes without parsing; on random valid JSON whose strings hold
+    brackets, quotes and backslashes it refuses exactly the documents nested deeper than
+    MAX_DEPTH, as measured on what json.loads returns."""
+    import json
+    import random
+
+    from kgroup.snapshot import MAX_DEPTH, _nesting_problem
+
+    rng = random.Random(7)
+    leaves = [1, None, "a[", '\\"]{', "\\", '"', 'x\\"[[', "\u00e9]", "\n[", "\\\\\\", "}{", '""']
+
+    def document(depth: int):
+        if depth <= 0 or rng.random() < 0.25:
+            return rng.choice(leaves)
+        if rng.random() < 0.5:
+            return [document(depth - 1) for _ in range(rng.randint(0, 3))]
+        return {rng.choice(["k", "[", '\\"', "}", ""]) + str(i): document(depth - 1) for i in range(rng.randint(0, 3))}
+
+    def depth(value) -> int:
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        return 0 if children is None else 1 + max((depth(c) for c in children), default=0)
+
+    seen = set()
+    for _ in range(3000):
+        value = document(rng.randint(1, 45))
+        text = json.dumps(value, ensure_ascii=rng.random() < 0.5)
+        deep = depth(value) > MAX_DEPTH
+        seen.add(deep)
+        assert (_nesting_problem(text.encode()) is not None) == deep, text[:200]
+    assert seen == {True, False}
 
 
 def test_version_1_names_the_assignor_protocol_and_still_loads():
