@@ -93,7 +93,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Literal
 
 from kgroup.assignors.base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
-from kgroup.java.hashmap import DEFAULT_JDK, hashset_copy_initial_capacity, iteration_order
+from kgroup.java.hashmap import (DEFAULT_JDK, TREEIFY_THRESHOLD, hashset_copy_capacity, hashset_copy_initial_capacity,
+                                 iteration_order)
 from kgroup.java.strings import java_string_key
 from kgroup.java.uuid import parse_uuid, uuid_hash, uuid_key
 
@@ -231,7 +232,16 @@ def _current_assignment(
 
 
 def _partition_set_order(parts: list[int], jdk: int = DEFAULT_JDK) -> list[int]:
-    """``new HashSet<>(parts)`` iteration order, ``parts`` ascending and distinct."""
+    """``new HashSet<>(parts)`` iteration order, ``parts`` distinct, in the order they are added."""
+    if parts and max(parts) < 1 << 16:
+        # Integer.hashCode(p) = p, which HashMap.hash leaves as it is below 2**16: p sits in bucket
+        # p & (size - 1) of a table sized for them all (no resize). With at most 8 keys no bucket
+        # becomes a tree, so the order is by bucket, then as added (a stable sort)
+        mask = hashset_copy_capacity(len(parts), jdk) - 1
+        if len(parts) <= TREEIFY_THRESHOLD:
+            return sorted(parts, key=lambda p: p & mask)
+        if max(parts) <= mask:  # a bucket each: ascending
+            return sorted(parts)
     return iteration_order(
         parts, _int_hash, initial_capacity=hashset_copy_initial_capacity(len(parts), jdk), compare_key=_int_key
     )

@@ -60,3 +60,4 @@ def test_partition_sets_of_the_uniform_assignor_iterate_as_the_full_simulation()
     assert order == _simulated(parts, initial_capacity=hashset_copy_initial_capacity(len(parts)),
                                hash_of=lambda p: p, compare_key=lambda p: p)
     assert order[:9] == [384, 0, 128, 256, 512, 640, 768, 896, 1024]
+
