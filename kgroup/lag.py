@@ -9,33 +9,10 @@ answer incomplete: no total is summed over it and no threshold can pass on it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from kgroup.assignment import owners
 from kgroup.model import GroupState
-
-
-@dataclass(frozen=True)
-class OffsetRow:
-    topic: str
-    partition: int
-    committed: int | None
-    log_start: int | None
-    log_end: int | None
-    lag: int | None
-    member_id: str | None
-    client_id: str | None
-    host: str | None
-    metadata: str | None
-    time_lag_ms: int | None = None
-    unknown: str | None = None  # why a value this row should have is not known (the answer is incomplete)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"topic": self.topic, "partition": self.partition, "committed": self.committed,
-                "log_start": self.log_start, "log_end": self.log_end, "lag": self.lag, "member_id": self.member_id,
-                "client_id": self.client_id, "host": self.host, "metadata": self.metadata,
-                "time_lag_ms": self.time_lag_ms}
 
 
 def lag(committed: int | None, log_end: int | None) -> int | None:
@@ -69,16 +46,7 @@ def unknown_reason(committed: int | None, log_start: int | None, log_end: int | 
     return None
 
 
-def offset_rows(state: GroupState, topics: list[str] | None = None,
-                record_timestamps: dict[tuple[str, int], int] | None = None,
-                now_ms: int | None = None) -> list[OffsetRow]:
-    """Every partition of the group's topics (assigned, subscribed or committed), or of
-    ``topics`` when given; never-committed partitions have ``committed=None``."""
-    rows, reasons, _, _ = offset_table(state, topics, record_timestamps, now_ms)
-    return [OffsetRow(*r, unknown=reasons.get(i)) for i, r in enumerate(rows)]  # type: ignore[misc]  # r: ROW_FIELDS
-
-
-# the fields of a row of offset_table, in the order of OffsetRow and of its JSON form
+# the fields of a row of offset_table, in the order of its JSON form
 ROW_FIELDS = ("topic", "partition", "committed", "log_start", "log_end", "lag", "member_id", "client_id", "host",
               "metadata", "time_lag_ms")
 
@@ -87,9 +55,11 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
                  record_timestamps: dict[tuple[str, int], int] | None = None,
                  now_ms: int | None = None, raw: dict[str, dict[int, tuple[Any, ...]]] | None = None
                  ) -> tuple[list[tuple[Any, ...]], dict[int, str], dict[str, int | None], int | None]:
-    """The rows of offset_rows as plain tuples (the fields of ROW_FIELDS), built in one pass with
-    no other object per row: ``(rows, {row index: why unknown}, lag per topic, group lag)``,
-    the totals as ``totals`` sums them. ``raw``, when given, stands for ``state.offsets`` as
+    """Every partition of the group's topics (assigned, subscribed or committed), or of ``topics``
+    when given, as plain tuples (the fields of ROW_FIELDS; never-committed partitions have
+    committed None), built in one pass with no other object per row: ``(rows, {row index: why
+    unknown}, lag per topic, group lag)``; a topic's lag is unknown (None) when one of its rows
+    is, the group's when a topic's is. ``raw``, when given, stands for ``state.offsets`` as
     plain tuples ``(committed, log_start, log_end, metadata)`` (what a live capture streams)."""
     owner = owners(state.group.members)
     # PartitionOffsets per partition, or with ``raw`` plain tuples of the same values
@@ -164,27 +134,3 @@ def time_lag_positions(states: Iterable[GroupState]) -> dict[tuple[str, int], in
     0 <= committed < log end). A partition committed by several groups keeps the last one's."""
     return {(t, p): o.committed for s in states for t, parts in s.offsets.items() for p, o in parts.items()
             if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
-
-
-def unknown_rows(rows: list[OffsetRow]) -> list[OffsetRow]:
-    """The rows whose values are not all known: the answer is incomplete when there is any."""
-    return [r for r in rows if r.unknown is not None]
-
-
-def over_threshold(rows: list[OffsetRow], threshold: int) -> list[OffsetRow]:
-    """The partitions whose lag exceeds ``threshold`` (known lags only: see unknown_rows)."""
-    return [r for r in rows if r.lag is not None and r.lag > threshold]
-
-
-def totals(rows: list[OffsetRow]) -> tuple[dict[str, int | None], int | None]:
-    """Lag per topic and for the group, summed over the committed partitions; None (unknown)
-    for a topic with an unknown row, and for the group when any topic is unknown."""
-    per_topic: dict[str, int | None] = {}
-    for r in rows:
-        so_far = per_topic.setdefault(r.topic, 0)
-        if so_far is None or r.unknown is not None and r.lag is None:
-            per_topic[r.topic] = None
-        elif r.lag is not None:
-            per_topic[r.topic] = so_far + r.lag
-    known = [v for v in per_topic.values() if v is not None]
-    return per_topic, None if len(known) < len(per_topic) else sum(known)

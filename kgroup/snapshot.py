@@ -31,7 +31,6 @@ naming the JSON path, e.g. ``$.group.members[3].assignment.Order[2]``.
 """
 from __future__ import annotations
 
-import base64
 import json
 import re
 from pathlib import Path
@@ -264,6 +263,8 @@ def valid_topic_id(text: str) -> bool:
     not one of the two ids Kafka reserves: all zeros and the metadata topic's 1)."""
     if len(text) != 22 or not re.fullmatch(r"[A-Za-z0-9_-]{22}", text):
         return False
+    import base64
+
     raw = base64.urlsafe_b64decode(text + "==")
     return base64.urlsafe_b64encode(raw).decode().rstrip("=") == text and int.from_bytes(raw, "big") > 1
 

@@ -90,9 +90,6 @@ def run() -> None:
 
 def main() -> None:
     """Entry point: every expected failure becomes one line on stderr and its exit code."""
-    from kgroup.cli import interrupt
-
-    interrupt.install()
     import gc
 
     gc.disable()  # until the command runs (see kgroup.cli.params.KgroupCommand)

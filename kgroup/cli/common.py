@@ -53,7 +53,12 @@ XProps = Annotated[Optional[List[str]], typer.Option(
 CommandConfig = Annotated[Optional[Path], typer.Option(
     "--command-config", metavar="FILE", rich_help_panel=CONNECTION,
     help="Java client .properties file, as kafka-consumer-groups.sh takes it (translated to librdkafka).")]
+DEFAULT_TIMEOUT = 10.0
+
+
 def _timeout(value: float) -> float:
+    if value == DEFAULT_TIMEOUT:  # valid: an offline command need not load the settings module
+        return value
     from kgroup.settings import check_timeout
 
     return check_timeout(value)
@@ -67,7 +72,7 @@ Output = Annotated[OutputFormat, typer.Option("--output", "-o", metavar="table|j
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show client logs on stderr (secrets redacted).")]
 # (name, annotation, default) of the connection options, in the order every command's help lists them
 _CONNECTION_PARAMETERS = [("bootstrap", Bootstrap, None), ("x", XProps, None), ("command_config", CommandConfig, None),
-                          ("timeout", Timeout, 10.0), ("verbose", Verbose, False)]
+                          ("timeout", Timeout, DEFAULT_TIMEOUT), ("verbose", Verbose, False)]
 
 
 def _version(value: bool) -> None:
@@ -91,13 +96,17 @@ class ConnectionOptions:
     bootstrap: Optional[str] = None
     x: Optional[List[str]] = None
     command_config: Optional[Path] = None
-    timeout: float = 10.0
+    timeout: float = DEFAULT_TIMEOUT
     verbose: bool = False
     _cluster: object = field(default=None, init=False, repr=False, compare=False)
 
     def settings(self):
-        """The core's ConnectionSettings (translated --command-config, -X, defaults)."""
+        """The core's ConnectionSettings (translated --command-config, -X, defaults). Every way to
+        the cluster starts here, so Ctrl-C is routed to its watcher here (see kgroup.cli.interrupt)."""
+        from kgroup.cli import interrupt
         from kgroup.settings import ConnectionSettings
+
+        interrupt.install()
 
         return ConnectionSettings.build(self.bootstrap, list(self.x or []), self.command_config, self.timeout,
                                         self.verbose)

@@ -26,8 +26,10 @@ def _stop() -> None:
 
 
 def install() -> None:
-    """Route SIGINT to the watcher (main thread only; a no-op where that is not possible)."""
-    if threading.current_thread() is not threading.main_thread():
+    """Route SIGINT to the watcher (main thread only; a no-op where that is not possible, or
+    once it is installed). Commands install it before they first talk to a cluster or start
+    Spark; an offline command runs Python code only, which the main-thread handler interrupts."""
+    if threading.current_thread() is not threading.main_thread() or getattr(install, "fds", None):
         return
     # a SIGINT from here until the no-op below reaches the main thread too: it must stop, not raise
     signal.signal(signal.SIGINT, _interrupted)

@@ -93,6 +93,9 @@ def scan(
                           out=out, master=master, scratch=scratch)
     with progress_bar() as progress:
         progress("starting Spark", 0, 1)
+        from kgroup.cli import interrupt
+
+        interrupt.install()  # Ctrl-C while the JVM starts or a job runs (see kgroup.cli.interrupt)
         spark = build_session(master, spark_conf, conn.verbose)
         spark_start = time.monotonic() - started
         try:

@@ -79,6 +79,9 @@ def test_offline_commands_load_nothing_heavy(argv):
     assert "kgroup.adapter" not in modules  # the Kafka client wrapper
     if argv[0] != "find-coordinator":  # what a live cluster answers: only find-coordinator explains in it
         assert "kgroup.metadata" not in modules
+    # nor what only talking to a cluster needs: its settings, the Ctrl-C watcher (a thread, a socket)
+    assert not {"kgroup.settings", "kgroup.cli.interrupt", "socket"} & modules, modules & {"kgroup.settings",
+                                                                                       "kgroup.cli.interrupt", "socket"}
     # only the module of the command asked for
     from kgroup.cli import COMMANDS
 

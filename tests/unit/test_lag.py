@@ -2,11 +2,58 @@
 inconsistent offsets make a row unknown and the answer incomplete; never a negative lag."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 
 from kgroup.groups import lag_verdict, offsets_document
-from kgroup.lag import lag, offset_rows, over_threshold, totals, unknown_rows
+from kgroup.lag import lag, offset_table
 from kgroup.model import GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
+
+
+class Row(NamedTuple):
+    """A row of offset_table by name, with why it is unknown."""
+    topic: str
+    partition: int
+    committed: int | None
+    log_start: int | None
+    log_end: int | None
+    lag: int | None
+    member_id: str | None
+    client_id: str | None
+    host: str | None
+    metadata: str | None
+    time_lag_ms: int | None
+    unknown: str | None
+
+
+def offset_rows(state: GroupState, record_timestamps=None, now_ms=None) -> list[Row]:
+    rows, reasons, per_topic, group_lag = offset_table(state, None, record_timestamps, now_ms)
+    named = [Row(*r, unknown=reasons.get(i)) for i, r in enumerate(rows)]
+    assert (per_topic, group_lag) == totals(named)  # its own totals are the rows' sums
+    return named
+
+
+def unknown_rows(rows: list[Row]) -> list[Row]:
+    return [r for r in rows if r.unknown is not None]
+
+
+def over_threshold(rows: list[Row], threshold: int) -> list[Row]:
+    return [r for r in rows if r.lag is not None and r.lag > threshold]
+
+
+def totals(rows: list[Row]) -> tuple[dict[str, int | None], int | None]:
+    """Lag per topic and for the group, summed here from the rows: None for a topic with an
+    unknown row, and for the group when any topic is unknown."""
+    per_topic: dict[str, int | None] = {}
+    for r in rows:
+        so_far = per_topic.setdefault(r.topic, 0)
+        if so_far is None or r.unknown is not None and r.lag is None:
+            per_topic[r.topic] = None
+        elif r.lag is not None:
+            per_topic[r.topic] = so_far + r.lag
+    known = [v for v in per_topic.values() if v is not None]
+    return per_topic, None if len(known) < len(per_topic) else sum(known)
 
 
 def _state(offsets: dict[int, PartitionOffsets], partitions: int = 3) -> GroupState:
