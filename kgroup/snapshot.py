@@ -208,7 +208,7 @@ class _Reader:
         if all(type(x) is str for x in values):
             try:
                 "".join(values).encode("utf-8")  # a lone surrogate stays one when joined
-                return values
+                return list(values)  # the model's own list, not the document's
             except UnicodeEncodeError:
                 pass
         return [self.check(x, f"{where}[{j}]", str) for j, x in enumerate(values)]
