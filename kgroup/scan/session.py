@@ -6,6 +6,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from kgroup.errors import ClusterError, UsageError
 
@@ -128,6 +129,7 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
         raise ClusterError(f"cannot start Spark on {master}: {_first_line(e)}") from None
     if not verbose:
         spark.sparkContext.setLogLevel("ERROR")
+    _quiet_accumulator_server(spark.sparkContext, verbose)
     cores = spark.sparkContext.defaultParallelism
     if "spark.sql.shuffle.partitions" not in conf:
         spark.conf.set("spark.sql.shuffle.partitions", str(max(4, 2 * cores)))
@@ -140,6 +142,22 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
     if not is_local(master) and settings.get("spark.kgroup.shipPackage", "true").lower() != "false":
         spark.sparkContext.addPyFile(str(package_zip()))
     return spark
+
+
+def _quiet_accumulator_server(sc: Any, verbose: bool) -> None:
+    """PySpark's accumulator server (a socket server in this process) prints a whole traceback to
+    stderr for each connection it refuses, which happens when executors fail (seen with executors
+    lacking kgroup). kgroup reports the job's failure in one line; this is one more line with -v,
+    nothing otherwise."""
+    server = getattr(sc, "_accumulatorServer", None)
+    if server is None:
+        return
+
+    def handle_error(request: Any, client_address: Any) -> None:
+        if verbose:
+            sys.stderr.write(f"kgroup: Spark's accumulator server refused a connection: {sys.exc_info()[1]}\n")
+
+    server.handle_error = handle_error
 
 
 def _first_line(e: Exception) -> str:
