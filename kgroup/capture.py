@@ -9,7 +9,7 @@ for the union of all partitions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -157,7 +157,7 @@ def capture(cluster: Any, group_ids: list[str], *, topics: list[str] | None = No
         for (t, p) in parts:
             c = committed[g].get((t, p)) or PartitionOffsets()
             start, end = log.get((t, p), (None, None))
-            by_topic.setdefault(t, {})[p] = replace(c, log_start=start, log_end=end)
+            by_topic.setdefault(t, {})[p] = c._replace(log_start=start, log_end=end)
         leader = None
         if offsets_topic and offsets_topic.partition_count:
             info = offsets_topic.partitions.get(offsets_partition_for(g, offsets_topic.partition_count))

@@ -47,8 +47,7 @@ that has both assignors, then a second roll removing the old one.  See
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from kgroup.assignors.registry import STRATEGIES
 from kgroup.java.hashmap import JavaHashMap, bucket_index, iteration_order
@@ -66,8 +65,7 @@ BUILTIN_REBALANCE_PROTOCOLS: dict[str, tuple[str, ...]] = {
     s.kafka_name: s.rebalance_protocols for s in STRATEGIES.values() if s.side == "client"}
 
 
-@dataclass(frozen=True)
-class VoteResult:
+class VoteResult(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """Outcome of the protocol vote for one membership.
 
     ``votes`` maps protocol -> number of votes, in the order Kafka's HashMap iterates it
@@ -82,7 +80,7 @@ class VoteResult:
     selected: str | None
     error: str | None
     explanation: str
-    tied: list[str] = field(default_factory=list)
+    tied: list[str]
 
 
 def _dedupe(protocols: list[str]) -> list[str]:
@@ -123,6 +121,7 @@ def select_protocol(members: dict[str, list[str]]) -> VoteResult:
             selected=None,
             error=INCONSISTENT_GROUP_PROTOCOL,
             explanation=_inconsistent_explanation(lists, counts),
+            tied=[],
         )
 
     candidate_set = set(candidates)
@@ -223,8 +222,7 @@ def rebalance_protocol(protocols: list[str]) -> str:
     return "COOPERATIVE" if "COOPERATIVE" in common else "EAGER"
 
 
-@dataclass(frozen=True)
-class SwitchStep:
+class SwitchStep(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """One member restart in a rolling switch, and what the group selects afterwards."""
 
     step: int
@@ -379,4 +377,4 @@ def plan_rolling_switch(
 
 
 def _with_note(step: SwitchStep, note: str) -> SwitchStep:
-    return replace(step, note=note)
+    return step._replace(note=note)

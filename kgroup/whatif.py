@@ -6,8 +6,8 @@ module and compares the result with the current assignment.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from kgroup.assignment import Assignment, by_topic, normalized, partition_count, topic_partitions
 from kgroup.assignors import registry
@@ -65,8 +65,7 @@ class MemberExists(ChangeError):
         super().__init__(f"{name}: a member with that id already exists")
 
 
-@dataclass(frozen=True)
-class SubscriptionsInferred:
+class SubscriptionsInferred(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """A note: the cluster reported no subscriptions, so the group's topics stand in for them."""
 
     topics: list[str]
@@ -76,8 +75,7 @@ class SubscriptionsInferred:
                 "report them")
 
 
-@dataclass
-class AddedMember:
+class AddedMember(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """A member brought into the group."""
 
     name: str
@@ -96,8 +94,7 @@ class Change:
     subscriptions: dict[str, list[str]] = field(default_factory=dict)
 
 
-@dataclass
-class Move:
+class Move(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """A partition whose owner differs after the change."""
 
     topic: str
@@ -109,8 +106,7 @@ class Move:
         return {"topic": self.topic, "partition": self.partition, "from": self.source, "to": self.target}
 
 
-@dataclass
-class StrategyResult:
+class StrategyResult(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """What one assignor does after the change, compared with the current assignment."""
 
     strategy: str
@@ -151,8 +147,7 @@ class StrategyResult:
         return doc
 
 
-@dataclass
-class WhatIf:
+class WhatIf(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """The group after the change and every strategy's result."""
 
     group: str
@@ -297,7 +292,7 @@ def _server_side(members: list[MemberSubscription], state: GroupState) -> list[M
     targets = {m.member_id: m.target_assignment for m in state.group.members if m.target_assignment is not None}
     if not targets:
         return members
-    return [replace(m, owned=tuple(topic_partitions(targets[m.member_id])))
+    return [m._replace(owned=tuple(topic_partitions(targets[m.member_id])))
             if m.member_id in targets else m for m in members]
 
 

@@ -9,7 +9,7 @@ where ``topics`` maps each topic to its partition count.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # what an assignor returns: member id -> partitions, in the exact order Kafka's assignor produces them
 from kgroup.assignment import GroupAssignment as GroupAssignment
@@ -19,8 +19,7 @@ from kgroup.assignment import TopicPartition as TopicPartition
 TopicRacks = dict[str, dict[int, frozenset[str]]]
 
 
-@dataclass(frozen=True)
-class MemberSubscription:
+class MemberSubscription(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """One member as the assignor sees it (ConsumerPartitionAssignor.Subscription)."""
 
     member_id: str
@@ -28,7 +27,7 @@ class MemberSubscription:
     group_instance_id: str | None = None
     rack: str | None = None
     # partitions the member owns now (cooperative: ownedPartitions; eager sticky: userData)
-    owned: tuple[TopicPartition, ...] = field(default_factory=tuple)
+    owned: tuple[TopicPartition, ...] = ()
     # generation the owned partitions belong to (-1 = unknown / DEFAULT_GENERATION)
     generation: int = -1
 

@@ -101,5 +101,5 @@ def assign_rounds(
     first = _assign_once(topics, members, topic_racks)
     generation = max(DEFAULT_GENERATION, *(m.generation for m in members)) + 1
     follow_up = [MemberSubscription(m.member_id, m.topics, m.group_instance_id, m.rack, tuple(first[m.member_id]),
-                                    generation) for m in members]  # dataclasses.replace, without its overhead
+                                    generation) for m in members]  # _replace, without its overhead
     return first, _assign_once(topics, follow_up, topic_racks)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kgroup.java.hashmap import iteration_order
 
@@ -16,8 +16,7 @@ from .movements import PartitionMovements
 from .rack_info import RackInfo
 
 
-@dataclass
-class StickyResult:
+class StickyResult(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """The sticky assignment and, from the constrained builder, the partitions changing owner."""
 
     assignment: dict[str, list[TopicPartition]]
