@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 MISSING = "-"
 
@@ -19,14 +18,13 @@ class OutputFormat(str, Enum):
     csv = "csv"
 
 
-@dataclass
-class Table:
+class Table(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """One table of a command's output: headers, rows, an optional title and notes under it."""
 
     headers: list[str]
     rows: Sequence[Sequence[Any]]
     title: str | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: Sequence[str] = ()
 
 
 def cell(value: Any) -> Any:

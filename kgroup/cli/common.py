@@ -1,6 +1,5 @@
 """What every command shares: the Typer app, connection and output options,
 and the way a command gets a cluster or a snapshot."""
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, List, Optional
 
@@ -87,18 +86,23 @@ def _root(version: Annotated[Optional[bool], typer.Option(
     pass
 
 
-@dataclass
 class ConnectionOptions:
     """A command's connection options, as given (-b, -X, --command-config, --timeout, -v),
     passed explicitly to whatever needs the cluster; it makes the command's one read-only
-    Cluster on first use and keeps it."""
+    Cluster on first use and keeps it. A plain class: no generated repr that could print an
+    -X secret, and cheaper to define than a dataclass."""
 
-    bootstrap: Optional[str] = None
-    x: Optional[List[str]] = None
-    command_config: Optional[Path] = None
-    timeout: float = DEFAULT_TIMEOUT
-    verbose: bool = False
-    _cluster: object = field(default=None, init=False, repr=False, compare=False)
+    __slots__ = ("bootstrap", "x", "command_config", "timeout", "verbose", "_cluster")
+
+    def __init__(self, bootstrap: Optional[str] = None, x: Optional[List[str]] = None,
+                 command_config: Optional[Path] = None, timeout: float = DEFAULT_TIMEOUT,
+                 verbose: bool = False) -> None:
+        self.bootstrap = bootstrap
+        self.x = x
+        self.command_config = command_config
+        self.timeout = timeout
+        self.verbose = verbose
+        self._cluster: object = None
 
     def settings(self):
         """The core's ConnectionSettings (translated --command-config, -X, defaults). Every way to

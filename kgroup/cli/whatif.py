@@ -164,7 +164,7 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
     if vote is not None:
         line = (f"protocol vote after the change: {vote['selected']}" if vote.get("selected") else
                 f"protocol vote after the change: {vote.get('error') or 'unknown'}")
-        tables[-1].notes.append(f"{line} ({vote['explanation']})")
+        tables[-1] = tables[-1]._replace(notes=[*tables[-1].notes, f"{line} ({vote['explanation']})"])
     return tables
 
 

@@ -37,7 +37,14 @@ def test_the_option_set_comes_last_and_arrives_as_one_value():
 
     assert list(inspect.signature(command).parameters) == ["group", "output", *SHARED]
     command("G1", bootstrap="h:1", x=["a=b"], command_config=None, timeout=3.0, verbose=True)
-    assert seen == [("G1", "table", ConnectionOptions("h:1", ["a=b"], None, 3.0, True))]
+    ((group, output, conn),) = seen
+    assert (group, output) == ("G1", "table")
+    assert [getattr(conn, name) for name in SHARED] == ["h:1", ["a=b"], None, 3.0, True]
+
+
+def test_the_options_never_print_a_secret():
+    conn = ConnectionOptions("h:1", ["sasl.password=hunter2"])
+    assert "hunter2" not in repr(conn) and "hunter2" not in str(conn)
 
 
 def test_every_command_with_a_cluster_takes_the_one_option_set():

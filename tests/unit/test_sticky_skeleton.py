@@ -99,7 +99,7 @@ def test_as_assignment_lists_every_member_in_the_order_given():
 
 def test_member_data_and_errors():
     sub = _sub("a", ["U", "T"])
-    assert sub.topics == ["T", "U"] and sub.topic_set == frozenset({"T", "U"})
+    assert sub.topics == ["T", "U"]
     error = StickyAssignmentError("java.lang.IllegalStateException", "No more unfilled consumers to be assigned.")
     assert str(error) == "java.lang.IllegalStateException: No more unfilled consumers to be assigned."
     assert error.java_exception == "java.lang.IllegalStateException"

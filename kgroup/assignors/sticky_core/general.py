@@ -151,7 +151,7 @@ class GeneralAssignmentBuilder(AbstractAssignmentBuilder):
             for tp in partitions:
                 if tp[0] not in self.topic_consumers:
                     self.partition_consumer.pop(tp, None)
-                elif tp[0] not in subscription.topic_set or self.rack_info.racks_mismatch(consumer, tp):
+                elif tp[0] not in self.consumer_topic_sets[consumer] or self.rack_info.racks_mismatch(consumer, tp):
                     self.revocation_required = True
                 else:
                     kept.append(tp)

@@ -2,23 +2,21 @@
 (``AbstractStickyAssignor.MemberData``), and the generation it belongs to."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..base import TopicPartition
 
 DEFAULT_GENERATION = -1
 
 
-@dataclass
-class MemberData:
+class MemberData(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """``AbstractStickyAssignor.MemberData``: what a member says it owned, and in which generation."""
 
     partitions: list[TopicPartition]
     generation: int | None  # None = Optional.empty()
 
 
-@dataclass
-class StickySubscription:
+class StickySubscription(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
     """One member's ``Subscription`` as the group leader's assignor receives it."""
 
     member_id: str
@@ -27,6 +25,3 @@ class StickySubscription:
     generation_id: int | None  # Subscription.generationId()
     rack: str | None
     member_data: MemberData
-
-    def __post_init__(self) -> None:
-        self.topic_set = frozenset(self.topics)
