@@ -66,8 +66,11 @@ def standalone(tmp_path_factory):
     conf_dir = tmp_path_factory.mktemp("spark-conf")
     (conf_dir / "log4j2.properties").write_text(QUIET_LOG4J2)
     work = tmp_path_factory.mktemp("spark-work")
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_CONF_DIR": str(conf_dir),
-           "PYSPARK_PYTHON": sys.executable, "SPARK_WORKER_DIR": str(work)}
+    # the worker's PYTHONPATH reaches every executor's Python: one set for this test run (say, to
+    # the checkout) would hand the executors kgroup and hide whether the scan ships it itself
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update({"SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_CONF_DIR": str(conf_dir),
+                "PYSPARK_PYTHON": sys.executable, "SPARK_WORKER_DIR": str(work)})
     port, web, worker_web = _free_port(), _free_port(), _free_port()
     spark_class = str(home / "bin" / "spark-class")
     log = open(work / "daemons.log", "wb")

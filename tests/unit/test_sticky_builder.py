@@ -1,10 +1,10 @@
 """kgroup/assignors/sticky_core/builder.py: the state Kafka's AbstractAssignmentBuilder holds for
-both builders, and Java's List.remove(Object)."""
+both builders, Java's List.remove(Object) and the builders' two-pointer walk."""
 from __future__ import annotations
 
 import pytest
 
-from kgroup.assignors.sticky_core.builder import AbstractAssignmentBuilder, remove_first
+from kgroup.assignors.sticky_core.builder import AbstractAssignmentBuilder, remove_first, unassigned_walk
 from kgroup.assignors.sticky_core.constrained import ConstrainedAssignmentBuilder
 from kgroup.assignors.sticky_core.general import GeneralAssignmentBuilder
 from kgroup.assignors.sticky_core.rack_info import RackInfo
@@ -37,3 +37,18 @@ def test_remove_first_drops_the_first_occurrence_like_java_list_remove():
     items = [("T", 1), ("T", 2), ("T", 1)]
     assert remove_first(items, ("T", 1)) is True and items == [("T", 2), ("T", 1)]
     assert remove_first(items, ("T", 9)) is False and items == [("T", 2), ("T", 1)]
+
+
+ALL = [("T", 0), ("T", 1), ("T", 2), ("U", 0), ("U", 1)]
+
+
+def test_the_walk_returns_every_partition_not_assigned_in_the_order_walked():
+    assert unassigned_walk(ALL, [("T", 1), ("U", 0)]) == [("T", 0), ("T", 2), ("U", 1)]
+    assert unassigned_walk(iter(ALL), [("U", 1)]) == ALL[:4]  # any iterable: the constrained builder's generator
+    assert unassigned_walk(ALL, list(ALL)) == []
+
+
+def test_the_walk_desynchronises_on_a_partition_it_never_meets_as_java_does():
+    # ("T", 7) does not exist: the pointer waits on it, so ("U", 0) after it is reported unassigned
+    # although it is assigned -- Java's getUnassignedPartitions gives the same
+    assert unassigned_walk(ALL, [("T", 1), ("T", 7), ("U", 0)]) == [("T", 0), ("T", 2), ("U", 0), ("U", 1)]

@@ -1,5 +1,5 @@
 """``AbstractStickyAssignor.AbstractAssignmentBuilder``: the state both builders share, and the
-Java list operation they both rely on."""
+Java list operation and two-pointer walk they both rely on."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -16,6 +16,27 @@ def remove_first(items: list[Any], value: object) -> bool:
     except ValueError:
         return False
     return True
+
+
+def unassigned_walk(all_sorted: Iterable[TopicPartition], assigned: list[TopicPartition]) -> list[TopicPartition]:
+    """Both builders' ``getUnassignedPartitions`` walk: the partitions of ``all_sorted`` that
+    ``assigned`` (non-empty, sorted the same way) does not hold, by Java's two pointers. Like
+    Java's, the walk assumes ``assigned`` only holds partitions of ``all_sorted``: one that is
+    not (a partition number beyond its topic's count) desynchronises it the same way."""
+    unassigned: list[TopicPartition] = []
+    add_directly = False
+    iterator = iter(assigned)
+    next_assigned = next(iterator)
+    for tp in all_sorted:
+        if add_directly or next_assigned != tp:
+            unassigned.append(tp)
+        else:
+            following = next(iterator, None)
+            if following is None:
+                add_directly = True
+            else:
+                next_assigned = following
+    return unassigned
 
 
 class AbstractAssignmentBuilder:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from kgroup.java.strings import java_string_key
 
 from ..base import TopicPartition
-from .builder import AbstractAssignmentBuilder, remove_first
+from .builder import AbstractAssignmentBuilder, remove_first, unassigned_walk
 from .errors import StickyAssignmentError
 from .rack_info import RackInfo
 
@@ -98,21 +98,8 @@ class ConstrainedAssignmentBuilder(AbstractAssignmentBuilder):
         if not assigned:
             return self.all_topic_partitions(sorted_topics)
         assigned.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))
-        unassigned: list[TopicPartition] = []
-        add_directly = False
-        iterator = iter(assigned)
-        next_assigned = next(iterator)
-        for topic in sorted_topics:
-            for p in range(self.partitions_per_topic[topic]):
-                if add_directly or not (next_assigned[0] == topic and next_assigned[1] == p):
-                    unassigned.append((topic, p))
-                else:
-                    following = next(iterator, None)
-                    if following is None:
-                        add_directly = True
-                    else:
-                        next_assigned = following
-        return unassigned
+        counts = self.partitions_per_topic
+        return unassigned_walk(((t, p) for t in sorted_topics for p in range(counts[t])), assigned)
 
     def _assign_rack_aware_round_robin(self, unassigned: list[TopicPartition]) -> list[TopicPartition]:
         """Returns the partitions it could not place on a rack-matching member."""

@@ -8,7 +8,7 @@ from typing import Any
 from kgroup.java.strings import java_string_key
 
 from ..base import TopicPartition
-from .builder import AbstractAssignmentBuilder, remove_first
+from .builder import AbstractAssignmentBuilder, remove_first, unassigned_walk
 from .errors import AssignmentDoesNotTerminate, StickyAssignmentError
 from .member_data import DEFAULT_GENERATION, StickySubscription
 from .movements import PartitionMovements
@@ -164,20 +164,7 @@ class GeneralAssignmentBuilder(AbstractAssignmentBuilder):
             return self.sorted_all_partitions  # the very same list, as in Java
         order = self.topic_order
         assigned.sort(key=lambda tp: (order[tp[0]], tp[1]))
-        unassigned: list[TopicPartition] = []
-        add_directly = False
-        iterator = iter(assigned)
-        next_assigned = next(iterator)
-        for tp in self.sorted_all_partitions:
-            if add_directly or next_assigned != tp:
-                unassigned.append(tp)
-            else:
-                following = next(iterator, None)
-                if following is None:
-                    add_directly = True
-                else:
-                    next_assigned = following
-        return unassigned
+        return unassigned_walk(self.sorted_all_partitions, assigned)
 
     # -- helpers --------------------------------------------------------------
 
