@@ -1,6 +1,6 @@
 """Benchmark: start-up of kgroup's offline commands and --help against `python -c 'import typer'`.
 
-    python bench/startup_bench.py [--runs 21] [--importtime] [--readme]
+    python bench/startup_bench.py [--runs 41] [--importtime] [--readme]
 
 Every command is a fresh process, timed end to end (process start to exit) with stdin,
 stdout and stderr not a terminal (as in a pipe or a script); the commands take turns in
@@ -73,7 +73,7 @@ def importtime(args: list[str], env: dict[str, str], top: int) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=int, default=21, help="rounds; every command runs once per round")
+    ap.add_argument("--runs", type=int, default=41, help="rounds; every command runs once per round")
     ap.add_argument("--importtime", action="store_true", help="also list each command's biggest imports")
     ap.add_argument("--readme", action="store_true", help="write the table into docs/benchmarks.md")
     args = ap.parse_args()
