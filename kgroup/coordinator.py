@@ -1,7 +1,7 @@
 """Explain a group's coordinator: the offsets partition it hashes to, that
 partition's leader, what FindCoordinator answered, and whether they agree.
 
-Pure: works on the model's dataclasses, never on a client.
+Pure: works on the model's types, never on a client.
 """
 from __future__ import annotations
 
