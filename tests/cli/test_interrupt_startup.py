@@ -4,8 +4,9 @@ program with ``kgroup: interrupted`` and 130, never a KeyboardInterrupt tracebac
 Before kgroup's first statement runs, the program is not yet kgroup's: the interpreter may be
 killed by the signal (before it installs its own handler; a shell reports 130), or report a
 KeyboardInterrupt raised in its start-up (``site``, ``runpy``, the import system looking for
-the kgroup package). Such a traceback has no frame in the kgroup package, which is how these
-tests tell it apart from one kgroup could have prevented.
+the kgroup package, or entering the package's first frame before its first statement). Such a
+traceback has no frame in the kgroup package past line 0, which is how these tests tell it
+apart from one kgroup could have prevented.
 """
 from __future__ import annotations
 
@@ -34,9 +35,12 @@ def _env() -> dict[str, str]:
 
 
 def _kgroup_frames(stderr: str) -> list[str]:
-    """The traceback frames of stderr that lie in the kgroup package."""
-    files = re.findall(r'^  File "([^"]+)", line \d+', stderr, flags=re.M)
-    return [f for f in files if Path(f).resolve().is_relative_to(PACKAGE)]
+    """The traceback frames of stderr that lie in the kgroup package and had begun running it.
+    A frame at line 0 has run none of its module's statements: the interpreter checks for a
+    pending signal as it enters a frame, so a SIGINT that came while the import system was
+    still loading the package is raised there, before kgroup's first statement."""
+    frames = re.findall(r'^  File "([^"]+)", line (\d+)', stderr, flags=re.M)
+    return [f for f, line in frames if Path(f).resolve().is_relative_to(PACKAGE) and line != "0"]
 
 
 def _verdict(returncode: int, stdout: str, stderr: str) -> str | None:
