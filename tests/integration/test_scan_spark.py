@@ -313,3 +313,31 @@ def test_out_writes_every_offset_record_and_group_event(spark, scenario, saved, 
     assert [(e["timestamp"], e["partition"], e["offset"], e["group"], e["type"], e["tombstone"])
             for e in written] == sorted(events)
     assert [r["group"] for r in pq.read_table(out / "groups").to_pylist()] == [g["group"] for g in groups]
+
+
+def test_the_cli_document_from_a_saved_log_matches_its_schema(scenario, saved):
+    """`kgroup scan --input F -o json` as a user runs it: the document validates against
+    docs/schemas/scan.schema.json, which refuses unknown keys at every level (the live document
+    is validated in integration/test_scan_cluster.py)."""
+    import json
+
+    from conftest import run_kgroup
+    from schemas import validate
+    from spark_env import spark_subprocess_env
+
+    groups, coordinators, extra = expected(scenario)
+    res = run_kgroup("scan", "--input", str(saved / "log.parquet"), "--stale-after", "1h", "--storm", str(STORM),
+                     "-o", "json", env=spark_subprocess_env(), timeout=240)
+    assert res.returncode == 1, res.stderr  # the scenario's two undecodable records are flagged
+    doc = json.loads(res.stdout)
+    validate("scan", doc)
+    assert doc["groups"] == groups and doc["coordinators"] == coordinators and doc["brokers"] == []
+    summary = doc["summary"]
+    assert summary["undecodable"] == extra["undecodable"] == 2
+    assert [e["type"] for e in summary["errors"]] == [99, 1]  # the record types their keys begin with
+    assert summary["hot_brokers"] == [] and summary["master"] == "local[*]"
+    for extra_key in ("doc", "summary", "window"):  # an unknown key anywhere is refused
+        bad = json.loads(res.stdout)
+        {"doc": bad, "summary": bad["summary"], "window": bad["summary"]["window"]}[extra_key]["surprise"] = 1
+        with pytest.raises(Exception, match="surprise"):
+            validate("scan", bad)
