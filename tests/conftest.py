@@ -1,7 +1,6 @@
 """Shared fixtures: real broker processes and running kgroup as a user would."""
 from __future__ import annotations
 
-import gc
 import os
 import subprocess
 import sys
@@ -13,18 +12,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-
-
-@pytest.fixture(autouse=True)
-def _collector_restored():
-    """A command disables and freezes the garbage collector for the rest of its process's life
-    (kgroup.cli): a test that runs one in this process must not leave the rest of the suite
-    without it (cycles would pile up until exit, Kafka clients among them)."""
-    enabled = gc.isenabled()
-    yield
-    gc.unfreeze()
-    if enabled:
-        gc.enable()
 
 
 @dataclass

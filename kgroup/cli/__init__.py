@@ -55,7 +55,7 @@ def __getattr__(name: str):
 
 
 def run() -> None:
-    """The program's entry point (console script, ``python -m kgroup``): :func:`main`, then an
+    """The program's entry point (console script, ``python -m kgroup``): the command, then an
     exit that skips the interpreter's teardown of native clients. librdkafka handles destroyed
     during that teardown, after a failed SASL handshake, were seen to crash the process (SIGSEGV)
     after kgroup had printed its answer; exit handlers still run and output is flushed first."""
@@ -65,7 +65,7 @@ def run() -> None:
     from kgroup.errors import ExitCode
 
     try:
-        main()
+        _main()  # not main(): the process ends here, so the garbage collector is not restored
         code: object = ExitCode.OK
     except SystemExit as e:
         code = e.code
@@ -89,7 +89,21 @@ def run() -> None:
 
 
 def main() -> None:
-    """Entry point: every expected failure becomes one line on stderr and its exit code."""
+    """The command line run inside a caller's process (tests; the program itself runs
+    :func:`run`): as the program, then the garbage collector as it was found, since a command
+    turns it off and freezes what it has built for the rest of its process's life."""
+    import gc
+
+    enabled = gc.isenabled()
+    try:
+        _main()
+    finally:
+        gc.unfreeze()
+        (gc.enable if enabled else gc.disable)()
+
+
+def _main() -> None:
+    """Every expected failure becomes one line on stderr and its exit code."""
     import gc
 
     gc.disable()  # until the command runs (see kgroup.cli.params.KgroupCommand)

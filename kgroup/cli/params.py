@@ -158,7 +158,7 @@ def _install(params: list[Any]) -> None:
 class KgroupCommand(TyperCommand):
     """A Typer command whose parameters coerce through :class:`FastRuntimeParam`.
 
-    ``kgroup.cli.main`` starts with the cyclic garbage collector off (start-up builds
+    ``kgroup.cli`` starts a command with the cyclic garbage collector off (start-up builds
     modules, classes and the command, nothing cyclic to reclaim); the command body runs
     with everything built so far frozen out of the collector's way and the collector on
     again, unless the command turns it off for its own (bounded) life, as whatif does.
