@@ -65,7 +65,7 @@ BUILTIN_REBALANCE_PROTOCOLS: dict[str, tuple[str, ...]] = {
     s.kafka_name: s.rebalance_protocols for s in STRATEGIES.values() if s.side == "client"}
 
 
-class VoteResult(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class VoteResult(NamedTuple):
     """Outcome of the protocol vote for one membership.
 
     ``votes`` maps protocol -> number of votes, in the order Kafka's HashMap iterates it
@@ -222,7 +222,7 @@ def rebalance_protocol(protocols: list[str]) -> str:
     return "COOPERATIVE" if "COOPERATIVE" in common else "EAGER"
 
 
-class SwitchStep(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class SwitchStep(NamedTuple):
     """One member restart in a rolling switch, and what the group selects afterwards."""
 
     step: int

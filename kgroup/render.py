@@ -18,7 +18,7 @@ class OutputFormat(str, Enum):
     csv = "csv"
 
 
-class Table(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class Table(NamedTuple):
     """One table of a command's output: headers, rows, an optional title and notes under it."""
 
     headers: list[str]

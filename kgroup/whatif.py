@@ -65,7 +65,7 @@ class MemberExists(ChangeError):
         super().__init__(f"{name}: a member with that id already exists")
 
 
-class SubscriptionsInferred(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class SubscriptionsInferred(NamedTuple):
     """A note: the cluster reported no subscriptions, so the group's topics stand in for them."""
 
     topics: list[str]
@@ -75,7 +75,7 @@ class SubscriptionsInferred(NamedTuple):  # an immutable value: a NamedTuple is 
                 "report them")
 
 
-class AddedMember(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class AddedMember(NamedTuple):
     """A member brought into the group."""
 
     name: str
@@ -94,7 +94,7 @@ class Change:
     subscriptions: dict[str, list[str]] = field(default_factory=dict)
 
 
-class Move(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class Move(NamedTuple):
     """A partition whose owner differs after the change."""
 
     topic: str
@@ -106,7 +106,7 @@ class Move(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define
         return {"topic": self.topic, "partition": self.partition, "from": self.source, "to": self.target}
 
 
-class StrategyResult(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class StrategyResult(NamedTuple):
     """What one assignor does after the change, compared with the current assignment."""
 
     strategy: str
@@ -147,7 +147,7 @@ class StrategyResult(NamedTuple):  # an immutable value: a NamedTuple is cheaper
         return doc
 
 
-class WhatIf(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class WhatIf(NamedTuple):
     """The group after the change and every strategy's result."""
 
     group: str

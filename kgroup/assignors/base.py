@@ -19,7 +19,7 @@ from kgroup.assignment import TopicPartition as TopicPartition
 TopicRacks = dict[str, dict[int, frozenset[str]]]
 
 
-class MemberSubscription(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class MemberSubscription(NamedTuple):
     """One member as the assignor sees it (ConsumerPartitionAssignor.Subscription)."""
 
     member_id: str

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # annotations only: importing the assignors' vocabulary here 
     from kgroup.assignors.base import GroupAssignment, MemberSubscription, TopicRacks
 
 
-class Strategy(NamedTuple):  # a NamedTuple: cheaper to define at start-up than a dataclass
+class Strategy(NamedTuple):
     name: str  # kgroup's name for it (--strategy, whatif's documents)
     kafka_name: str  # the assignor's name in Kafka: a classic member's protocol name, a KIP-848 group's assignor
     side: Literal["client", "server"]

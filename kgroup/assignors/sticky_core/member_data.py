@@ -9,14 +9,14 @@ from ..base import TopicPartition
 DEFAULT_GENERATION = -1
 
 
-class MemberData(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class MemberData(NamedTuple):
     """``AbstractStickyAssignor.MemberData``: what a member says it owned, and in which generation."""
 
     partitions: list[TopicPartition]
     generation: int | None  # None = Optional.empty()
 
 
-class StickySubscription(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class StickySubscription(NamedTuple):
     """One member's ``Subscription`` as the group leader's assignor receives it."""
 
     member_id: str

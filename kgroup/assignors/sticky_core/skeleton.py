@@ -16,7 +16,7 @@ from .movements import PartitionMovements
 from .rack_info import RackInfo
 
 
-class StickyResult(NamedTuple):  # an immutable value: a NamedTuple is cheaper to define than a dataclass
+class StickyResult(NamedTuple):
     """The sticky assignment and, from the constrained builder, the partitions changing owner."""
 
     assignment: dict[str, list[TopicPartition]]
