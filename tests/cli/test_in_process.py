@@ -14,9 +14,10 @@ import pytest
 from kgroup.cli import main
 
 # whatif turns the collector off for its own life, every command freezes what start-up built
-COMMANDS = [["whatif", "--snapshot", "examples/seed-g1.json", "--remove", "C3", "-o", "json"],
-            ["find-coordinator", "--offline", "--offsets-partitions", "50", "G1"],
-            ["whatif", "--snapshot", "no-such-file.json"]]  # a failure leaves it as found too
+# (arguments, exit code): a failure leaves the collector as found too
+COMMANDS = [(["whatif", "--snapshot", "examples/seed-g1.json", "--remove", "C3", "-o", "json"], 0),
+            (["find-coordinator", "--offline", "--offsets-partitions", "50", "G1"], 0),
+            (["whatif", "--snapshot", "no-such-file.json"], 2)]
 
 
 def _main(args: list[str]) -> object:
@@ -31,18 +32,18 @@ def _main(args: list[str]) -> object:
     return None
 
 
-@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:2]))
-def test_the_collector_is_on_and_nothing_frozen_afterwards(args, monkeypatch):
+@pytest.mark.parametrize(("args", "code"), COMMANDS, ids=[" ".join(a[:3]) for a, _ in COMMANDS])
+def test_the_collector_is_on_and_nothing_frozen_afterwards(args, code, monkeypatch):
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     assert gc.isenabled() and gc.get_freeze_count() == 0
-    _main(args)
+    assert _main(args) == code
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
 def test_a_collector_the_caller_had_off_stays_off():
     gc.disable()
     try:
-        _main(COMMANDS[1])
+        assert _main(COMMANDS[1][0]) == 0
         assert not gc.isenabled()
     finally:
         gc.enable()

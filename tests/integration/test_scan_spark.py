@@ -334,7 +334,11 @@ def test_the_cli_document_from_a_saved_log_matches_its_schema(scenario, saved):
     assert doc["groups"] == groups and doc["coordinators"] == coordinators and doc["brokers"] == []
     summary = doc["summary"]
     assert summary["undecodable"] == extra["undecodable"] == 2
-    assert [e["type"] for e in summary["errors"]] == [99, 1]  # the record types their keys begin with
+    # each undecodable record with the record type its key begins with (0x0063, 0x0001)
+    bad_records = sorted((p, o, int.from_bytes(r.raw_key[:2], "big", signed=True))
+                         for p, recs in scenario.by_partition().items() for o, r in enumerate(recs) if r.type < 0)
+    assert [(e["partition"], e["offset"], e["type"]) for e in summary["errors"]] == bad_records
+    assert [t for _, _, t in bad_records] == [99, 1]
     assert summary["hot_brokers"] == [] and summary["master"] == "local[*]"
     for extra_key in ("doc", "summary", "window"):  # an unknown key anywhere is refused
         bad = json.loads(res.stdout)
