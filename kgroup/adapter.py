@@ -37,6 +37,7 @@ _NOT_AUTHORIZED = {KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FA
                    KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError._SSL}
 # OffsetFetch requests in flight at once when many groups are read (--all-groups)
 _GROUP_WINDOW = 64
+_BATCHED_FROM = 10  # groups from which committed offsets are fetched many groups per request
 _DESCRIBE_WINDOW = 256  # describes in flight (iter_describe_groups)
 _DESCRIBE_BATCH = 64  # groups asked for per call once that many answers are handed out
 # librdkafka refuses a connection set-up timeout under 1 s; --timeout may be shorter.
@@ -107,6 +108,8 @@ class Cluster:
         self._deadline = time.monotonic() + settings.timeout
         self._answered = False  # has any broker answered yet?
         self._admin = AdminClient(self._config())
+        self._brokers: dict[int, Broker] = {}  # as the last metadata() saw them
+        self._batched: Any = None  # kgroup.wire's BatchedOffsets, once opened; False: not usable
 
     # -- plumbing -------------------------------------------------------------
 
@@ -205,6 +208,7 @@ class Cluster:
                                               p.error.name() if p.error else None)
                           for p in t.partitions.values()}
             topics[name] = TopicInfo(name, partitions, t.error.name() if t.error else None)
+        self._brokers = brokers
         return ClusterMetadata(brokers, topics, md.cluster_id)
 
     # -- groups ---------------------------------------------------------------
@@ -418,13 +422,59 @@ class Cluster:
             return None if item is None else (item[0], item[0], item[1])
 
         out: dict[str, dict[tuple[str, int], PartitionOffsets]] = {}
-        for _, group, found in self.iter_committed_offsets(next_request):
+        for _, group, found in self.iter_committed_offsets(next_request, groups=len(groups)):
             out[group] = {tp: PartitionOffsets(committed=c, metadata=m, leader_epoch=e)
                           for tp, (c, m, e) in found.items()}
         return {g: out[g] for g in groups}
 
     def iter_committed_offsets(self, next_request: Callable[[], tuple[Any, str, list[tuple[str, int]] | None] | None],
-                               window: int = _GROUP_WINDOW) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
+                               window: int = _GROUP_WINDOW, groups: int | None = None
+                               ) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
+        """OffsetFetch for each request ``next_request()`` hands out, as _iter_committed_offsets
+        says; many groups per request through kgroup.wire where the cluster and the connection
+        settings allow (see kgroup.wire.offset_fetch), the rest one group per request through
+        librdkafka. ``groups``: how many groups will be asked about, when known; for fewer than
+        _BATCHED_FROM the connections the batched path opens would cost more than they save."""
+        from collections import deque
+
+        batched = None if groups is not None and groups < _BATCHED_FROM else self._batched_offsets()
+        if batched is None:
+            yield from self._iter_committed_offsets(next_request, window)
+            return
+        failed: deque[Any] = deque()
+        while True:
+            yield from batched.iterate(next_request, failed)
+            if batched.broken:  # the rest through librdkafka
+                yield from self._iter_committed_offsets(lambda: failed.popleft() if failed else next_request(), window)
+                return
+            if not failed:
+                return
+            yield from self._iter_committed_offsets(lambda: failed.popleft() if failed else None, window)
+
+    def _batched_offsets(self) -> Any:
+        """kgroup.wire's BatchedOffsets, or None where it cannot be used (then every request goes
+        through librdkafka): connection settings it does not speak, no broker known yet, a
+        cluster before Kafka 3.0, or no broker answering it."""
+        if self._batched is None:
+            self._batched = False
+            from kgroup.wire.offset_fetch import eligible
+
+            if eligible(self.settings.properties) and self._brokers:
+                from kgroup.wire.connection import WireError
+                from kgroup.wire.offset_fetch import BatchedOffsets
+
+                # a third of the time left is kept for librdkafka, should a batched answer never come
+                now = time.monotonic()
+                try:
+                    self._batched = BatchedOffsets(
+                        [(b.host, b.port) for b in sorted(self._brokers.values(), key=lambda b: b.id)],
+                        self.settings.properties.get("client.id", "rdkafka"), now + (self._deadline - now) * 2 / 3)
+                except WireError:
+                    pass
+        return self._batched or None
+
+    def _iter_committed_offsets(self, next_request: Callable[[], tuple[Any, str, list[tuple[str, int]] | None] | None],
+                                window: int = _GROUP_WINDOW) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
         """OffsetFetch for each request ``next_request()`` hands out: ``(key, group, partitions)``,
         partitions None for every committed one; None when it has nothing (more) to ask for now.
 

@@ -370,7 +370,7 @@ class CaptureStream:
                     for p in sorted(mtopics[t].partitions) if (t, p) not in found]
 
         self.progress("groups", 0, n)
-        for key, group, found in cluster.iter_committed_offsets(next_request, **(
+        for key, group, found in cluster.iter_committed_offsets(next_request, groups=n, **(
                 {"window": self.window} if self.window else {})):
             if key >= 0:
                 wanted = explicit(key, found)

@@ -117,6 +117,16 @@ def _skip(buf: bytes, pos: int, size: int, tag: int) -> int:
     return pos + size
 
 
+def skip_tagged_fields(buf: bytes, pos: int) -> int:
+    """The position after a tagged-field section whose tags are all skipped (a response header's)."""
+    count, pos = _uvarint(buf, pos)
+    for _ in range(count):
+        tag, pos = _uvarint(buf, pos)
+        size, pos = _uvarint(buf, pos)
+        pos = _skip(buf, pos, size, tag)
+    return pos
+
+
 def uuid_text(raw: bytes) -> str:
     """Kafka's ``Uuid.toString()``: URL-safe base64 of the 16 bytes, without padding."""
     return base64.urlsafe_b64encode(raw)[:22].decode("ascii")
