@@ -454,7 +454,7 @@ class Cluster:
     def _batched_offsets(self) -> Any:
         """kgroup.wire's BatchedOffsets, or None where it cannot be used (then every request goes
         through librdkafka): connection settings it does not speak, no broker known yet, a
-        cluster before Kafka 3.0, or no broker answering it."""
+        cluster before Kafka 3.0, no broker answering it, or a connection of it failed earlier."""
         if self._batched is None:
             self._batched = False
             from kgroup.wire.offset_fetch import eligible
@@ -471,7 +471,7 @@ class Cluster:
                         self.settings.properties.get("client.id", "rdkafka"), now + (self._deadline - now) * 2 / 3)
                 except WireError:
                     pass
-        return self._batched or None
+        return self._batched if self._batched and not self._batched.broken else None
 
     def _iter_committed_offsets(self, next_request: Callable[[], tuple[Any, str, list[tuple[str, int]] | None] | None],
                                 window: int = _GROUP_WINDOW) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:

@@ -58,10 +58,6 @@ class Connection:
             raise WireError(f"no answer from {self.address} in time")
         return left
 
-    @property
-    def in_flight(self) -> int:
-        return len(self._pending)
-
     def send(self, api: Api, body: dict[str, Any]) -> None:
         """Send a request; its answer is read by a later receive(), in the order sent."""
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF

@@ -45,12 +45,11 @@ def found_offsets(group: Mapping[str, Any]) -> dict[tuple[str, int], tuple[int |
             error = p["errorCode"]
             if error and error != UNKNOWN_TOPIC_OR_PARTITION:
                 return None
-            committed = p["committedOffset"]
+            # as the adapter reads librdkafka's answer: metadata only with a commit, -1 is none
+            committed = p["committedOffset"] if p["committedOffset"] >= 0 and not error else None
             epoch = p["committedLeaderEpoch"]
-            if error or committed < 0:
-                found[(name, p["partitionIndex"])] = (None, None, epoch if epoch >= 0 and not error else None)
-            else:
-                found[(name, p["partitionIndex"])] = (committed, p["metadata"], epoch if epoch >= 0 else None)
+            found[(name, p["partitionIndex"])] = (committed, None if committed is None else p["metadata"],
+                                                  epoch if epoch >= 0 else None)
     return found
 
 

@@ -110,3 +110,21 @@ def test_kgroup_sends_only_reads(broker):
     # ApiVersions, Metadata, FindCoordinator, ListGroups, DescribeGroups/ConsumerGroupDescribe,
     # OffsetFetch, ListOffsets, DescribeCluster, GetTelemetrySubscriptions
     assert {key for key, _, _ in requests} <= {18, 3, 10, 16, 15, 69, OFFSET_FETCH, 2, 60, 71}, requests
+
+
+def test_a_few_named_groups_are_asked_one_by_one(broker):
+    """Under ten groups the batched path's own connections would cost more than they save."""
+    from faultproxy import OFFSET_FETCH
+
+    few = ["b000", "b003", "b006"]  # every partition of A committed: no follow-up requests
+    broker.reset()
+    r = run_kgroup("offsets", *few, "-b", broker.address, "-o", "json", "--timeout", "30")
+    assert r.returncode == 0, r.stderr
+    assert broker.seen(OFFSET_FETCH) == 3
+    assert [g["group"] for g in json.loads(r.stdout)["groups"]] == few
+    many = [f"b{g:03d}" for g in range(0, 30, 3)]  # ten such groups: one batched request
+    broker.reset()
+    r = run_kgroup("offsets", *many, "-b", broker.address, "-o", "json", "--timeout", "30")
+    assert r.returncode == 0, r.stderr
+    assert [v for key, v, _ in broker.requests if key == OFFSET_FETCH] == [8]
+    assert [g["group"] for g in json.loads(r.stdout)["groups"]] == many

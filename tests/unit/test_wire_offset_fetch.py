@@ -27,20 +27,24 @@ def test_eligible_only_where_librdkafka_would_connect_the_same_way(properties, e
     assert eligible(properties) is expected
 
 
-def _partition(index, offset=-1, epoch=-1, metadata=None, error=0):
+def _partition(index, offset=-1, epoch=-1, metadata="", error=0):
+    # the defaults are what Kafka answers for a partition without a commit (and with an error):
+    # INVALID_OFFSET, no leader epoch, NO_METADATA ("")
     return {"partitionIndex": index, "committedOffset": offset, "committedLeaderEpoch": epoch,
             "metadata": metadata, "errorCode": error}
 
 
 def test_found_offsets_reads_one_group():
     group = {"groupId": "g", "errorCode": 0, "topics": [
-        {"name": "A", "partitions": [_partition(0, 5, 3, "m"), _partition(1, 7, -1, ""), _partition(2)]},
-        {"name": "gone", "partitions": [_partition(0, -1, 4, None, error=3)]},
+        {"name": "A", "partitions": [_partition(0, 5, 3, "m"), _partition(1, 7, -1, ""), _partition(2),
+                                     _partition(3, 9, 2, None)]},
+        {"name": "gone", "partitions": [_partition(0, error=3)]},
     ]}
     assert found_offsets(group) == {
         ("A", 0): (5, "m", 3),
         ("A", 1): (7, "", None),       # an epoch of -1 is no epoch
         ("A", 2): (None, None, None),  # never committed: no metadata
+        ("A", 3): (9, None, 2),        # null metadata (a v8 answer may carry it) stays null
         ("gone", 0): (None, None, None),  # UNKNOWN_TOPIC_OR_PARTITION: as if never committed
     }
 
@@ -115,7 +119,7 @@ def test_many_groups_per_request_and_a_bounded_number_in_flight(monkeypatch):
     batched, got, failed = _run(monkeypatch, script, [(i, g, None) for i, g in enumerate(groups)])
     assert not failed and not batched.broken
     # in the order answers arrive: each slice's answer from b2, then from b1
-    assert sorted(got) == [(i, g, {("t", 0): (i, None, None)}) for i, g in enumerate(groups)]
+    assert sorted(got) == [(i, g, {("t", 0): (i, "", None)}) for i, g in enumerate(groups)]
     fetches = [(address, body) for address, key, body in script.sent if key == 9]
     # 11 slices of at most 100 groups, each split between the two coordinators
     assert len(fetches) == 22 and all(len(b["groups"]) <= 50 for _, b in fetches)
