@@ -109,7 +109,7 @@ class Cluster:
         self._answered = False  # has any broker answered yet?
         self._admin = AdminClient(self._config())
         self._brokers: dict[int, Broker] = {}  # as the last metadata() saw them
-        self._batched: Any = None  # kgroup.wire's BatchedOffsets, once opened; False: not usable
+        self._coordinators: Any = None  # kgroup.wire's Coordinators, once opened; False: not usable
 
     # -- plumbing -------------------------------------------------------------
 
@@ -340,7 +340,17 @@ class Cluster:
         return out
 
     def describe_groups(self, groups: list[str]) -> dict[str, GroupDescription]:
-        """DescribeGroups / ConsumerGroupDescribe for each group (batched by the client)."""
+        """DescribeGroups / ConsumerGroupDescribe for each group: many groups per request through
+        kgroup.wire where the cluster and the connection settings allow (see _batched_describe),
+        else one request per group through librdkafka."""
+        names = list(dict.fromkeys(groups))
+        if len(names) >= _BATCHED_FROM:
+            coordinators = self._coordinators_for("describe")
+            if coordinators is not None:
+                return dict(zip(names, self._batched_describe(names, coordinators)))
+        return self._describe_groups(names)
+
+    def _describe_groups(self, groups: list[str]) -> dict[str, GroupDescription]:
         out: dict[str, GroupDescription] = {}
         if not groups:
             return out
@@ -349,12 +359,76 @@ class Cluster:
             out[group] = self._description(group, future)
         return out
 
-    def iter_describe_groups(self, groups: Iterable[str], window: int = _DESCRIBE_WINDOW,
+    def iter_describe_groups(self, groups: list[str], window: int = _DESCRIBE_WINDOW,
                              batch: int = _DESCRIBE_BATCH) -> Iterator[GroupDescription]:
-        """The descriptions of ``groups`` one by one, in the order given, while at most ``window``
-        describes are in flight, so memory stays flat in the number of groups. A sliding window:
-        as soon as ``batch`` answers have been handed out, as many more groups are asked for, in
-        one call (the client sends one request per group either way; fewer calls cost less)."""
+        """The descriptions of ``groups`` one by one, in the order given, holding a bounded number
+        at once, so memory stays flat in the number of groups: many groups per request through
+        kgroup.wire where it can be used (see _batched_describe), else through librdkafka's."""
+        if len(groups) >= _BATCHED_FROM:
+            coordinators = self._coordinators_for("describe")
+            if coordinators is not None:
+                yield from self._batched_describe(groups, coordinators)
+                return
+        yield from self._iter_describe_groups(groups, window, batch)
+
+    def _batched_describe(self, groups: list[str], coordinators: Any) -> Iterator[GroupDescription]:
+        """The descriptions of ``groups``, in the order given, asked through kgroup.wire's
+        Coordinators (ConsumerGroupDescribe, then DescribeGroups for classic groups, up to 100
+        groups per request); a group it hands back is described through librdkafka (so errors
+        read as they always have), and after a connection of it failed, every group not yet
+        described is. At most a few hundred descriptions are held at once."""
+        from collections import deque
+
+        from kgroup.wire.coordinators import GROUPS_PER_REQUEST, REQUESTS_IN_FLIGHT
+        from kgroup.wire.describe import Describe
+
+        names = iter(enumerate(groups))
+        exhausted = False
+        failed: deque[Any] = deque()
+        ready: dict[int, GroupDescription] = {}
+        head = 0
+        bound = 2 * GROUPS_PER_REQUEST * REQUESTS_IN_FLIGHT  # held, handed back or answered, before pausing
+
+        def next_request() -> tuple[int, str, None] | None:
+            nonlocal exhausted
+            if len(failed) + len(ready) >= bound:
+                return None  # let iterate end, settle what was handed back, hand out, go on
+            item = next(names, None)
+            if item is None:
+                exhausted = True
+                return None
+            return item[0], item[1], None
+
+        def settle() -> None:
+            if failed:
+                asked = list(failed)
+                failed.clear()
+                described = self._describe_groups(list(dict.fromkeys(g for _, g, _ in asked)))
+                for i, g, _ in asked:
+                    ready[i] = described[g]
+
+        exchange = Describe()
+        while True:
+            for i, _, description in coordinators.iterate(exchange, next_request, failed):
+                ready[i] = description
+                while head in ready:
+                    yield ready.pop(head)
+                    head += 1
+            settle()
+            while head in ready:
+                yield ready.pop(head)
+                head += 1
+            if coordinators.broken:
+                yield from self._iter_describe_groups([g for _, g in names])
+                return
+            if exhausted:
+                return
+
+    def _iter_describe_groups(self, groups: Iterable[str], window: int = _DESCRIBE_WINDOW,
+                              batch: int = _DESCRIBE_BATCH) -> Iterator[GroupDescription]:
+        """Through librdkafka: at most ``window`` describes in flight. A sliding window: as soon
+        as ``batch`` answers have been handed out, as many more groups are asked for, in one call
+        (the client sends one request per group either way; fewer calls cost less)."""
         from collections import deque
 
         pending: deque[tuple[str, concurrent.futures.Future[Any]]] = deque()
@@ -437,41 +511,56 @@ class Cluster:
         _BATCHED_FROM the connections the batched path opens would cost more than they save."""
         from collections import deque
 
-        batched = None if groups is not None and groups < _BATCHED_FROM else self._batched_offsets()
-        if batched is None:
+        from kgroup.wire.offset_fetch import OffsetFetch
+
+        coordinators = None if groups is not None and groups < _BATCHED_FROM else self._coordinators_for("offsets")
+        if coordinators is None:
             yield from self._iter_committed_offsets(next_request, window)
             return
+        exchange = OffsetFetch()
         failed: deque[Any] = deque()
         while True:
-            yield from batched.iterate(next_request, failed)
-            if batched.broken:  # the rest through librdkafka
+            yield from coordinators.iterate(exchange, next_request, failed)
+            if coordinators.broken:  # the rest through librdkafka
                 yield from self._iter_committed_offsets(lambda: failed.popleft() if failed else next_request(), window)
                 return
             if not failed:
                 return
             yield from self._iter_committed_offsets(lambda: failed.popleft() if failed else None, window)
 
-    def _batched_offsets(self) -> Any:
-        """kgroup.wire's BatchedOffsets, or None where it cannot be used (then every request goes
-        through librdkafka): connection settings it does not speak, no broker known yet, a
-        cluster before Kafka 3.0, no broker answering it, or a connection of it failed earlier."""
-        if self._batched is None:
-            self._batched = False
-            from kgroup.wire.offset_fetch import eligible
+    def _coordinators_for(self, question: str) -> Any:
+        """kgroup.wire's Coordinators, to ask ``question`` ("describe" or "offsets") about many
+        groups per request, or None where it cannot be used (then librdkafka asks): connection
+        settings it does not speak, no broker answering it, a cluster before Kafka 3.0, or a
+        connection of it failed earlier. Opened once, on the brokers the metadata named (else
+        the bootstrap servers), and shared by both questions."""
+        if self._coordinators is None:
+            self._coordinators = False
+            from kgroup.wire.coordinators import eligible
 
-            if eligible(self.settings.properties) and self._brokers:
+            addresses = ([(b.host, b.port) for b in sorted(self._brokers.values(), key=lambda b: b.id)]
+                         or _bootstrap_addresses(self.bootstrap))
+            if eligible(self.settings.properties) and addresses:
                 from kgroup.wire.connection import WireError
-                from kgroup.wire.offset_fetch import BatchedOffsets
+                from kgroup.wire.coordinators import Coordinators
 
                 # a third of the time left is kept for librdkafka, should a batched answer never come
                 now = time.monotonic()
                 try:
-                    self._batched = BatchedOffsets(
-                        [(b.host, b.port) for b in sorted(self._brokers.values(), key=lambda b: b.id)],
-                        self.settings.properties.get("client.id", "rdkafka"), now + (self._deadline - now) * 2 / 3)
+                    self._coordinators = Coordinators(addresses, self.settings.properties.get("client.id", "rdkafka"),
+                                                      now + (self._deadline - now) * 2 / 3)
                 except WireError:
                     pass
-        return self._batched if self._batched and not self._batched.broken else None
+        coordinators = self._coordinators
+        if not coordinators or coordinators.broken:
+            return None
+        if question == "describe":
+            from kgroup.wire.describe import Describe
+
+            return coordinators if coordinators.speaks(Describe()) else None
+        from kgroup.wire.offset_fetch import OffsetFetch
+
+        return coordinators if coordinators.speaks(OffsetFetch()) else None
 
     def _iter_committed_offsets(self, next_request: Callable[[], tuple[Any, str, list[tuple[str, int]] | None] | None],
                                 window: int = _GROUP_WINDOW) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
@@ -683,7 +772,9 @@ def _by_topic(partitions: Iterable[Any]) -> Assignment:  # confluent_kafka Topic
     return by_topic((tp.topic or "", tp.partition) for tp in partitions)
 
 
-_STATES = {"STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "PREPARING_REBALANCE": "PreparingRebalance",
+# confluent-kafka's ConsumerGroupState names (PREPARING_REBALANCING, ...) in Kafka's spelling
+_STATES = {"STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "PREPARING_REBALANCING": "PreparingRebalance",
+           "COMPLETING_REBALANCING": "CompletingRebalance", "PREPARING_REBALANCE": "PreparingRebalance",
            "COMPLETING_REBALANCE": "CompletingRebalance", "ASSIGNING": "Assigning", "RECONCILING": "Reconciling",
            "UNKNOWN": "Unknown"}
 
@@ -693,6 +784,23 @@ def _state_name(state: Any) -> str | None:  # a ConsumerGroupState
         return None
     name = getattr(state, "name", str(state))
     return _STATES.get(name, name)
+
+
+def _bootstrap_addresses(bootstrap: str) -> list[tuple[str, int]]:
+    """(host, port) of each server of a bootstrap.servers list ("host:port,[::1]:9093,
+    PLAINTEXT://host"), 9092 where no port is given, as librdkafka reads it."""
+    out = []
+    for server in bootstrap.split(","):
+        server = server.strip().split("://", 1)[-1]
+        host, port = server, "9092"
+        if server.startswith("["):
+            host, _, rest = server[1:].partition("]")
+            port = rest[1:] if rest.startswith(":") else port
+        elif server.count(":") == 1:
+            host, port = server.split(":")
+        if host and port.isdigit():
+            out.append((host, int(port)))
+    return out
 
 
 def _coordinator_address(stats: str | None) -> str | None:

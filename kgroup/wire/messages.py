@@ -77,3 +77,63 @@ OFFSET_FETCH = Api(9, 8, Layout('OffsetFetchRequest', versions='8', flexible='6+
         F('errorCode', 'int16', '8+'),
     )),
 )))
+
+_ASSIGNMENT = (  # ConsumerGroupDescribeResponse's common struct Assignment (and its TopicPartitions)
+    F('topicPartitions', '[]struct', '0+', fields=(
+        F('topicId', 'uuid', '0+'),
+        F('topicName', 'string', '0+'),
+        F('partitions', '[]int32', '0+'),
+    )),
+)
+
+CONSUMER_GROUP_DESCRIBE = Api(69, 0, Layout('ConsumerGroupDescribeRequest', versions='0', flexible='0+', fields=(
+    F('groupIds', '[]string', '0+'),
+    F('includeAuthorizedOperations', 'bool', '0+'),
+)), Layout('ConsumerGroupDescribeResponse', versions='0', flexible='0+', fields=(
+    F('throttleTimeMs', 'int32', '0+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('errorMessage', 'string', '0+', nullable='0+'),
+        F('groupId', 'string', '0+'),
+        F('groupState', 'string', '0+'),
+        F('groupEpoch', 'int32', '0+'),
+        F('assignmentEpoch', 'int32', '0+'),
+        F('assignorName', 'string', '0+'),
+        F('members', '[]struct', '0+', fields=(
+            F('memberId', 'string', '0+'),
+            F('instanceId', 'string', '0+', nullable='0+'),
+            F('rackId', 'string', '0+', nullable='0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('subscribedTopicNames', '[]string', '0+'),
+            F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
+            F('assignment', 'struct', '0+', fields=_ASSIGNMENT),
+            F('targetAssignment', 'struct', '0+', fields=_ASSIGNMENT),
+        )),
+        F('authorizedOperations', 'int32', '0+'),
+    )),
+)))
+
+DESCRIBE_GROUPS = Api(15, 5, Layout('DescribeGroupsRequest', versions='5', flexible='5+', fields=(
+    F('groups', '[]string', '0+'),
+    F('includeAuthorizedOperations', 'bool', '3+'),
+)), Layout('DescribeGroupsResponse', versions='5', flexible='5+', fields=(
+    F('throttleTimeMs', 'int32', '1+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('groupId', 'string', '0+'),
+        F('groupState', 'string', '0+'),
+        F('protocolType', 'string', '0+'),
+        F('protocolData', 'string', '0+'),
+        F('members', '[]struct', '0+', fields=(
+            F('memberId', 'string', '0+'),
+            F('groupInstanceId', 'string', '4+', nullable='4+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('memberMetadata', 'bytes', '0+'),
+            F('memberAssignment', 'bytes', '0+'),
+        )),
+        F('authorizedOperations', 'int32', '3+'),
+    )),
+)))

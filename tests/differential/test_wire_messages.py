@@ -64,9 +64,10 @@ def test_responses_are_read_as_kafka_wrote_them(java_results):
 
 
 def test_only_reads_can_be_sent(java_results):
-    # Kafka's names of the requests messages.py can send: ApiVersions, FindCoordinator and
-    # OffsetFetch; nothing that joins, commits or creates
+    # Kafka's names of the requests messages.py can send: ApiVersions, FindCoordinator,
+    # OffsetFetch, ConsumerGroupDescribe and DescribeGroups; nothing that joins, commits or creates
+    reads = ("ApiVersionsRequest", "FindCoordinatorRequest", "OffsetFetchRequest", "ConsumerGroupDescribeRequest",
+             "DescribeGroupsRequest")
     assert sorted(layout.name for (api, layout, _), _line in java_results if layout is api.request
-                  ) == sorted([n for n in ("ApiVersionsRequest", "FindCoordinatorRequest", "OffsetFetchRequest")
-                               for _ in range(PER_MESSAGE)])
-    assert {api.key for api in APIS} == {18, 10, 9}  # their keys in Kafka's ApiKeys
+                  ) == sorted([n for n in reads for _ in range(PER_MESSAGE)])
+    assert {api.key for api in APIS} == {18, 10, 9, 69, 15}  # their keys in Kafka's ApiKeys

@@ -176,7 +176,7 @@ def _cluster_with(admin):
     cluster._errors, cluster._answered, cluster._admin = [], False, admin
     cluster._deadline = time.monotonic() + 30
     cluster._closed = type("Closed", (), {"count": 0})()
-    cluster._brokers, cluster._batched = {}, None  # no broker known: every request through the admin above
+    cluster._coordinators = False  # the batched path not usable: every request through the admin above
     return cluster
 
 

@@ -1,15 +1,16 @@
-"""kgroup.wire.offset_fetch without a broker: which settings it takes, how one group's answer
-reads, and how requests are batched, kept in flight, and handed back when they cannot be
-answered (against a scripted connection)."""
+"""kgroup.wire's coordinators and offset_fetch without a broker: which settings it takes, how
+one group's answer reads, and how requests are batched, kept in flight, and handed back when
+they cannot be answered (against a scripted connection)."""
 from __future__ import annotations
 
 from collections import deque
 
 import pytest
 
-from kgroup.wire import offset_fetch
+from kgroup.wire import coordinators
 from kgroup.wire.connection import WireError
-from kgroup.wire.offset_fetch import BatchedOffsets, eligible, found_offsets
+from kgroup.wire.coordinators import Coordinators, eligible
+from kgroup.wire.offset_fetch import OffsetFetch, found_offsets
 
 
 @pytest.mark.parametrize("properties, expected", [
@@ -106,10 +107,10 @@ class _Script:
 
 
 def _run(monkeypatch, script, requests):
-    monkeypatch.setattr(offset_fetch, "Connection", script.connection)
-    batched = BatchedOffsets([("down", 1), ("boot", 1)], "kgroup", 0.0)
+    monkeypatch.setattr(coordinators, "Connection", script.connection)
+    batched = Coordinators([("down", 1), ("boot", 1)], "kgroup", 0.0)
     queue, failed = deque(requests), deque()
-    got = list(batched.iterate(lambda: queue.popleft() if queue else None, failed))
+    got = list(batched.iterate(OffsetFetch(), lambda: queue.popleft() if queue else None, failed))
     return batched, got, list(failed)
 
 
@@ -124,7 +125,7 @@ def test_many_groups_per_request_and_a_bounded_number_in_flight(monkeypatch):
     # 11 slices of at most 100 groups, each split between the two coordinators
     assert len(fetches) == 22 and all(len(b["groups"]) <= 50 for _, b in fetches)
     assert {address for address, _ in fetches} == {("b1", 9), ("b2", 9)}
-    assert script.most_in_flight <= offset_fetch.REQUESTS_IN_FLIGHT * 2
+    assert script.most_in_flight <= coordinators.REQUESTS_IN_FLIGHT * 2
     lookups = [body for address, key, body in script.sent if key == 10]
     assert len(lookups) == 11 and all(address == ("boot", 1) for address, key, _ in script.sent if key == 10)
 
@@ -160,10 +161,10 @@ def test_a_failed_connection_hands_back_everything_not_answered(monkeypatch):
     assert batched.broken
     assert [k for k, _, _ in got] == list(range(200))
     # the requests in flight when it failed; the rest were never taken from the caller
-    assert [k for k, _, _ in failed] == list(range(200, 200 + 100 * offset_fetch.REQUESTS_IN_FLIGHT))
+    assert [k for k, _, _ in failed] == list(range(200, 200 + 100 * coordinators.REQUESTS_IN_FLIGHT))
 
 
 def test_no_broker_answering_is_an_error(monkeypatch):
-    monkeypatch.setattr(offset_fetch, "Connection", _Script({}).connection)
+    monkeypatch.setattr(coordinators, "Connection", _Script({}).connection)
     with pytest.raises(WireError):
-        BatchedOffsets([("down", 1)], "kgroup", 0.0)
+        Coordinators([("down", 1)], "kgroup", 0.0)
