@@ -536,10 +536,10 @@ class Cluster:
         the bootstrap servers), and shared by both questions."""
         if self._coordinators is None:
             self._coordinators = False
-            from kgroup.wire.coordinators import eligible
+            from kgroup.wire.coordinators import bootstrap_addresses, eligible
 
             addresses = ([(b.host, b.port) for b in sorted(self._brokers.values(), key=lambda b: b.id)]
-                         or _bootstrap_addresses(self.bootstrap))
+                         or bootstrap_addresses(self.bootstrap))
             if eligible(self.settings.properties) and addresses:
                 from kgroup.wire.connection import WireError
                 from kgroup.wire.coordinators import Coordinators
@@ -784,23 +784,6 @@ def _state_name(state: Any) -> str | None:  # a ConsumerGroupState
         return None
     name = getattr(state, "name", str(state))
     return _STATES.get(name, name)
-
-
-def _bootstrap_addresses(bootstrap: str) -> list[tuple[str, int]]:
-    """(host, port) of each server of a bootstrap.servers list ("host:port,[::1]:9093,
-    PLAINTEXT://host"), 9092 where no port is given, as librdkafka reads it."""
-    out = []
-    for server in bootstrap.split(","):
-        server = server.strip().split("://", 1)[-1]
-        host, port = server, "9092"
-        if server.startswith("["):
-            host, _, rest = server[1:].partition("]")
-            port = rest[1:] if rest.startswith(":") else port
-        elif server.count(":") == 1:
-            host, port = server.split(":")
-        if host and port.isdigit():
-            out.append((host, int(port)))
-    return out
 
 
 def _coordinator_address(stats: str | None) -> str | None:

@@ -19,7 +19,10 @@ answer comes back it applies the first rule that matches that API:
 - ``close``:  close the client's connection instead of answering.
 
 Rules can spare clients by client id (the test's own consumers, for instance), and can
-fire only once. ``requests`` records (api_key, api_version, client_id) of every request
+fire only once. ``answer_with(api_key, make)`` replaces the broker's answers to an API by what
+``make(api_version, request_frame)`` returns (everything after the correlation id: the rest
+of the response header, then the body), so a test can show clients answers the broker would
+not give. ``requests`` records (api_key, api_version, client_id) of every request
 seen, so a test can check that the fault was actually reached.
 """
 from __future__ import annotations
@@ -28,6 +31,7 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 LIST_OFFSETS = 2
@@ -90,7 +94,8 @@ def parse_request_header(frame: bytes) -> tuple[int, int, int, str | None]:
 class _Connection:
     client: socket.socket
     upstream: socket.socket
-    pending: dict[int, tuple[int, str | None]] = field(default_factory=dict)  # correlation id -> (api, client id)
+    # correlation id -> (api, client id, api version, request frame)
+    pending: dict[int, tuple[int, str | None, int, bytes]] = field(default_factory=dict)
     frozen: bool = False
     touched: bool = False  # a rule fired on it, or it went silent with the rest
     client_id: str | None = None
@@ -118,6 +123,7 @@ class FaultProxy:
         self.rules: list[Rule] = []
         self.requests: list[tuple[int, int, str | None]] = []
         self.frozen_everywhere = False
+        self.answers: dict[int, Callable[[int, bytes], bytes]] = {}
         self._connections: list[_Connection] = []
         self._lock = threading.Lock()
         self._stopped = False
@@ -137,11 +143,16 @@ class FaultProxy:
             self.rules.append(rule)
         return rule
 
+    def answer_with(self, api_key: int, make: Callable[[int, bytes], bytes]) -> None:
+        with self._lock:
+            self.answers[api_key] = make
+
     def reset(self) -> None:
-        """No rules, nothing frozen; every connection a fault touched is closed (its client
+        """No rules, no answers replaced, nothing frozen; every connection a fault touched is closed (its client
         reconnects cleanly), the others (spared clients') carry on."""
         with self._lock:
             self.rules.clear()
+            self.answers.clear()
             self.requests.clear()
             self.frozen_everywhere = False
             closing = [c for c in self._connections if c.touched]
@@ -201,7 +212,7 @@ class FaultProxy:
             with self._lock:
                 self.requests.append((api_key, version, client_id))
             with conn.lock:
-                conn.pending[corr] = (api_key, client_id)
+                conn.pending[corr] = (api_key, client_id, version, frame)
                 conn.client_id = client_id
             try:
                 conn.upstream.sendall(frame)
@@ -226,7 +237,12 @@ class FaultProxy:
                 break
             (corr,) = struct.unpack_from(">i", frame, 4)
             with conn.lock:
-                api_key, client_id = conn.pending.pop(corr, (None, None))
+                api_key, client_id, version, request = conn.pending.pop(corr, (None, None, 0, b""))
+            with self._lock:
+                make = self.answers.get(api_key) if api_key is not None else None
+            if make is not None:
+                body = frame[4:8] + make(version, request)
+                frame = struct.pack(">i", len(body)) + body
             rule = self._rule_for(api_key, client_id) if api_key is not None else None
             if rule is not None:
                 conn.touched = True

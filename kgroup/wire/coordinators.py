@@ -36,6 +36,23 @@ def eligible(properties: Mapping[str, str]) -> bool:
                for k, v in properties.items())
 
 
+def bootstrap_addresses(bootstrap: str) -> list[tuple[str, int]]:
+    """(host, port) of each server of a bootstrap.servers list ("host:port,[::1]:9093,
+    PLAINTEXT://host"), 9092 where no port is given, as librdkafka reads it."""
+    out = []
+    for server in bootstrap.split(","):
+        server = server.strip().split("://", 1)[-1]
+        host, port = server, "9092"
+        if server.startswith("["):
+            host, _, rest = server[1:].partition("]")
+            port = rest[1:] if rest.startswith(":") else port
+        elif server.count(":") == 1:
+            host, port = server.split(":")
+        if host and port.isdigit():
+            out.append((host, int(port)))
+    return out
+
+
 class Node(NamedTuple):
     """A group's coordinator as FindCoordinator names it."""
 

@@ -9,7 +9,7 @@ import pytest
 
 from kgroup.wire import coordinators
 from kgroup.wire.connection import WireError
-from kgroup.wire.coordinators import Coordinators, eligible
+from kgroup.wire.coordinators import Coordinators, bootstrap_addresses, eligible
 from kgroup.wire.offset_fetch import OffsetFetch, found_offsets
 
 
@@ -168,3 +168,13 @@ def test_no_broker_answering_is_an_error(monkeypatch):
     monkeypatch.setattr(coordinators, "Connection", _Script({}).connection)
     with pytest.raises(WireError):
         Coordinators([("down", 1)], "kgroup", 0.0)
+
+
+@pytest.mark.parametrize("bootstrap, addresses", [
+    ("h1:9092,h2:9093", [("h1", 9092), ("h2", 9093)]),
+    (" PLAINTEXT://h1:1 , h2", [("h1", 1), ("h2", 9092)]),
+    ("[::1]:9094,[fe80::1]", [("::1", 9094), ("fe80::1", 9092)]),
+    ("h1:x,:9,", []),
+])
+def test_bootstrap_servers_as_addresses(bootstrap, addresses):
+    assert bootstrap_addresses(bootstrap) == addresses
