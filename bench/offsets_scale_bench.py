@@ -134,7 +134,7 @@ def main() -> int:
         lines = [f"| `offsets --all-groups -o json`, {args.groups:,} groups x {args.partitions} partitions "
                  f"({rows_expected:,} rows), median of {args.runs} | seconds | min | max | peak MiB |"]
         lines.append("|---|---|---|---|---|")
-        for name, runs in (("kgroup (Python: librdkafka, batched OffsetFetch)", k_runs), ("Java Admin baseline (kafka-clients 4.3.0)", j_runs)):
+        for name, runs in (("kgroup (Python: librdkafka, batched describe and OffsetFetch)", k_runs), ("Java Admin baseline (kafka-clients 4.3.0)", j_runs)):
             times = [r[0] for r in runs]
             lines.append(f"| {name} | {med(runs, 0):.2f} | {min(times):.2f} | {max(times):.2f} | {med(runs, 1):.0f} |")
         lines += ["", f"kgroup / JVM: {k_s / j_s:.2f}x time, {k_m / j_m:.2f}x peak memory (same run; {machine()})"]
