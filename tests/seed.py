@@ -112,5 +112,10 @@ class LiveGroup:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(5)
-        for c in self.consumers.values():
-            c.close()
+        # librdkafka can deadlock closing a consumer whose close serves a rebalance callback
+        # (seen: close -> rebalance_cb -> assign waiting forever); a close is given 15 s
+        closers = [threading.Thread(target=c.close, daemon=True) for c in self.consumers.values()]
+        for t in closers:
+            t.start()
+        for t in closers:
+            t.join(15)
