@@ -93,22 +93,17 @@ def _body(frame: bytes) -> tuple[int, bytes, int]:
 
 
 def answering(answers: dict[str, tuple[dict, dict | None]]):
-    """The proxy's answer makers for both APIs, from ``answers``."""
-    def consumer_group_describe(version: int, frame: bytes) -> bytes:
-        assert version == CONSUMER_GROUP_DESCRIBE.version
-        _, _, pos = _body(frame)
-        asked, _ = codec.read(CONSUMER_GROUP_DESCRIBE.request, version, frame, pos)
-        groups = [answers[g][0] for g in asked["groupIds"]]
-        return b"\x00" + codec.write(CONSUMER_GROUP_DESCRIBE.response, version, {"throttleTimeMs": 0, "groups": groups})
+    """The proxy's answer makers, (ConsumerGroupDescribe's, DescribeGroups'), from ``answers``."""
+    def maker(api, asked_key: str, which: int):
+        def make(version: int, frame: bytes) -> bytes:
+            assert version == api.version
+            _, _, pos = _body(frame)
+            asked, _ = codec.read(api.request, version, frame, pos)
+            groups = [answers[g][which] for g in asked[asked_key]]
+            return b"\x00" + codec.write(api.response, version, {"throttleTimeMs": 0, "groups": groups})
+        return make
 
-    def describe_groups(version: int, frame: bytes) -> bytes:
-        assert version == DESCRIBE_GROUPS.version
-        _, _, pos = _body(frame)
-        asked, _ = codec.read(DESCRIBE_GROUPS.request, version, frame, pos)
-        groups = [answers[g][1] for g in asked["groups"]]
-        return b"\x00" + codec.write(DESCRIBE_GROUPS.response, version, {"throttleTimeMs": 0, "groups": groups})
-
-    return consumer_group_describe, describe_groups
+    return maker(CONSUMER_GROUP_DESCRIBE, "groupIds", 0), maker(DESCRIBE_GROUPS, "groups", 1)
 
 
 @pytest.fixture(scope="module")
