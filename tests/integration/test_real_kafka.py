@@ -72,3 +72,30 @@ def test_offsets_log_holds_the_groups_commits_and_generation(live):
     last = history["rebalances"][-1]
     assert sorted(m["client_id"] for m in last["members"]) == ["C1", "C2", "C3"]
     assert sum(len(ps) for m in last["members"] for ps in m["assignment"].values()) == 12
+
+
+def test_many_groups_read_the_same_batched_or_one_by_one(live):
+    """Ten groups or more are described and their offsets fetched many per request
+    (kgroup/wire/); any -X property other than client.id keeps every request on librdkafka's
+    one-group path. On a real cluster (a live classic group among groups that only commit)
+    both give the same documents."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+    from confluent_kafka.admin import AdminClient
+
+    group, topics = live
+    admin = AdminClient({"bootstrap.servers": BOOTSTRAP})
+    extra = [f"{group.group_id}-c{i}" for i in range(10)]
+    (topic, count), = list(topics.items())[:1]
+    for i, g in enumerate(extra):
+        tps = [TopicPartition(topic, p, i % 3) for p in range(count)]
+        admin.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(g, tps)])[g].result(timeout=30)
+    try:
+        names = [group.group_id, *extra]
+        for command in ("describe", "offsets"):
+            batched = run_kgroup(command, *names, "-b", BOOTSTRAP, "-o", "json")
+            one_by_one = run_kgroup(command, *names, "-b", BOOTSTRAP, "-o", "json", "-X", "socket.nagle.disable=true")
+            assert batched.returncode == one_by_one.returncode == 0, (batched.stderr, one_by_one.stderr)
+            assert json.loads(batched.stdout) == json.loads(one_by_one.stdout), command
+    finally:
+        for f in admin.delete_consumer_groups(extra).values():
+            f.result(timeout=30)
