@@ -28,16 +28,20 @@ class WireError(Exception):
 
 
 class Connection:
-    """A connection to ``host:port``. Every call gives up at ``deadline`` (time.monotonic())."""
+    """A connection to ``host:port``. Every call gives up at ``deadline`` (time.monotonic());
+    connecting also after ``connect_within`` seconds."""
 
-    def __init__(self, host: str, port: int, client_id: str, deadline: float) -> None:
+    def __init__(self, host: str, port: int, client_id: str, deadline: float,
+                 connect_within: float | None = None) -> None:
         self.address = f"{host}:{port}"
         self._client_id = client_id.encode()
         self._deadline = deadline
         self._next_id = 0
         self._pending: deque[tuple[int, Api]] = deque()
         try:
-            self._sock = socket.create_connection((host, port), timeout=self._left())
+            left = self._left()
+            self._sock = socket.create_connection((host, port), timeout=left if connect_within is None
+                                                  else min(left, connect_within))
             self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError as e:
             raise WireError(f"cannot connect to {self.address}: {e}") from None

@@ -24,6 +24,10 @@ Request = tuple[Any, str, Any]  # (caller's key, group, what the exchange needs 
 
 GROUPS_PER_REQUEST = 100
 REQUESTS_IN_FLIGHT = 4
+# a broker that does not accept a connection within this is passed over (the next bootstrap
+# server is tried; its groups go to librdkafka), so one unreachable address (packets dropped)
+# cannot take the time librdkafka would need for the same requests
+CONNECT_WITHIN = 2.0
 # -X properties that change nothing this client does; any other (TLS, SASL, socket or DNS
 # settings, ...) keeps every request on librdkafka
 _NEUTRAL = frozenset({"bootstrap.servers", "client.id"})
@@ -97,7 +101,7 @@ class Coordinators:
                 if not conn.supports(FIND_COORDINATOR):
                     raise WireError("the cluster does not answer FindCoordinator v4")
                 self._first = conn
-                self._lookup = Connection(*address, client_id, deadline)  # its own: answers come in order
+                self._lookup = Connection(*address, client_id, deadline, CONNECT_WITHIN)  # its own: answers come in order
                 return
             problems.append(f"{address[0]}:{address[1]}")
         raise WireError(f"no broker answered ({', '.join(problems)})")
@@ -109,7 +113,7 @@ class Coordinators:
     def _connect(self, address: tuple[str, int]) -> Connection | None:
         if address not in self._connections:
             try:
-                self._connections[address] = Connection(*address, self._client_id, self._deadline)
+                self._connections[address] = Connection(*address, self._client_id, self._deadline, CONNECT_WITHIN)
             except WireError:
                 self._connections[address] = None
         return self._connections[address]

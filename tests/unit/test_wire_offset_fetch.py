@@ -3,6 +3,7 @@ one group's answer reads, and how requests are batched, kept in flight, and hand
 they cannot be answered (against a scripted connection)."""
 from __future__ import annotations
 
+import time
 from collections import deque
 
 import pytest
@@ -69,8 +70,9 @@ class _Script:
         script = self
 
         class FakeConnection:
-            def __init__(self, host, port, client_id, deadline):
+            def __init__(self, host, port, client_id, deadline, connect_within=None):
                 self.address = (host, port)
+                script.connect_within.add(connect_within)
                 self.pending = deque()
                 if (host, port) == ("down", 1):
                     raise WireError("refused")
@@ -103,6 +105,7 @@ class _Script:
                 pass
 
         self.answered = 0
+        self.connect_within = set()
         self.connection = FakeConnection
 
 
@@ -178,3 +181,25 @@ def test_no_broker_answering_is_an_error(monkeypatch):
 ])
 def test_bootstrap_servers_as_addresses(bootstrap, addresses):
     assert bootstrap_addresses(bootstrap) == addresses
+
+
+def test_no_connection_waits_longer_than_connect_within(monkeypatch):
+    """An address that drops packets is passed over after CONNECT_WITHIN, not at the deadline."""
+    script = _Script({"g1": ("b", 1)})
+    _run(monkeypatch, script, [(0, "g1", None)])
+    assert script.connect_within == {coordinators.CONNECT_WITHIN}
+
+    import socket
+
+    from kgroup.wire.connection import Connection
+
+    asked = []
+
+    def create_connection(address, timeout):
+        asked.append(timeout)
+        raise socket.timeout("timed out")
+
+    monkeypatch.setattr(socket, "create_connection", create_connection)
+    with pytest.raises(WireError, match="cannot connect"):
+        Connection("10.0.0.1", 9092, "kgroup", time.monotonic() + 60, connect_within=2.0)
+    assert asked and asked[0] <= 2.0
