@@ -42,10 +42,14 @@ def eligible(properties: Mapping[str, str]) -> bool:
 
 def bootstrap_addresses(bootstrap: str) -> list[tuple[str, int]]:
     """(host, port) of each server of a bootstrap.servers list ("host:port,[::1]:9093,
-    PLAINTEXT://host"), 9092 where no port is given, as librdkafka reads it."""
+    PLAINTEXT://host"), 9092 where no port is given, as librdkafka reads it; a server named with
+    another protocol (SSL://host) is left out: this client speaks plaintext only."""
     out = []
     for server in bootstrap.split(","):
-        server = server.strip().split("://", 1)[-1]
+        scheme, _, rest = server.strip().rpartition("://")
+        if scheme and scheme.lower() != "plaintext":
+            continue
+        server = rest
         host, port = server, "9092"
         if server.startswith("["):
             host, _, rest = server[1:].partition("]")

@@ -178,6 +178,7 @@ def test_no_broker_answering_is_an_error(monkeypatch):
     (" PLAINTEXT://h1:1 , h2", [("h1", 1), ("h2", 9092)]),
     ("[::1]:9094,[fe80::1]", [("::1", 9094), ("fe80::1", 9092)]),
     ("h1:x,:9,", []),
+    ("SSL://h1:9093,SASL_PLAINTEXT://h2:9094,plaintext://h3:1", [("h3", 1)]),
 ])
 def test_bootstrap_servers_as_addresses(bootstrap, addresses):
     assert bootstrap_addresses(bootstrap) == addresses
