@@ -345,7 +345,9 @@ class Cluster:
         else one request per group through librdkafka."""
         names = list(dict.fromkeys(groups))
         if len(names) >= _BATCHED_FROM:
-            coordinators = self._coordinators_for("describe")
+            from kgroup.wire.describe import Describe
+
+            coordinators = self._coordinators_for(Describe())
             if coordinators is not None:
                 return dict(zip(names, self._batched_describe(names, coordinators)))
         return self._describe_groups(names)
@@ -365,7 +367,9 @@ class Cluster:
         at once, so memory stays flat in the number of groups: many groups per request through
         kgroup.wire where it can be used (see _batched_describe), else through librdkafka's."""
         if len(groups) >= _BATCHED_FROM:
-            coordinators = self._coordinators_for("describe")
+            from kgroup.wire.describe import Describe
+
+            coordinators = self._coordinators_for(Describe())
             if coordinators is not None:
                 yield from self._batched_describe(groups, coordinators)
                 return
@@ -513,11 +517,11 @@ class Cluster:
 
         from kgroup.wire.offset_fetch import OffsetFetch
 
-        coordinators = None if groups is not None and groups < _BATCHED_FROM else self._coordinators_for("offsets")
+        exchange = OffsetFetch()
+        coordinators = None if groups is not None and groups < _BATCHED_FROM else self._coordinators_for(exchange)
         if coordinators is None:
             yield from self._iter_committed_offsets(next_request, window)
             return
-        exchange = OffsetFetch()
         failed: deque[Any] = deque()
         while True:
             yield from coordinators.iterate(exchange, next_request, failed)
@@ -528,12 +532,12 @@ class Cluster:
                 return
             yield from self._iter_committed_offsets(lambda: failed.popleft() if failed else None, window)
 
-    def _coordinators_for(self, question: str) -> Any:
-        """kgroup.wire's Coordinators, to ask ``question`` ("describe" or "offsets") about many
+    def _coordinators_for(self, exchange: Any) -> Any:
+        """kgroup.wire's Coordinators, to ask ``exchange`` (a kgroup.wire Exchange) about many
         groups per request, or None where it cannot be used (then librdkafka asks): connection
-        settings it does not speak, no broker answering it, a cluster before Kafka 3.0, or a
-        connection of it failed earlier. Opened once, on the brokers the metadata named (else
-        the bootstrap servers), and shared by both questions."""
+        settings it does not speak, no broker answering it, a cluster that does not speak the
+        exchange, or a connection of it failed earlier. Opened once, on the brokers the metadata
+        named (else the bootstrap servers), and shared by every exchange."""
         if self._coordinators is None:
             self._coordinators = False
             from kgroup.wire.coordinators import bootstrap_addresses, eligible
@@ -552,15 +556,9 @@ class Cluster:
                 except WireError:
                     pass
         coordinators = self._coordinators
-        if not coordinators or coordinators.broken:
+        if not coordinators or coordinators.broken or not coordinators.speaks(exchange):
             return None
-        if question == "describe":
-            from kgroup.wire.describe import Describe
-
-            return coordinators if coordinators.speaks(Describe()) else None
-        from kgroup.wire.offset_fetch import OffsetFetch
-
-        return coordinators if coordinators.speaks(OffsetFetch()) else None
+        return coordinators
 
     def _iter_committed_offsets(self, next_request: Callable[[], tuple[Any, str, list[tuple[str, int]] | None] | None],
                                 window: int = _GROUP_WINDOW) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
@@ -774,8 +772,7 @@ def _by_topic(partitions: Iterable[Any]) -> Assignment:  # confluent_kafka Topic
 
 # confluent-kafka's ConsumerGroupState names (PREPARING_REBALANCING, ...) in Kafka's spelling
 _STATES = {"STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "PREPARING_REBALANCING": "PreparingRebalance",
-           "COMPLETING_REBALANCING": "CompletingRebalance", "PREPARING_REBALANCE": "PreparingRebalance",
-           "COMPLETING_REBALANCE": "CompletingRebalance", "ASSIGNING": "Assigning", "RECONCILING": "Reconciling",
+           "COMPLETING_REBALANCING": "CompletingRebalance", "ASSIGNING": "Assigning", "RECONCILING": "Reconciling",
            "UNKNOWN": "Unknown"}
 
 
