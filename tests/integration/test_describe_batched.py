@@ -87,9 +87,10 @@ def scenario(seed: int, names: list[str]) -> dict[str, tuple[dict, dict | None]]
     return out
 
 
-def _body(frame: bytes) -> tuple[int, bytes, int]:
+def _body(frame: bytes) -> int:
+    """Where a flexible request's body starts: after its header (v2: client id, tagged fields)."""
     (length,) = struct.unpack_from(">h", frame, 12)
-    return struct.unpack_from(">h", frame, 6)[0], frame, codec.skip_tagged_fields(frame, 14 + max(length, 0))
+    return codec.skip_tagged_fields(frame, 14 + max(length, 0))
 
 
 def answering(answers: dict[str, tuple[dict, dict | None]]):
@@ -97,7 +98,7 @@ def answering(answers: dict[str, tuple[dict, dict | None]]):
     def maker(api, asked_key: str, which: int):
         def make(version: int, frame: bytes) -> bytes:
             assert version == api.version
-            _, _, pos = _body(frame)
+            pos = _body(frame)
             asked, _ = codec.read(api.request, version, frame, pos)
             groups = [answers[g][which] for g in asked[asked_key]]
             return b"\x00" + codec.write(api.response, version, {"throttleTimeMs": 0, "groups": groups})
@@ -198,7 +199,6 @@ def _bad_assignment(raw: bytes):
 
 def _odd_string(text: str):
     def change(answers, name):
-        cgd, _ = answers[name]
         rng = random.Random(name)
         group = _consumer_group(rng, name)
         group["members"] = group["members"] or [_consumer_group(random.Random(1), name)["members"][0]]
