@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from kgroup.assignment import Assignment, by_topic, normalized, partition_count, topic_partitions
 from kgroup.assignors import registry
-from kgroup.assignors.base import MemberSubscription, TopicRacks
+from kgroup.assignors.base import AssignorNeverReturns, MemberSubscription, TopicRacks
 from kgroup.errors import UsageError
 from kgroup.java.hashmap import DEFAULT_JDK
 from kgroup.model import MAX_GROUP_PARTITIONS, GroupState, Member
@@ -115,6 +115,10 @@ class StrategyResult(NamedTuple):
     unassigned: Assignment
     first_round: dict[str, Assignment] | None = None
     lag: dict[str, int | None] | None = None  # per member; None where a partition's lag is unknown
+    # False: Kafka's assignor never returns on this input, so the rebalance never completes;
+    # ``reason`` says why and what the group goes through (assignment, moves, ... are then empty)
+    completes: bool = True
+    reason: str | None = None
 
     @property
     def moved_partitions(self) -> int:
@@ -135,7 +139,9 @@ class StrategyResult(NamedTuple):
         return max((partition_count(a) for a in self.assignment.values()), default=0)
 
     def to_json(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"strategy": self.strategy, "assignment": self.assignment}
+        if not self.completes:
+            return {"strategy": self.strategy, "completes": False, "reason": self.reason}
+        doc: dict[str, Any] = {"strategy": self.strategy, "completes": True, "assignment": self.assignment}
         if self.first_round is not None:
             doc["first_round"] = self.first_round
         counts = [partition_count(a) for a in self.assignment.values()]  # min and max from one count
@@ -296,6 +302,20 @@ def _server_side(members: list[MemberSubscription], state: GroupState) -> list[M
             if m.member_id in targets else m for m in members]
 
 
+def never_completes(strategy: str, follow_up: bool = False) -> str:
+    """Why a rebalance run by ``strategy`` never completes, and what the group goes through,
+    where Kafka's assignor never returns (:class:`AssignorNeverReturns`)."""
+    s = STRATEGIES[strategy]
+    which = ("the follow-up rebalance (the one that hands out the revoked partitions)" if follow_up
+             else "the rebalance")
+    return (f"Kafka's {s.kafka_class.rsplit('.', 1)[-1]} never returns on this input: it loops in its "
+            "reassignment phase (performReassignments moves partitions back and forth and comes back to a "
+            f"state it already went through, pass after pass), so {which} never completes. The group "
+            "leader stays in the assignor and never sends SyncGroup, so no member receives an assignment; "
+            "after the rebalance timeout the coordinator removes the leader and the other members rejoin, "
+            "while the leader's consumer stays stuck in the assignor.")
+
+
 def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEFAULT_JDK) -> WhatIf:
     """``jdk``: the brokers' Java version, which ``uniform`` depends on (kgroup.java.hashmap)."""
     topics, members, removed, inferred, notes = apply_change(state, change)
@@ -317,8 +337,13 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
     results = []
     for strategy in strategies:
         s = STRATEGIES[strategy]
-        raw, first_raw = s.run(topics, server_members if s.side == "server" else members,
-                               topic_racks=racks, topic_ids=topic_ids, jdk=jdk)
+        try:
+            raw, first_raw = s.run(topics, server_members if s.side == "server" else members,
+                                   topic_racks=racks, topic_ids=topic_ids, jdk=jdk)
+        except AssignorNeverReturns as e:
+            results.append(StrategyResult(strategy, {}, [], {}, completes=False,
+                                          reason=never_completes(strategy, e.follow_up)))
+            continue
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
         owners_after = _owner_list(assignment, subscribed, topics)
         moves = [Move(tp[0], tp[1], source, target)

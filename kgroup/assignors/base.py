@@ -19,6 +19,18 @@ from kgroup.assignment import TopicPartition as TopicPartition
 TopicRacks = dict[str, dict[int, frozenset[str]]]
 
 
+class AssignorNeverReturns(RuntimeError):
+    """Kafka's assignor would never return on this input (it loops forever), so the rebalance
+    that runs it never completes: an answer about the group, not a failure of kgroup.
+
+    Defined here, where every assignor's vocabulary is, so that a caller can catch it without
+    loading the assignor that raises it. ``follow_up`` is True when a two-round assignor's first
+    rebalance completes and its follow-up rebalance is the one that never does.
+    """
+
+    follow_up = False
+
+
 class MemberSubscription(NamedTuple):
     """One member as the assignor sees it (ConsumerPartitionAssignor.Subscription)."""
 

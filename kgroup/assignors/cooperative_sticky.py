@@ -10,7 +10,7 @@ rebalance hands it to its new owner.  :func:`assign_rounds` returns both steps.
 """
 from __future__ import annotations
 
-from .base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
+from .base import AssignorNeverReturns, GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
 from .leader import member_rack, partitions_per_topic, protocol_owned, protocol_topics, subscription_order
 from .sticky_core import (
     DEFAULT_GENERATION,
@@ -95,6 +95,8 @@ def assign_rounds(
 
     In the follow-up every member owns exactly its first-round assignment, in the
     generation of the first rebalance (one more than the highest generation reported).
+    Where Kafka's assignor never returns, raises :class:`AssignorNeverReturns`, with
+    ``follow_up`` set when the first rebalance completed and the follow-up one never does.
     """
     if not members:
         return {}, {}
@@ -102,4 +104,8 @@ def assign_rounds(
     generation = max(DEFAULT_GENERATION, *(m.generation for m in members)) + 1
     follow_up = [MemberSubscription(m.member_id, m.topics, m.group_instance_id, m.rack, tuple(first[m.member_id]),
                                     generation) for m in members]  # _replace, without its overhead
-    return first, _assign_once(topics, follow_up, topic_racks)
+    try:
+        return first, _assign_once(topics, follow_up, topic_racks)
+    except AssignorNeverReturns as exc:
+        exc.follow_up = True  # the first rebalance completed; the follow-up one never does
+        raise

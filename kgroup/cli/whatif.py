@@ -128,6 +128,9 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
     header = f"What if {result.group}: " + ("; ".join(change_bits) if change_bits else "no change (re-run assignors)")
     tables = [Table([], [], title=header)]
     for r in result.results:
+        if not r.completes:
+            tables.append(Table([], [], title=f"[{r.strategy}] never completes", notes=[r.reason]))
+            continue
         cooperative = r.first_round is not None
         headers = ["MEMBER-ID", "CLIENT-ID", "NOW", "AFTER", "CHANGE", "#"]
         if cooperative:
@@ -159,7 +162,8 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
     if len(result.results) > 1:
         tables.append(Table(["STRATEGY", "MOVED", "CHANGED-MEMBERS", "MIN", "MAX", "UNASSIGNED"],
                             [[r.strategy, r.moved_partitions, len(r.changed_members), r.min_partitions,
-                              r.max_partitions, partition_count(r.unassigned)]
+                              r.max_partitions, partition_count(r.unassigned)] if r.completes else
+                             [r.strategy, "never completes", "", "", "", ""]
                              for r in result.results], title="Comparison"))
     if vote is not None:
         line = (f"protocol vote after the change: {vote['selected']}" if vote.get("selected") else

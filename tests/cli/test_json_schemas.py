@@ -28,6 +28,8 @@ CASES = [
     ("offsets", ["offsets", "--snapshot", SEED, "--lag-above", "5", "--topic", "Order"]),
     ("whatif", ["whatif", "--snapshot", SEED, "--remove", "C3", "--strategy", "all"]),
     ("whatif", ["whatif", "--snapshot", SEED, "--add", "C4", "--partitions", "Order=9"]),
+    ("whatif", ["whatif", "--snapshot", str(ROOT / "examples" / "sticky-never-returns.json"),
+                "--add", "new-0-95b1=logs,zeta", "--add", "new-1-0e35=logs,zeta"]),
     ("vote", ["vote", "-m", "C1=range,cooperative-sticky", "-m", "C2=cooperative-sticky,range", "-m", "C3=range"]),
     ("vote", ["vote", "-m", "a=range", "-m", "b=range", "--switch", "range:cooperative-sticky"]),
 ]
@@ -67,6 +69,9 @@ def test_a_snapshot_rebuilt_from_the_log_matches_the_snapshot_schema():
     ("find-coordinator", ["find-coordinator", "--snapshot", SEED], lambda d: d["groups"][0].update(verdict="ok")),
     ("whatif", ["whatif", "--snapshot", SEED, "--remove", "C3"],
      lambda d: d["strategies"][0].update(strategy="balanced")),
+    ("whatif", ["whatif", "--snapshot", SEED, "--remove", "C3"], lambda d: d["strategies"][0].pop("completes")),
+    ("whatif", ["whatif", "--snapshot", str(ROOT / "examples" / "sticky-never-returns.json"), "-s", "sticky",
+                "--add", "new-0-95b1=logs,zeta"], lambda d: d["strategies"][0].update(assignment={})),
     ("vote", ["vote", "-m", "a=range"], lambda d: d.update(selected=3)),
     ("history", ["history", "G1", "--input", str(ROOT / "examples" / "offsets-log-g1.jsonl")],
      lambda d: d["rebalances"][0]["members"][0].update(protocol="range")),

@@ -248,3 +248,56 @@ def test_whatif_lag_from_a_snapshot_with_a_sentinel_is_unknown(tmp_path):
     assert r.returncode == 0, r.stderr
     (result,) = json.loads(r.stdout)["strategies"]
     assert result["lag"] == {"a": 7, "b": None}
+
+
+NEVER = str(ROOT / "examples" / "sticky-never-returns.json")
+NEVER_ADD = ("--add", "new-0-95b1=logs,zeta", "--add", "new-1-0e35=logs,zeta")
+
+
+def test_an_assignor_that_never_returns_is_an_answer_not_a_crash():
+    """Kafka 4.3.0's StickyAssignor and CooperativeStickyAssignor loop forever on this group with
+    the two members added (the kafka-clients jar does not return within minutes; checked against
+    the jar by tests/differential/test_assignors_differential.py): both strategies say so, the
+    others answer as always, and the command exits 0."""
+    r = run_kgroup("whatif", "--snapshot", NEVER, *NEVER_ADD, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    s = {x["strategy"]: x for x in json.loads(r.stdout)["strategies"]}
+    assert list(s) == ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+    for name in ("sticky", "cooperative-sticky"):
+        assert set(s[name]) == {"strategy", "completes", "reason"}
+        assert s[name]["completes"] is False
+        assert "never returns" in s[name]["reason"] and "SyncGroup" in s[name]["reason"]
+    assert "Kafka's StickyAssignor " in s["sticky"]["reason"]
+    assert "Kafka's CooperativeStickyAssignor " in s["cooperative-sticky"]["reason"]
+    for name in ("range", "roundrobin", "uniform", "server-range"):
+        assert s[name]["completes"] is True and s[name]["unassigned"] == {}
+        # 31 + 256 partitions, every one assigned, each to one member
+        assert sum(len(ps) for a in s[name]["assignment"].values() for ps in a.values()) == 287
+    # range: 24 members subscribe to logs (31 partitions: 7 get 2, 17 get 1) and the two added
+    # members sort first among them ("new-..." < "rdkafka-..." but after "consumer-..." and "C-...")
+    assert sorted(len(a.get("logs", [])) for a in s["range"]["assignment"].values()
+                  if "logs" in a) == [1] * 17 + [2] * 7
+
+
+def test_a_strategy_that_never_completes_has_its_line_and_comparison_row():
+    r = run_kgroup("whatif", "--snapshot", NEVER, *NEVER_ADD)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    for name, cls in (("sticky", "StickyAssignor"), ("cooperative-sticky", "CooperativeStickyAssignor")):
+        at = lines.index(f"[{name}] never completes")
+        assert lines[at + 1].startswith(f"Kafka's {cls} never returns on this input: it loops in its reassignment "
+                                        "phase")
+        assert "never sends SyncGroup" in lines[at + 1]
+    comparison = r.stdout[r.stdout.index("Comparison"):].splitlines()
+    rows = {line.split()[0]: line.split()[1:] for line in comparison[3:]}
+    assert list(rows) == ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+    assert rows["sticky"][:2] == rows["cooperative-sticky"][:2] == ["never", "completes"]
+    assert rows["range"][-1] == "0" and rows["uniform"][-1] == "0"
+
+
+@pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
+def test_one_strategy_that_never_completes_exits_0(strategy):
+    r = run_kgroup("whatif", "--snapshot", NEVER, *NEVER_ADD, "-s", strategy, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    (only,) = json.loads(r.stdout)["strategies"]
+    assert only["strategy"] == strategy and only["completes"] is False
