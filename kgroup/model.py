@@ -52,7 +52,13 @@ class Broker(NamedTuple):
 
 @dataclass
 class Member:
-    """A member of a group: ids, host, rack, subscription, protocols and assignment."""
+    """A member of a group: ids, host, rack, subscription, protocols and assignment.
+
+    KIP-848 only: ``member_epoch`` (ConsumerGroupDescribe's MemberEpoch, or the offsets log's
+    current-assignment record; None where not read: librdkafka does not report it) and
+    ``pending_revocation``, the partitions it was asked to give up and has not yet (the offsets
+    log's partitionsPendingRevocation; None where not known: ConsumerGroupDescribe does not
+    carry them)."""
 
     member_id: str
     client_id: str | None = None
@@ -67,6 +73,8 @@ class Member:
     # from the cluster's metadata (deleted) when captured: kept apart, out of every computation
     dropped_assignment: Assignment | None = None
     dropped_target_assignment: Assignment | None = None
+    member_epoch: int | None = None
+    pending_revocation: Assignment | None = None
 
 
 class PartitionOffsets(NamedTuple):
@@ -81,7 +89,11 @@ class PartitionOffsets(NamedTuple):
 
 @dataclass
 class GroupDescription:
-    """A group as DescribeGroups / ConsumerGroupDescribe (or a snapshot) tells it."""
+    """A group as DescribeGroups / ConsumerGroupDescribe (or a snapshot) tells it.
+
+    ``generation`` is a classic group's generation or a KIP-848 group's group epoch (the names
+    table of docs/snapshot-format.md). KIP-848 only: ``assignment_epoch``, the epoch of the
+    group's target assignment. Either is None where not read (librdkafka reports neither)."""
 
     group_id: str
     type: str | None = None  # classic | consumer
@@ -91,6 +103,7 @@ class GroupDescription:
     generation: int | None = None
     coordinator: Broker | None = None
     members: list[Member] = field(default_factory=list)
+    assignment_epoch: int | None = None
 
     @property
     def topics(self) -> list[str]:

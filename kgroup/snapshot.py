@@ -14,7 +14,9 @@ capture time) and ``topic_id`` (the topic's id as Kafka prints it, when the clus
 it) are optional. So are a member's ``dropped_assignment`` and ``dropped_target_assignment``
 (``{topic: [partitions]}``): what the broker still assigned of topics missing from the
 cluster's metadata (deleted) when captured, set apart from ``assignment`` because Kafka's
-assignors skip such topics; only recorded, never computed with.
+assignors skip such topics; only recorded, never computed with. A KIP-848 group's
+``assignment_epoch`` and a member's ``member_epoch`` are optional too (written when known:
+``generation`` holds the group epoch).
 
 Version 1 differs only in naming the group's assignor ``protocol``; both versions are read, version 2
 is written.
@@ -359,6 +361,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
             protocols=lists["protocols"],
             assignment=assignments["assignment"] or {},  # required: never None here
             target_assignment=assignments["target_assignment"],
+            member_epoch=r.int_in(m, "member_epoch", where, 0, INT32_MAX),
             **dropped,
         ))
     coordinator_id = r.int_in(group, "coordinator", gw, -1, INT32_MAX)
@@ -371,6 +374,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
         generation=r.int_in(group, "generation", gw, -1, INT32_MAX),
         coordinator=next((b for b in brokers if b.id == coordinator_id), None) if coordinator_id is not None else None,
         members=members,
+        assignment_epoch=r.int_in(group, "assignment_epoch", gw, 0, INT32_MAX),
     )
     if coordinator_id is not None and description.coordinator is None:
         description.coordinator = Broker(coordinator_id, "", 0)
@@ -465,12 +469,14 @@ def dump(state: GroupState) -> dict[str, Any]:
         "group": {
             "group_id": g.group_id, "type": g.type, "state": g.state, "protocol_type": g.protocol_type,
             "assignor": g.assignor, "generation": g.generation,
+            **({"assignment_epoch": g.assignment_epoch} if g.assignment_epoch is not None else {}),
             "coordinator": g.coordinator.id if g.coordinator else None,
             "offsets_partition_leader": state.offsets_partition_leader,
             "members": [{"member_id": m.member_id, "group_instance_id": m.group_instance_id,
                          "client_id": m.client_id, "host": m.host, "rack": m.rack,
                          "subscription": m.subscription, "protocols": m.protocols,
                          "assignment": m.assignment, "target_assignment": m.target_assignment,
+                         **({"member_epoch": m.member_epoch} if m.member_epoch is not None else {}),
                          **({"dropped_assignment": m.dropped_assignment} if m.dropped_assignment else {}),
                          **({"dropped_target_assignment": m.dropped_target_assignment}
                             if m.dropped_target_assignment else {})}

@@ -250,6 +250,9 @@ class GroupReplay:
             if cur is not None:
                 view.assignment = merged((self.topic(tp["topicId"]), tp["partitions"])
                                      for tp in cur["assignedPartitions"])
+                view.member_epoch = cur["memberEpoch"] if cur["memberEpoch"] >= 0 else None
+                view.pending_revocation = merged((self.topic(tp["topicId"]), tp["partitions"])
+                                                 for tp in cur["partitionsPendingRevocation"])
             if mid in self.targets:
                 view.target_assignment = merged((self.topic(tp["topicId"]), tp["partitions"])
                                             for tp in self.targets[mid])

@@ -37,7 +37,9 @@ def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] |
         members = replay.consumer_members()
         assignors = sorted({a for md in replay.members.values() if (a := md.get("serverAssignor"))})
         desc = GroupDescription(replay.group_id, "consumer", "Stable" if members else "Empty", "consumer",
-                                ",".join(assignors) or None, replay.epoch, None, members)
+                                ",".join(assignors) or None, replay.epoch, None, members,
+                                replay.target_epoch if replay.target_epoch is not None and replay.target_epoch >= 0
+                                else None)
         unresolved = replay.unresolved_topic_ids()
         if unresolved:
             notes.append(f"{len(unresolved)} topic id(s) have no name in the log and are shown as ids: "

@@ -19,6 +19,11 @@ to the same question, field by field:
 - the coordinator is the broker asked (its id, host and port; no rack);
 - an empty client id, host, instance id or assignor is none.
 
+One thing more than librdkafka: a consumer group's group epoch (as its ``generation``, the
+model's name for it) and assignment epoch, and each member's member epoch, which the answer
+carries and librdkafka (2.16) does not hand on (its descriptions leave them none); a negative
+epoch, which no group or member in a description has, is none too.
+
 Anything librdkafka would report or read differently is handed back for librdkafka to
 describe: an error in the answer, a group of another protocol type ("not a consumer group"),
 assignment bytes that do not read, a string with a NUL (a C string ends there) or with bytes
@@ -63,6 +68,10 @@ def _partitions(assignment: dict[str, Any]) -> dict[str, list[int]]:
     return by_topic((_text(t["topicName"]) or "", p) for t in assignment["topicPartitions"] for p in t["partitions"])
 
 
+def _epoch(value: int) -> int | None:
+    return value if value >= 0 else None
+
+
 def _coordinator(node: Node) -> Broker:
     return Broker(node.id, _text(node.host) or "", node.port, None)
 
@@ -72,10 +81,11 @@ def consumer_group(group: dict[str, Any], node: Node) -> GroupDescription:
     return GroupDescription(
         group_id=_text(group["groupId"]) or "", type="consumer", state=state_name(group["groupState"]),
         protocol_type=CONSUMER_PROTOCOL_TYPE, assignor=_text(group["assignorName"]), coordinator=_coordinator(node),
+        generation=_epoch(group["groupEpoch"]), assignment_epoch=_epoch(group["assignmentEpoch"]),
         members=[Member(
             member_id=_text(m["memberId"]) or "", client_id=_text(m["clientId"]), host=_text(m["clientHost"]),
             group_instance_id=_text(m["instanceId"]), assignment=_partitions(m["assignment"]),
-            target_assignment=_partitions(m["targetAssignment"]),
+            target_assignment=_partitions(m["targetAssignment"]), member_epoch=_epoch(m["memberEpoch"]),
         ) for m in group["members"]])
 
 

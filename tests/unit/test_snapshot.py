@@ -48,6 +48,24 @@ def test_a_committed_offsets_leader_epoch_is_written_back():
     assert parse(dump(state)).offsets == state.offsets
 
 
+def test_kip848_epochs_are_optional_and_written_back_when_known():
+    doc = copy.deepcopy(DOC)
+    doc["group"].update(type="consumer", generation=9, assignment_epoch=8)
+    doc["group"]["members"][0]["member_epoch"] = 7
+    state = parse(doc)
+    assert (state.group.generation, state.group.assignment_epoch) == (9, 8)
+    assert [m.member_epoch for m in state.group.members] == [7, None]
+    written = dump(state)["group"]
+    assert (written["generation"], written["assignment_epoch"]) == (9, 8)
+    assert written["members"][0]["member_epoch"] == 7 and "member_epoch" not in written["members"][1]
+    assert parse(dump(state)).group == state.group
+    # a file without them (every file written before them) reads as before: epochs not known
+    plain = parse(copy.deepcopy(DOC))
+    assert plain.group.assignment_epoch is None and {m.member_epoch for m in plain.group.members} == {None}
+    assert "assignment_epoch" not in dump(plain)["group"]
+    assert all("member_epoch" not in m for m in dump(plain)["group"]["members"])
+
+
 def _refusal(mutate) -> str:
     doc = copy.deepcopy(DOC)
     mutate(doc)
@@ -73,6 +91,10 @@ def _refusal(mutate) -> str:
      "$.group.members[0].subscription[1]", "must be a string, not an integer"),
     (lambda d: d["cluster"]["topics"]["T"].update(partitions=0),
      "$.cluster.topics.T.partitions", "0 is out of range"),
+    (lambda d: d["group"]["members"][0].update(member_epoch=-1),  # ConsumerGroupDescribe's epochs are >= 0
+     "$.group.members[0].member_epoch", "-1 is out of range"),
+    (lambda d: d["group"].update(assignment_epoch="3"),
+     "$.group.assignment_epoch", "must be an integer"),
     (lambda d: d.pop("kgroup_snapshot"), "$.kgroup_snapshot", "missing"),
     (lambda d: d.update(kgroup_snapshot=3), "$.kgroup_snapshot", "reads versions 1, 2"),
 ])

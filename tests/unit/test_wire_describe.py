@@ -44,6 +44,19 @@ def test_a_consumer_group_answer_splits_three_ways():
                        [(1, "classic", None), (2, "old", None)])
 
 
+def test_a_consumer_group_answer_carries_its_epochs():
+    # what librdkafka does not hand on: the group and assignment epochs, and each member's epoch
+    tps = {"topicPartitions": [{"topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "topicName": "T", "partitions": [1, 0]}]}
+    member = {"memberId": "m1", "instanceId": None, "rackId": None, "memberEpoch": 6, "clientId": "c", "clientHost": "/h",
+              "subscribedTopicNames": ["T"], "subscribedTopicRegex": None, "assignment": tps,
+              "targetAssignment": {"topicPartitions": []}}
+    answer = {"groups": [_cgd("k", groupEpoch=9, assignmentEpoch=8, members=[member])]}
+    (_, d), = Describe().read(CONSUMER_GROUP_DESCRIBE, answer, [(0, "k", None)], NODE)[0]
+    (m,) = d.members
+    assert (d.generation, d.assignment_epoch, m.member_epoch) == (9, 8, 6)
+    assert (m.assignment, m.target_assignment, m.pending_revocation) == ({"T": [0, 1]}, {}, None)
+
+
 def test_a_classic_group_answer():
     requests = [(0, "c", None), (1, "connect", None), (2, "gone", None)]
     member = {"memberId": "m", "groupInstanceId": None, "clientId": "", "clientHost": "/h", "memberMetadata": b"",
@@ -59,6 +72,7 @@ def test_a_classic_group_answer():
     assert (d.type, d.state, d.protocol_type, d.assignor) == ("classic", "CompletingRebalance", "consumer", "range")
     m, = d.members
     assert (m.member_id, m.client_id, m.host, m.assignment, m.target_assignment) == ("m", None, "/h", {"A": [1], "B": [0, 2]}, None)
+    assert (d.generation, d.assignment_epoch, m.member_epoch) == (None, None, None)
     assert failed == [(1, "connect", None), (2, "gone", None)] and further is None
 
 
