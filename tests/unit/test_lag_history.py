@@ -1,0 +1,185 @@
+"""Lag over time, worked by hand.
+
+Every data partition here holds one record a second: the record at offset i was produced at
+i * 1000 ms, so the log ended at moment T at offset ceil(T / 1000) (the first record at or
+after T), which the tests compute with their own arithmetic, never with the code under test.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from kgroup.lag_history import (Commit, EndsAt, Watch, commits_from_log, document, evaluate, moments, shown,
+                                time_lag_positions)
+from kgroup.offsets_log.selection import Selection, select
+from logbuilder import Log
+
+
+def end(t: int) -> int:
+    """Where a one-record-a-second log ended at t (ms)."""
+    return math.ceil(t / 1000)
+
+
+def ends_for(commits, since, until, until_is_now=False, now=None, unknown=()):
+    """Every moment the code asks for, answered from end(t) except those in ``unknown``."""
+    wanted = moments(commits, since, until, until_is_now)
+    ends, reasons = {}, {}
+    for (t, p), times in wanted.items():
+        for m in times:
+            if (t, p, m) in unknown:
+                ends[(t, p, m)] = None
+                reasons[(t, p, m)] = "retention removed the records of that moment"
+            else:
+                ends[(t, p, m)] = end(m)
+    return EndsAt(ends, reasons, now or {tp: end(until) for tp in commits})
+
+
+def by_tp(report):
+    return {(p.topic, p.partition): p for p in report.partitions}
+
+
+def test_points_status_and_rates_of_a_partition_worked_by_hand():
+    commits = {("Order", 0): [Commit(10_500, 5), Commit(20_000, 15), Commit(20_400, 18), Commit(30_000, 30),
+                              Commit(40_000, 38)]}
+    report = evaluate("G", commits, ends_for(commits, 15_000, 60_000), 15_000, 60_000)
+    p = by_tp(report)[("Order", 0)]
+    # the commit before --since is the starting point; every later commit is a point
+    assert [(pt.time_ms, pt.committed, pt.end, pt.lag) for pt in p.points] == [
+        (10_500, 5, 11, 6), (20_000, 15, 20, 5), (20_400, 18, 21, 3), (30_000, 30, 30, 0), (40_000, 38, 40, 2)]
+    # lag at --until: the log ended at 60 then, the last commit is 38
+    assert (p.lag, p.end, p.committed) == (22, 60, 38)
+    # a commit reached lag 0 in the window (at 30 s): OK; four runs (20.4 s merged into 20 s) of ten
+    assert p.status == "OK" and p.complete == 0.4
+    # 33 offsets consumed and 49 produced over the 49.5 s from the starting point to --until
+    assert p.consume_per_s == pytest.approx(33 / 49.5)
+    assert p.produce_per_s == pytest.approx(49 / 49.5)
+    assert p.catching_up is False and p.eta_s is None
+    assert report.status == "OK" and not report.incomplete and report.total_lag == 22
+
+
+def test_a_consumer_that_was_caught_up_and_stopped_is_stop():
+    commits = {("Order", 1): [Commit(1_000, 1), Commit(2_000, 2), Commit(3_000, 3)]}
+    report = evaluate("G", commits, ends_for(commits, 0, 60_000), 0, 60_000)
+    p = by_tp(report)[("Order", 1)]
+    # 57 s since the last commit > the window's 2 s; the log ended past offset 3 at every poll
+    # after the last commit (60 s, 50 s, ..., 10 s: ends 60 ... 10)
+    assert p.status == "STOP" and p.lag == 57
+    assert report.status == "ERR" and report.by_status() == {"STOP": ["Order-1"]}
+
+
+def test_a_stopped_consumer_whose_log_end_stood_still_is_not_stop():
+    commits = {("Order", 1): [Commit(1_000, 1), Commit(2_000, 2), Commit(3_000, 3)]}
+    ends = ends_for(commits, 0, 60_000)
+    # the log ended at 3 until 55 s, then 4 records came: the poll at 50 s saw it caught up
+    fixed = {k: (3 if k[2] <= 55_000 and k[2] > 3_000 else v) for k, v in ends.ends.items()}
+    report = evaluate("G", commits, EndsAt(fixed, {}, {("Order", 1): 7}), 0, 60_000)
+    assert by_tp(report)[("Order", 1)].status == "OK"
+
+
+@pytest.mark.parametrize("offsets, until, status, lag", [
+    # lags 10, 15, 20 (never zero, never decreasing), 25 at --until: slow
+    ([0, 5, 10], 35_000, "WARN", 25),
+    # offsets 8 -> 4 -> 6: never back to 8
+    ([8, 4, 6], 35_000, "REWIND", 29),
+    # the same offset committed, lag growing
+    ([5, 5, 5], 35_000, "STALL", 30),
+    # lags 10, 8, 6: decreasing
+    ([0, 12, 24], 35_000, "OK", 11),
+])
+def test_statuses_worked_by_hand(offsets, until, status, lag):
+    commits = {("T", 0): [Commit(10_000 * (i + 1), o) for i, o in enumerate(offsets)]}
+    p = evaluate("G", commits, ends_for(commits, 0, until), 0, until).partitions[0]
+    assert (p.status, p.lag) == (status, lag)
+
+
+def test_catch_up_time():
+    # lags 10, 8, 6 at 10, 20, 30 s; --until at 30 s: 24 consumed and 20 produced in 20 s,
+    # so the lag of 6 shrinks by 0.2 a second: gone in 30 s
+    commits = {("T", 0): [Commit(10_000, 0), Commit(20_000, 12), Commit(30_000, 24)]}
+    p = evaluate("G", commits, ends_for(commits, 0, 30_000), 0, 30_000).partitions[0]
+    assert (p.consume_per_s, p.produce_per_s) == (pytest.approx(1.2), pytest.approx(1.0))
+    assert p.catching_up is True and p.eta_s == pytest.approx(30.0)
+
+
+def test_commits_closer_than_a_second_merge_keeping_the_earlier_time():
+    # 10 runs are kept; 11 commits, of which the 2nd comes 999 ms after the 1st: the window
+    # holds 10 runs, the first being 0 s with the offset (and lag) of the 999 ms commit
+    times = [0, 999] + [10_000 * k for k in range(1, 10)]
+    commits = {("T", 0): [Commit(t, i) for i, t in enumerate(times)]}
+    p = evaluate("G", commits, ends_for(commits, 0, 100_000), 0, 100_000).partitions[0]
+    assert p.complete == 1.0
+    # the first run's lag is the 999 ms commit's: its moment is asked, the 0 ms one is not
+    assert moments(commits, 99_000, 100_000)[("T", 0)][:2] == [999, 10_000]
+    # a 12th commit makes 11 runs: the first falls out of the window
+    commits[("T", 0)].append(Commit(100_000, 11))
+    assert moments(commits, 99_000, 100_000)[("T", 0)][0] == 10_000
+
+
+def test_unknown_points_are_said_and_the_status_comes_from_the_known_ones():
+    commits = {("T", 0): [Commit(10_000, 0), Commit(20_000, 5), Commit(30_000, 10)]}
+    report = evaluate("G", commits, ends_for(commits, 0, 35_000, unknown={("T", 0, 10_000)}), 0, 35_000)
+    p = report.partitions[0]
+    assert [pt.lag for pt in p.points] == [None, 15, 20]
+    assert p.status == "WARN" and p.complete == 0.2
+    assert report.incomplete
+    assert report.problems == ["T-0: 1 of 3 points unknown: retention removed the records of that moment"]
+
+
+def test_an_unknown_end_at_until_leaves_status_unknown():
+    commits = {("T", 0): [Commit(10_000, 0)]}
+    ends = ends_for(commits, 0, 35_000)
+    report = evaluate("G", commits, EndsAt(ends.ends, {}, {("T", 0): None}), 0, 35_000, until_is_now=True)
+    p = report.partitions[0]
+    assert p.status is None and p.lag is None and report.incomplete
+    assert report.status == "OK"  # from the known statuses: none
+
+
+def test_the_starting_point_is_the_newest_commit_before_since():
+    cs = [Commit(1, 1), Commit(2, 2), Commit(5, 3)]
+    assert shown(cs, 3) == [Commit(2, 2), Commit(5, 3)]
+    assert shown(cs, 0) == cs
+    assert shown(cs, 6) == [Commit(5, 3)]
+
+
+def test_commits_from_the_offsets_log():
+    log = Log()
+    records = [log.commit("G", "T", 0, 5, 1_000), log.commit("other", "T", 0, 99, 1_500),
+               log.commit("G", "T", 1, 7, 2_000), log.commit("G", "U", 0, 1, 2_500),
+               log.delete_commit("G", "T", 1, 3_000), log.commit("G", "T", 0, 9, 4_000),
+               log.commit("G", "T", 0, 12, 9_000)]
+    entries = list(select(records, Selection(frozenset(["G"]))))
+    assert commits_from_log(entries, "G", 5_000) == {("T", 0): [Commit(1_000, 5), Commit(4_000, 9)],
+                                                     ("U", 0): [Commit(2_500, 1)]}
+    assert commits_from_log(entries, "G", 5_000, ["U"]) == {("U", 0): [Commit(2_500, 1)]}
+
+
+def test_time_lag_at_each_point():
+    commits = {("T", 0): [Commit(10_000, 4), Commit(20_000, 20)]}
+    ends = ends_for(commits, 0, 20_000)
+    draft = evaluate("G", commits, ends, 0, 20_000)
+    # lag 6 at the first point (the record at offset 4 was produced at 4 s), 0 at the second
+    assert time_lag_positions(draft) == {("T", 0): [4]}
+    report = evaluate("G", commits, ends, 0, 20_000, record_times={("T", 0, 4): 4_000})
+    assert [pt.time_lag_ms for pt in report.partitions[0].points] == [6_000, 0]
+
+
+def test_document_keys():
+    commits = {("T", 0): [Commit(10_000, 0), Commit(20_000, 12), Commit(30_000, 24)]}
+    doc = document(evaluate("G", commits, ends_for(commits, 0, 30_000), 0, 30_000))
+    assert doc["group"] == "G" and doc["status"] == "OK" and doc["complete"] == 0.0
+    part = doc["partitions"][0]
+    assert part["points"][0] == {"time_ms": 10_000, "committed": 0, "end": 10, "lag": 10}
+    assert (part["lag"], part["end"], part["committed"], part["eta_s"]) == (6, 30, 24, 30.0)
+
+
+def test_watch_counts_a_changed_committed_offset_as_a_commit():
+    w = Watch("G")
+    w.add(10_000, {("T", 0): 5}, {("T", 0): 10})
+    w.add(20_000, {("T", 0): 5}, {("T", 0): 20})
+    w.add(30_000, {("T", 0): 25}, {("T", 0): 30})
+    report = w.report(0)
+    p = report.partitions[0]
+    assert [(pt.time_ms, pt.committed, pt.end, pt.lag) for pt in p.points] == [(10_000, 5, 10, 5),
+                                                                                 (30_000, 25, 30, 5)]
+    assert (p.lag, report.until_ms) == (5, 30_000)
