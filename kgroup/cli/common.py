@@ -123,6 +123,14 @@ class ConnectionOptions:
         return self._cluster
 
 
+def no_cluster_with(conn: "ConnectionOptions", option: str = "--input") -> None:
+    """A command reading saved records refuses cluster options rather than ignore them."""
+    given = [name for name, value in (("-b", conn.bootstrap), ("-X", conn.x), ("--command-config", conn.command_config))
+             if value]
+    if given:
+        raise UsageError(f"{given[0]} names a cluster, but {option} reads saved records instead: give one or the other")
+
+
 def connection_options(command):
     """The shared connection options (-b, -X, --command-config, --timeout, -v) for ``command``:
     they are added after its own parameters (so every command's help lists them last, in one

@@ -280,7 +280,7 @@ def snapshot(
         "--at", metavar="TIME",
         help="Rebuild the group as it stood at TIME (2026-11-22T03:00Z, epoch ms, or 2h ago) from the offsets log.")] = None,
     input_: Annotated[Optional[Path], typer.Option(
-        "--input", metavar="FILE", help="With --at: read raw records saved by 'kgroup log --save' instead of a cluster.")] = None,
+        "--input", metavar="FILE", help="With --at: read raw records saved earlier (JSON Lines of 'kgroup log --save', - for stdin, or Parquet of 'kgroup scan --save') instead of a cluster.")] = None,
     offsets_topic: Annotated[str, typer.Option(
         "--offsets-topic", metavar="NAME", help="With --at: read the offsets log from a topic of this name.")] = "__consumer_offsets",
     output: Annotated[OutputFormat, typer.Option(

@@ -1,14 +1,13 @@
 """kgroup log: every record of the offsets log, decoded as Kafka prints it."""
-import os
 import sys
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, IO, Iterator, List, Optional
+from typing import Annotated, Iterator, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
+from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples, no_cluster_with
 from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
 from kgroup.render import OutputFormat, printable, warn
@@ -28,7 +27,8 @@ LogGroups = Annotated[Optional[List[str]], typer.Argument(
     metavar="GROUP", show_default=False,
     help="Only these groups' records (and only the offsets-log partitions they hash to).")]
 Input = Annotated[Optional[Path], typer.Option(
-    "--input", metavar="FILE", help="Read raw records saved earlier (JSON Lines; - for stdin) instead of a cluster.")]
+    "--input", metavar="FILE", help="Read raw records saved earlier instead of a cluster: JSON Lines (log --save; "
+    "- for stdin) or Parquet (scan --save).")]
 OffsetsTopic = Annotated[str, typer.Option(
     "--offsets-topic", metavar="NAME", help="Read the offsets log from a topic of this name.")]
 Since = Annotated[Optional[str], typer.Option(
@@ -72,24 +72,12 @@ def live_records(settings, topic: str, partitions: list[int] | None, follow: boo
 
 
 def file_records(path: Path, progress) -> Iterator:
-    from kgroup.offsets_log.raw import read_jsonl
+    """Every record of a saved log (JSON Lines or Parquet; ``-``: stdin), all of it checked before
+    the first is handed out, in log order, each once (kgroup.offsets_log.saved); what the input
+    needed (sorting, dropping repeats) is said in one warning each."""
+    from kgroup.offsets_log.saved import iter_saved
 
-    if str(path) == "-":
-        yield from read_jsonl(sys.stdin.buffer, "<stdin>")
-        return
-    try:
-        stream: IO[bytes] = open(path, "rb")
-    except OSError as e:
-        raise UsageError(f"cannot read --input {path}: {e.strerror or e}") from None
-    with stream:
-        try:
-            size = os.fstat(stream.fileno()).st_size
-        except OSError:
-            size = 0
-        for n, record in enumerate(read_jsonl(stream, str(path)), 1):
-            yield record
-            if size and n % 20_000 == 0:
-                progress("reading records", stream.tell() // 1024, size // 1024)
+    return iter_saved(str(path), progress, warn)
 
 
 def _saving(records: Iterator, save: Optional[Path]) -> Iterator:
@@ -146,8 +134,11 @@ def log(
         raise UsageError("--follow reads a live cluster, not --input")
     if input_ is not None and save is not None:
         raise UsageError("--save writes what is read from a cluster; --input is already saved")
-    if any(p < 0 for p in partition or []):
-        raise UsageError("--partition must be 0 or more")
+    if input_ is not None:
+        no_cluster_with(conn)
+    bad = [p for p in partition or [] if not 0 <= p <= 2**31 - 1]
+    if bad:
+        raise UsageError(f"--partition {bad[0]}: a partition is a number from 0 to 2147483647")
     window = Window.parse(since, until, int(time.time() * 1000))
     selection = Selection(frozenset(groups or []), frozenset(kinds), window)
     tally = Tally()
@@ -161,9 +152,20 @@ def log(
             settings = conn.settings()
             raw = _saving(live_records(settings, offsets_topic, partition, follow, progress, selection), save)
         writer = log_output.writer(output.value, sys.stdout, printable)
+        seen: set[str] = set()
         for entry in select(raw, selection, tally):
+            if entry.record is not None and groups:
+                seen.add(entry.record.group_id)
             writer(entry)
     sys.stdout.flush()
+    missing = [g for g in dict.fromkeys(groups or []) if g not in seen]
+    if missing:
+        where = "the records read" if (since or until or kinds or partition) else "the offsets log"
+        if tally.shown == 0:
+            raise UsageError(f"{where} hold{'s' * (where == 'the offsets log')} no record of group "
+                             f"{printable(', '.join(missing))}")
+        for g in missing:
+            warn(f"{where} hold{'s' * (where == 'the offsets log')} no record of group {printable(g)}")
     summary = f"{tally.shown} of {tally.read} records shown"
     if tally.undecodable:
         warn(f"{summary}; {tally.undecodable} could not be decoded (printed as error entries)")
@@ -180,6 +182,7 @@ def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: 
 
     selection = Selection(frozenset([group]), frozenset(), Window(None, until_ms))
     if input_ is not None:
+        no_cluster_with(conn)
         raw = file_records(input_, progress)
     else:
         raw = live_records(conn.settings(), offsets_topic, None, False, progress, selection)

@@ -134,12 +134,14 @@ def test_control_characters_are_escaped_in_tables_but_exact_in_json(tmp_path):
 
 
 @pytest.mark.parametrize("content,message", [
-    (b"not json\n", "log.jsonl:1: not a JSON object"),
+    (b"not json\n", "log.jsonl:1: not a raw record (invalid JSON: Expecting value)"),
     (b'{"partition": 0, "offset": 0, "timestamp": 0, "key": "%%%", "value": null}\n', '"key" is not valid base64'),
-    (b'{"partition": -1, "offset": 0, "timestamp": 0, "key": null, "value": null}\n', '"partition" must be between'),
-    (b'{"partition": 0, "offset": 1e3, "timestamp": 0, "key": null, "value": null}\n', '"offset" must be a 64-bit integer'),
-    (b"\xff\xfe{\x00\n", "not a JSON object"),
-    (b"[" * 100000 + b"\n", "not a JSON object"),
+    (b'{"partition": -1, "offset": 0, "timestamp": 0, "key": null, "value": null}\n',
+     '"partition" -1 is out of range (0 to 2147483647)'),
+    (b'{"partition": 0, "offset": 1e3, "timestamp": 0, "key": null, "value": null}\n',
+     '"offset" must be an integer, not a fraction'),
+    (b"\xff\xfe{\x00\n", "log.jsonl:1: not a raw record (not UTF-8 text)"),
+    (b"[" * 100000 + b"\n", "log.jsonl:1: not a raw record (JSON nested too deeply)"),
 ])
 def test_hostile_input_files_fail_in_one_line(tmp_path, content, message):
     path = tmp_path / "log.jsonl"
