@@ -37,17 +37,24 @@ def describe_document(states: Iterable[GroupState]) -> dict[str, Any]:
 
 def describe_group(s: GroupState) -> dict[str, Any]:
     """One group of the describe document: its members sorted static first (by instance id),
-    then by member id, each with its assignment and, for KIP-848, its target."""
+    then by member id, each with its assignment and, for KIP-848, its target; a KIP-848 member
+    that is not reconciled (kgroup.reconciliation) is ``reconciling`` and says why in
+    ``reconciliation``."""
+    from kgroup.reconciliation import explain
+
     g = s.group
+    why = explain(g)
     members = []
     for m in sorted(g.members, key=lambda m: (m.group_instance_id is None, m.group_instance_id or "",
                                               m.member_id)):
         target = normalized(m.target_assignment) if m.target_assignment is not None else None
+        r = why.get(m.member_id)
         members.append({
             "member_id": m.member_id, "group_instance_id": m.group_instance_id, "client_id": m.client_id,
             "host": m.host, "partitions": partition_count(m.assignment),
             "assignment": normalized(m.assignment), "target_assignment": target,
-            "reconciling": target is not None and target != normalized(m.assignment),
+            "reconciling": r is not None,
+            **({"reconciliation": r.to_json()} if r is not None else {}),
         })
     return {"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.assignor,
             "coordinator": g.coordinator.to_json() if g.coordinator else None,
@@ -66,9 +73,15 @@ def describe_notes(g: dict[str, Any]) -> list[str]:
     elif state == "Stable" and not g["members"]:
         notes.append(f"Group {g['group']} is Stable but the broker returned no member details "
                      "(some Kafka-compatible brokers do not implement ConsumerGroupDescribe fully).")
-    reconciling = [m["member_id"] for m in g["members"] if m["reconciling"]]
+    reconciling = [m for m in g["members"] if m["reconciling"]]
     if reconciling:
-        notes.append(f"{len(reconciling)} member(s) still reconciling towards their target assignment.")
+        from kgroup.reconciliation import describe_line
+
+        notes.append(f"{len(reconciling)} member(s) still reconciling towards their target assignment:")
+        notes.extend("  " + describe_line(m["member_id"], m["reconciliation"]) for m in reconciling)
+        if any(m["reconciliation"]["member_epoch"] is None for m in reconciling):
+            notes.append("Epochs shown as - are not known here: librdkafka does not report them (kgroup's own "
+                         "describe of many groups per request and the offsets log do).")
     return notes
 
 

@@ -102,21 +102,23 @@ def _epoch(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
-def describe_line(r: Reconciliation, shown_at_most: int = 20) -> str:
-    """One line for a table's notes: ``m1: epoch 4 (group epoch 5, assignment epoch 5); to revoke
-    T:2; waiting for T:3 (held by m2), T:4 (held by no member)`` (at most ``shown_at_most``
-    partitions waited for, then how many more; ``-``: an epoch not known)."""
+def describe_line(member_id: str, r: dict[str, Any], shown_at_most: int = 20) -> str:
+    """One line for a table's notes from a member's ``reconciliation`` (:meth:`Reconciliation.to_json`):
+    ``m1: epoch 4 (group epoch 5, assignment epoch 5); to revoke T:2; waiting for T:3 (held by
+    m2), T:4 (held by no member)`` (at most ``shown_at_most`` partitions waited for, then how
+    many more; ``-``: an epoch not known)."""
     from kgroup.assignment import compact
 
-    parts = [f"{r.member_id}: epoch {_epoch(r.member_epoch)} (group epoch {_epoch(r.group_epoch)}, "
-             f"assignment epoch {_epoch(r.assignment_epoch)})"]
-    if r.to_revoke:
-        parts.append(f"to revoke {compact(r.to_revoke)}")
-    if r.waiting_for:
-        shown = r.waiting_for[:shown_at_most]
+    parts = [f"{member_id}: epoch {_epoch(r['member_epoch'])} (group epoch {_epoch(r['group_epoch'])}, "
+             f"assignment epoch {_epoch(r['assignment_epoch'])})"]
+    if r["to_revoke"]:
+        parts.append(f"to revoke {compact(r['to_revoke'])}")
+    waiting = r["waiting_for"]
+    if waiting:
+        shown = waiting[:shown_at_most]
         parts.append("waiting for " + ", ".join(
-            f"{w.topic}:{w.partition} (held by {w.held_by if w.held_by is not None else 'no member'})"
-            for w in shown) + (f" (+{len(r.waiting_for) - len(shown)} more)" if len(shown) < len(r.waiting_for) else ""))
-    if not r.to_revoke and not r.waiting_for:
+            f"{w['topic']}:{w['partition']} (held by {w['held_by'] if w['held_by'] is not None else 'no member'})"
+            for w in shown) + (f" (+{len(waiting) - len(shown)} more)" if len(shown) < len(waiting) else ""))
+    if not r["to_revoke"] and not waiting:
         parts.append("holds its target; its epoch has not reached the assignment epoch yet")
     return "; ".join(parts)

@@ -24,6 +24,7 @@ CASES = [
     ("find-coordinator", ["find-coordinator", "--snapshot", SEED]),
     ("find-coordinator", ["find-coordinator", "--offline", "--offsets-partitions", "50", "G1", "GROUPS"]),
     ("describe", ["describe", "--snapshot", SEED]),
+    ("describe", ["describe", "--snapshot", str(ROOT / "examples" / "kip848-reconciling.json")]),
     ("offsets", ["offsets", "--snapshot", SEED]),
     ("offsets", ["offsets", "--snapshot", SEED, "--lag-above", "5", "--topic", "Order"]),
     ("whatif", ["whatif", "--snapshot", SEED, "--remove", "C3", "--strategy", "all"]),
@@ -64,6 +65,8 @@ def test_a_snapshot_rebuilt_from_the_log_matches_the_snapshot_schema():
 @pytest.mark.parametrize("schema,args,mutate", [
     ("describe", ["describe", "--snapshot", SEED], lambda d: d["groups"][0].update(extra=1)),
     ("describe", ["describe", "--snapshot", SEED], lambda d: d["groups"][0]["members"][0].update(partitions="5")),
+    ("describe", ["describe", "--snapshot", str(ROOT / "examples" / "kip848-reconciling.json")],
+     lambda d: d["groups"][0]["members"][1]["reconciliation"]["waiting_for"][0].pop("held_by")),
     ("offsets", ["offsets", "--snapshot", SEED], lambda d: d["groups"][0]["partitions"][0].pop("lag")),
     ("offsets", ["offsets", "--snapshot", SEED], lambda d: d["groups"][0]["partitions"][0].update(lag=-1)),
     ("find-coordinator", ["find-coordinator", "--snapshot", SEED], lambda d: d["groups"][0].update(verdict="ok")),

@@ -81,8 +81,17 @@ def test_a_member_whose_target_differs_is_reconciling_and_said_so():
                                     state="Reconciling", assignor="uniform")])
     (g,) = doc["groups"]
     assert [m["reconciling"] for m in g["members"]] == [False, True]  # the same set in another order is no change
-    assert describe_notes(g) == ["Group G is rebalancing (Reconciling): assignments are in flux.",
-                                 "1 member(s) still reconciling towards their target assignment."]
+    # m2 holds T-2 of its target T:2,3; nobody holds T-3; no epoch is known (none in the model)
+    assert g["members"][1]["reconciliation"] == {
+        "member_epoch": None, "group_epoch": None, "assignment_epoch": None, "to_revoke": {},
+        "waiting_for": [{"topic": "T", "partition": 3, "held_by": None}]}
+    assert "reconciliation" not in g["members"][0]
+    assert describe_notes(g) == [
+        "Group G is rebalancing (Reconciling): assignments are in flux.",
+        "1 member(s) still reconciling towards their target assignment:",
+        "  m2: epoch - (group epoch -, assignment epoch -); waiting for T:3 (held by no member)",
+        "Epochs shown as - are not known here: librdkafka does not report them (kgroup's own describe of "
+        "many groups per request and the offsets log do)."]
 
 
 def test_list_filters_states_in_any_case_and_the_type():

@@ -34,8 +34,8 @@ def test_three_members_worked_by_hand():
     assert got["B"].to_json() == {"member_epoch": 5, "group_epoch": 5, "assignment_epoch": 5, "to_revoke": {},
                                   "waiting_for": [{"topic": "T", "partition": 2, "held_by": "A"},
                                                   {"topic": "T", "partition": 4, "held_by": "C"}]}
-    assert describe_line(got["A"]) == "A: epoch 4 (group epoch 5, assignment epoch 5); to revoke T:2; waiting for U:0 (held by C)"
-    assert describe_line(got["C"]) == "C: epoch 4 (group epoch 5, assignment epoch 5); to revoke T:4 U:0"
+    assert describe_line("A", got["A"].to_json()) == "A: epoch 4 (group epoch 5, assignment epoch 5); to revoke T:2; waiting for U:0 (held by C)"
+    assert describe_line("C", got["C"].to_json()) == "C: epoch 4 (group epoch 5, assignment epoch 5); to revoke T:4 U:0"
 
 
 def test_a_reconciled_member_and_a_classic_member_are_not_explained():
@@ -51,7 +51,7 @@ def test_an_epoch_behind_alone_is_not_reconciled():
     m = Member("M", assignment={"T": [0]}, target_assignment={"T": [0]}, member_epoch=4)
     (r,) = explain(_group([m])).values()
     assert (r.to_revoke, r.waiting_for) == ({}, [])
-    assert describe_line(r) == ("M: epoch 4 (group epoch 5, assignment epoch 5); holds its target; "
+    assert describe_line("M", r.to_json()) == ("M: epoch 4 (group epoch 5, assignment epoch 5); holds its target; "
                                 "its epoch has not reached the assignment epoch yet")
 
 
@@ -61,7 +61,7 @@ def test_unknown_epochs_stay_unknown():
     n = Member("N", assignment={"T": [0]}, target_assignment={"T": [0]})  # same: reconciled as far as known
     got = explain(_group([m, n], generation=None, assignment_epoch=None))
     assert got == {"M": Reconciliation("M", None, None, None, {}, [Waiting("T", 3, None)])}
-    assert describe_line(got["M"]) == ("M: epoch - (group epoch -, assignment epoch -); "
+    assert describe_line("M", got["M"].to_json()) == ("M: epoch - (group epoch -, assignment epoch -); "
                                        "waiting for T:3 (held by no member)")
 
 
@@ -80,5 +80,5 @@ def test_pending_revocations_from_the_log_hold_and_are_revoked():
 
 def test_a_long_wait_is_cut_in_the_table_line():
     m = Member("M", assignment={}, target_assignment={"T": list(range(25))}, member_epoch=5)
-    line = describe_line(explain(_group([m]))["M"])
+    line = describe_line("M", explain(_group([m]))["M"].to_json())
     assert line.endswith("T:19 (held by no member) (+5 more)") and "T:20" not in line
