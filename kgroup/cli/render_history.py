@@ -7,6 +7,7 @@ from kgroup.java.jackson import dumps
 from kgroup.offsets_log.replay import GroupReplay, Rebalance
 from kgroup.offsets_log.window import format_ms
 from kgroup.assignment import compact
+from kgroup.reconciliation import describe_line
 from kgroup.render import OutputFormat, Table, duration, emit, printable
 
 
@@ -54,6 +55,10 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
         notes.append(f"then {r.commits} offset commit{'s' * (r.commits != 1)}"
                      + (f", last on {printable(compact({t: list(ps) for t, ps in r.last_commits.items()}))}"
                             if r.last_commits else ""))
+        if r.reconciliation:
+            notes.append(f"still reconciling when the epoch ended ({format_ms(r.reconciliation_timestamp or 0)}): "
+                         f"{len(r.reconciliation)} member{'s' * (len(r.reconciliation) != 1)}")
+            notes.extend("  " + describe_line(m.member_id, m.to_json()) for m in r.reconciliation)
         for member_id, problems in sorted(r.problems.items()):
             notes.extend(printable(f"member {member_id}: {p}") for p in problems)
         rows = [[printable(str(v)) if isinstance(v, str) else v for v in

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.assignment import merged, owners_of
-from kgroup.model import Member
+from kgroup.model import GroupDescription, Member
 from kgroup.offsets_log.codec import DecodeError
 from kgroup.offsets_log.consumer_protocol import decode_assignment, decode_subscription
 from kgroup.offsets_log.selection import Entry
-
+from kgroup.reconciliation import Reconciliation, explain
 
 
 def member_json(m: Member, problems: list[str] | None = None) -> dict[str, Any]:
@@ -59,6 +59,10 @@ class Rebalance:
     members_ids: list[str] = field(default_factory=list)  # KIP-848: membership at the epoch record
     closed: bool = False  # KIP-848: its target assignment has been read
     problems: dict[str, list[str]] = field(default_factory=dict)  # member id -> what could not be decoded
+    # KIP-848: the members not reconciled when the epoch ended (the next epoch's record, a
+    # tombstone, or the last record read), and why; the timestamp of that moment
+    reconciliation: list[Reconciliation] | None = None
+    reconciliation_timestamp: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"timestamp": self.timestamp, "partition": self.position[0], "offset": self.position[1],
@@ -68,7 +72,10 @@ class Rebalance:
                 "moved": self.moved, "since_previous_ms": self.since_previous_ms,
                 "commits": self.commits,
                 "last_commits": {t: {str(p): o for p, o in sorted(ps.items())}
-                                 for t, ps in sorted(self.last_commits.items())}}
+                                 for t, ps in sorted(self.last_commits.items())},
+                **({"reconciliation": {"timestamp": self.reconciliation_timestamp, "members": [
+                    {"member_id": r.member_id, **r.to_json()} for r in self.reconciliation]}}
+                   if self.reconciliation is not None else {})}
 
 
 def moves(before: list[Member], after: list[Member], target: bool = False) -> list[dict[str, Any]]:
@@ -179,6 +186,8 @@ class GroupReplay:
     def _consumer(self, t: int, key: dict[str, Any], v: dict[str, Any] | None, ts: int, pos: tuple[int, int]) -> None:
         member = key.get("memberId")
         if t == 3:
+            if v is None or v["epoch"] != self.epoch:
+                self._settle_epoch(ts)
             if v is None:
                 self._close_epoch()
                 self._open(Rebalance(ts, pos, "deleted", None))
@@ -234,8 +243,21 @@ class GroupReplay:
             r.members = [m for m in self.consumer_members() if m.member_id in set(r.members_ids)]
             r.moved = moves(previous.members if previous else [], r.members, target=True)
 
+    def _settle_epoch(self, ts: int) -> None:
+        """Fix who of the open KIP-848 epoch's members is not reconciled as it ends, and why."""
+        r = self._last_consumer()
+        if r is None or r.reconciliation is not None or self.epoch is None:
+            return
+        self._close_epoch()
+        group = GroupDescription(self.group_id, "consumer", generation=self.epoch, members=self.consumer_members(),
+                                 assignment_epoch=self.target_epoch if (self.target_epoch or 0) >= 0 else None)
+        r.reconciliation = list(explain(group).values())
+        r.reconciliation_timestamp = ts
+
     def finish(self) -> None:
         self._close_epoch()
+        if self.last_timestamp is not None and not self.deleted:
+            self._settle_epoch(self.last_timestamp)
 
     def topic(self, topic_id: str) -> str:
         return self.topic_names.get(topic_id, topic_id)

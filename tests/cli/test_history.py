@@ -42,3 +42,29 @@ def test_history_cli_table_says_who_left_not_why(logfile):
 def test_history_of_unknown_group(logfile):
     r = run_kgroup("history", "NOPE", "--input", str(logfile))
     assert r.returncode == 2 and "holds no record of group NOPE" in r.stderr
+
+
+def test_history_of_a_kip848_group_says_who_was_still_reconciling(tmp_path):
+    # the log of tests/unit/test_reconciliation.py, whose expected values are worked out there
+    from unit.test_reconciliation import reconciling_log
+
+    log, t = reconciling_log()
+    path = tmp_path / "k.jsonl"
+    with open(path, "w") as f:
+        write_jsonl(log.records, f)
+    r = run_kgroup("history", "K", "--input", str(path))
+    assert r.returncode == 0, r.stderr
+    titles = r.stdout.split("  group epoch ")  # each epoch's title starts its block
+    epoch1, epoch2 = titles[1], titles[2]
+    assert ("still reconciling when the epoch ended (2025-11-22T02:54:29.000Z): 2 members\n"
+            "  B: epoch 2 (group epoch 2, assignment epoch 2); waiting for Order:2 (held by no member), "
+            "Order:4 (held by C)\n"
+            "  C: epoch 1 (group epoch 2, assignment epoch 2); to revoke Order:4\n") in epoch2, r.stdout
+    assert "still reconciling" not in epoch1  # epoch 1 ended reconciled
+    doc = json.loads(run_kgroup("history", "K", "--input", str(path), "-o", "json").stdout)
+    from schemas import validate
+
+    validate("history", doc)
+    assert [e["reconciliation"]["timestamp"] - t for e in doc["rebalances"]] == [0, 9000, 9000]
+    assert [[m["member_id"] for m in e["reconciliation"]["members"]] for e in doc["rebalances"]] == [
+        [], ["B", "C"], ["B", "C"]]

@@ -82,3 +82,99 @@ def test_a_long_wait_is_cut_in_the_table_line():
     m = Member("M", assignment={}, target_assignment={"T": list(range(25))}, member_epoch=5)
     line = describe_line("M", explain(_group([m]))["M"].to_json())
     assert line.endswith("T:19 (held by no member) (+5 more)") and "T:20" not in line
+
+
+# --- history: the same from the offsets log's KIP-848 records ------------------------------
+
+T0 = 1763780000000
+ORDER = "AAAAAAAAAAAAAAAAAAAAAQ"  # Uuid(0, 1) as Kafka prints it
+UNREVOKED, UNRELEASED, STABLE = 1, 2, 0  # Kafka's MemberState values
+
+
+def _current(log, ts, member, epoch, previous, state, assigned, pending):
+    log.add("K", ts, 8, {"groupId": "K", "memberId": member}, 0, {
+        "memberEpoch": epoch, "previousMemberEpoch": previous, "state": state,
+        "assignedPartitions": [{"topicId": ORDER, "partitions": assigned}] if assigned else [],
+        "partitionsPendingRevocation": [{"topicId": ORDER, "partitions": pending}] if pending else []})
+
+
+def reconciling_log():
+    """Epoch 1: A Order:0-2, B Order:3, C Order:4-5, all reconciled. Epoch 2's target moves Order-2
+    from A to B and Order-4 from C to B; then A gives Order-2 up; epoch 3 (D joins) has no target
+    yet when the log ends."""
+    from logbuilder import Log, kip848_epoch, kip848_member
+
+    log = Log(partitions=50)
+    log.add("K", T0, 4, {"groupId": "K"}, 0, {"topics": [
+        {"topicId": ORDER, "topicName": "Order", "numPartitions": 6, "partitionMetadata": []}]})
+    for m in "ABC":
+        kip848_member(log, "K", T0, m, ["Order"])
+    kip848_epoch(log, "K", T0, 1, {"A": {ORDER: [0, 1, 2]}, "B": {ORDER: [3]}, "C": {ORDER: [4, 5]}})
+    t = T0 + 60_000
+    log.add("K", t, 3, {"groupId": "K"}, 0, {"epoch": 2})
+    for m, ps in (("A", [0, 1]), ("B", [2, 3, 4]), ("C", [5])):
+        log.add("K", t, 7, {"groupId": "K", "memberId": m}, 0, {"topicPartitions": [{"topicId": ORDER, "partitions": ps}]})
+    log.add("K", t, 6, {"groupId": "K"}, 0, {"assignmentEpoch": 2, "assignmentTimestamp": t})
+    # each member's heartbeat, as Kafka's CurrentAssignmentBuilder answers it:
+    _current(log, t + 100, "A", 1, 0, UNREVOKED, [0, 1], [2])    # keeps epoch 1 until Order-2 is given up
+    _current(log, t + 200, "C", 1, 0, UNREVOKED, [5], [4])
+    _current(log, t + 300, "B", 2, 1, UNRELEASED, [3], [])       # epoch 2; Order-2, Order-4 not released
+    _current(log, t + 5000, "A", 2, 1, STABLE, [0, 1], [])       # A has given Order-2 up
+    kip848_member(log, "K", t + 9000, "D", ["Order"])
+    log.add("K", t + 9000, 3, {"groupId": "K"}, 0, {"epoch": 3})
+    return log, t
+
+
+def test_history_says_who_was_still_reconciling_when_each_epoch_ended():
+    from kgroup.offsets_log.records import decode
+    from kgroup.offsets_log.replay import GroupReplay
+    from kgroup.offsets_log.selection import Entry
+
+    log, t = reconciling_log()
+    replay = GroupReplay("K")
+    for raw in log.records:
+        replay.apply(Entry(raw, decode(raw.key, raw.value)))
+    replay.finish()
+    e1, e2, e3 = replay.rebalances
+    # epoch 1 ended when epoch 2's record came: every member held its target at epoch 1
+    assert (e1.generation, e1.reconciliation, e1.reconciliation_timestamp) == (1, [], t)
+    # epoch 2 ended when epoch 3's record came (t + 9000). By then A had given Order-2 up and
+    # moved to epoch 2 (reconciled). B (epoch 2) holds Order-3 of its target Order:2-4: Order-2
+    # nobody holds any more (B gets it at its next heartbeat), Order-4 C holds pending revocation.
+    # C (still epoch 1) holds Order-5 and must still give up Order-4.
+    assert e2.reconciliation_timestamp == t + 9000
+    assert e2.reconciliation == [
+        Reconciliation("B", 2, 2, 2, {}, [Waiting("Order", 2, None), Waiting("Order", 4, "C")]),
+        Reconciliation("C", 1, 2, 2, {"Order": [4]}, []),
+    ]
+    # epoch 3 has no target assignment yet when the log ends: the members still reconcile towards
+    # epoch 2's (D, without a target, is not explained)
+    assert e3.reconciliation_timestamp == t + 9000
+    assert e3.reconciliation == [
+        Reconciliation("B", 2, 3, 2, {}, [Waiting("Order", 2, None), Waiting("Order", 4, "C")]),
+        Reconciliation("C", 1, 3, 2, {"Order": [4]}, []),
+    ]
+    assert e2.to_json()["reconciliation"]["members"][1] == {
+        "member_id": "C", "member_epoch": 1, "group_epoch": 2, "assignment_epoch": 2, "to_revoke": {"Order": [4]},
+        "waiting_for": []}
+
+
+def test_history_in_the_middle_of_epoch_2():
+    # the log read up to A's first heartbeat of epoch 2: A must give Order-2 up (pending
+    # revocation), B and C still hold epoch 1's assignment: B waits for Order-2 (A holds it,
+    # pending revocation) and Order-4 (C holds it); C must give up Order-4, which its target lacks.
+    from kgroup.offsets_log.records import decode
+    from kgroup.offsets_log.replay import GroupReplay
+    from kgroup.offsets_log.selection import Entry
+
+    log, t = reconciling_log()
+    replay = GroupReplay("K")
+    for raw in log.records:
+        if raw.timestamp <= t + 100:
+            replay.apply(Entry(raw, decode(raw.key, raw.value)))
+    replay.finish()
+    assert replay.rebalances[1].reconciliation == [
+        Reconciliation("A", 1, 2, 2, {"Order": [2]}, []),
+        Reconciliation("B", 1, 2, 2, {}, [Waiting("Order", 2, "A"), Waiting("Order", 4, "C")]),
+        Reconciliation("C", 1, 2, 2, {"Order": [4]}, []),
+    ]
