@@ -366,6 +366,19 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
                   [a.name for a in change.add], topics, results, notes)
 
 
+def rebalance_with(state: GroupState, strategy: str, members: list[str], jdk: int = DEFAULT_JDK) -> StrategyResult:
+    """``strategy``'s rebalance of the group as ``state`` holds it (subscriptions, assignment,
+    generation), with only ``members`` in it: the group's other members leave, and a member
+    ``state`` does not know joins as a new member subscribed to the group's topics. Its
+    ``completes`` says whether Kafka's assignor returns (a rolling switch's steps are checked so)."""
+    present = {m.member_id for m in state.group.members}
+    staying = set(members)
+    change = Change(remove=[m.member_id for m in state.group.members if m.member_id not in staying],
+                    add=[AddedMember(m) for m in members if m not in present])
+    (result,) = run(state, change, [strategy], jdk=jdk).results
+    return result
+
+
 def member_protocols(state: GroupState, member: Member) -> list[str]:
     """The protocols ``member`` supports, in its order of preference; when the cluster did not
     say, the protocol the group runs (none when that is unknown too)."""

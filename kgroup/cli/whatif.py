@@ -172,6 +172,30 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
     return tables
 
 
+def _switch_rebalances(state, steps) -> list:
+    """For each step of a rolling switch: the rebalance with its selected assignor, of the group
+    as the snapshot holds it with the members in the group at that step (kgroup.whatif.rebalance_with),
+    or None where no client-side assignor is selected. Each distinct rebalance is run once."""
+    from kgroup.assignors.registry import CLIENT_SIDE
+    from kgroup.whatif import rebalance_with
+
+    done: dict = {}
+    out: list[Any] = []
+    for s in steps:
+        if s.selected not in CLIENT_SIDE:
+            out.append(None)
+            continue
+        key = (s.selected, tuple(sorted(s.group)))
+        if key not in done:
+            done[key] = rebalance_with(state, s.selected, list(s.group))
+        out.append(done[key])
+    return out
+
+
+def _kafka_class(strategy: str) -> str:
+    return STRATEGIES[strategy].kafka_class.rsplit(".", 1)[-1]
+
+
 def _delta(now: dict, after: dict) -> str:
     """``+Order:4-5 -Stock:0``: what a member gains and loses, ``=`` when nothing."""
     from kgroup.assignment import compact
@@ -254,6 +278,7 @@ def vote(
     from kgroup.protocol import plan_rolling_switch, select_protocol
 
     members: dict[str, list[str]] = {}
+    state = None
     if snapshot is not None:
         from kgroup.whatif import member_protocols
 
@@ -292,10 +317,22 @@ def vote(
                                         static_members=static_members)
         except ValueError as e:
             raise UsageError(str(e)) from None
+        # with the group at hand, each step's rebalance is run: does the selected assignor return?
+        outcomes = _switch_rebalances(state, steps) if state is not None else [None] * len(steps)
+        steps = [s if o is None or o.completes else s._replace(
+                     note=f"{s.note} NEVER COMPLETES: Kafka's {_kafka_class(o.strategy)} never returns on the "
+                          "group as the snapshot holds it, so this rebalance never completes.")
+                 for s, o in zip(steps, outcomes)]
         doc: dict[str, Any] = {"switch": {"from": source, "to": target}, "steps": [
             {"step": s.step, "bounce": s.bounce, "member": s.member, "protocols": s.protocols,
              "accepted": s.accepted, "selected": s.selected, "rebalance_protocol": s.rebalance_protocol,
-             "note": s.note} for s in steps]}
+             **({} if o is None else {"completes": o.completes}), **({"reason": o.reason} if o and o.reason else {}),
+             "note": s.note}
+            for s, o in zip(steps, outcomes)]}
+        never = [(s.step, o) for s, o in zip(steps, outcomes) if o is not None and not o.completes]
+        if never:
+            warn(f"the rebalance of step(s) {', '.join(str(step) for step, _ in never)} never completes: "
+                 f"{never[0][1].reason}")
         emit(output, doc, [Table(["STEP", "BOUNCE", "RESTART", "NEW-PROTOCOLS", "ACCEPTED", "SELECTED",
                                   "REBALANCE", "NOTE"],
                                  [[s.step, s.bounce or "-", s.member, ",".join(s.protocols), s.accepted,

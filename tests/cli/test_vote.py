@@ -58,3 +58,39 @@ def test_rolling_switch_first_bounce_order():
     assert r.returncode == 2 and "give --switch FROM:TO" in r.stderr
     r = run_kgroup(*base, "--first-bounce", "last")
     assert r.returncode == 2 and "--first-bounce must be to-first or from-first" in r.stderr
+
+
+def test_a_switch_step_whose_assignor_never_returns_is_flagged(tmp_path):
+    """examples/sticky-never-returns.json with its two new members in the group (nothing assigned
+    to them yet): Kafka's CooperativeStickyAssignor never returns on it (whatif's answer, checked
+    against the jar by the differential test), so every step that selects cooperative-sticky says
+    its rebalance never completes; the steps on range complete; the plan still exits 0."""
+    from conftest import ROOT
+    from schemas import validate
+
+    doc = json.loads((ROOT / "examples" / "sticky-never-returns.json").read_text())
+    for name in ("new-0-95b1", "new-1-0e35"):
+        doc["group"]["members"].append({"member_id": name, "client_id": "new", "subscription": ["logs", "zeta"],
+                                        "assignment": {}})
+    path = tmp_path / "joined.json"
+    path.write_text(json.dumps(doc))
+    r = run_kgroup("vote", "--snapshot", str(path), "--switch", "range:cooperative-sticky", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    validate("vote", out)
+    steps = out["steps"]
+    assert len(steps) == 1 + 2 * 31
+    # to-first: range until the last member of bounce 1 (step 31) lists cooperative-sticky too
+    assert [s["selected"] for s in steps] == ["range"] * 31 + ["cooperative-sticky"] * 32
+    assert [s["completes"] for s in steps] == [True] * 31 + [False] * 32
+    assert all("reason" not in s for s in steps[:31])
+    assert all("CooperativeStickyAssignor never returns" in s["reason"] for s in steps[31:])
+    assert all("NEVER COMPLETES" in s["note"] for s in steps[31:])
+    assert "never completes" in r.stderr and "31, 32" in r.stderr
+    table = run_kgroup("vote", "--snapshot", str(path), "--switch", "range:cooperative-sticky")
+    assert table.returncode == 0 and table.stdout.count("NEVER COMPLETES") == 32
+
+
+def test_a_switch_without_a_snapshot_runs_no_assignor():
+    r = run_kgroup("vote", "-m", "a=range", "-m", "b=range", "--switch", "range:sticky", "-o", "json")
+    assert r.returncode == 0 and all("completes" not in s for s in json.loads(r.stdout)["steps"])
