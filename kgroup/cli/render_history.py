@@ -56,7 +56,8 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
                      + (f", last on {printable(compact({t: list(ps) for t, ps in r.last_commits.items()}))}"
                             if r.last_commits else ""))
         if r.reconciliation:
-            notes.append(f"still reconciling when the epoch ended ({format_ms(r.reconciliation_timestamp or 0)}): "
+            when = "when the epoch ended" if r.epoch_ended else "at the last record read"
+            notes.append(f"still reconciling {when} ({format_ms(r.reconciliation_timestamp or 0)}): "
                          f"{len(r.reconciliation)} member{'s' * (len(r.reconciliation) != 1)}")
             notes.extend("  " + describe_line(m.member_id, m.to_json()) for m in r.reconciliation)
         for member_id, problems in sorted(r.problems.items()):

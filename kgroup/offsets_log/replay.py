@@ -59,10 +59,11 @@ class Rebalance:
     members_ids: list[str] = field(default_factory=list)  # KIP-848: membership at the epoch record
     closed: bool = False  # KIP-848: its target assignment has been read
     problems: dict[str, list[str]] = field(default_factory=dict)  # member id -> what could not be decoded
-    # KIP-848: the members not reconciled when the epoch ended (the next epoch's record, a
-    # tombstone, or the last record read), and why; the timestamp of that moment
+    # KIP-848: the members not reconciled when the epoch ended (the next epoch's record or a
+    # tombstone: epoch_ended) or at the last record read, and why; the timestamp of that moment
     reconciliation: list[Reconciliation] | None = None
     reconciliation_timestamp: int | None = None
+    epoch_ended: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"timestamp": self.timestamp, "partition": self.position[0], "offset": self.position[1],
@@ -73,7 +74,8 @@ class Rebalance:
                 "commits": self.commits,
                 "last_commits": {t: {str(p): o for p, o in sorted(ps.items())}
                                  for t, ps in sorted(self.last_commits.items())},
-                **({"reconciliation": {"timestamp": self.reconciliation_timestamp, "members": [
+                **({"reconciliation": {"timestamp": self.reconciliation_timestamp, "epoch_ended": self.epoch_ended,
+                                       "members": [
                     {"member_id": r.member_id, **r.to_json()} for r in self.reconciliation]}}
                    if self.reconciliation is not None else {})}
 
@@ -187,7 +189,7 @@ class GroupReplay:
         member = key.get("memberId")
         if t == 3:
             if v is None or v["epoch"] != self.epoch:
-                self._settle_epoch(ts)
+                self._settle_epoch(ts, ended=True)
             if v is None:
                 self._close_epoch()
                 self._open(Rebalance(ts, pos, "deleted", None))
@@ -243,8 +245,9 @@ class GroupReplay:
             r.members = [m for m in self.consumer_members() if m.member_id in set(r.members_ids)]
             r.moved = moves(previous.members if previous else [], r.members, target=True)
 
-    def _settle_epoch(self, ts: int) -> None:
-        """Fix who of the open KIP-848 epoch's members is not reconciled as it ends, and why."""
+    def _settle_epoch(self, ts: int, ended: bool = False) -> None:
+        """Fix who of the open KIP-848 epoch's members is not reconciled as it ends (``ended``) or
+        as the records read end, and why."""
         r = self._last_consumer()
         if r is None or r.reconciliation is not None or self.epoch is None:
             return
@@ -252,7 +255,7 @@ class GroupReplay:
         group = GroupDescription(self.group_id, "consumer", generation=self.epoch, members=self.consumer_members(),
                                  assignment_epoch=self.target_epoch if (self.target_epoch or 0) >= 0 else None)
         r.reconciliation = list(explain(group).values())
-        r.reconciliation_timestamp = ts
+        r.reconciliation_timestamp, r.epoch_ended = ts, ended
 
     def finish(self) -> None:
         self._close_epoch()

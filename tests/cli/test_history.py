@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_kgroup
+from conftest import ROOT, run_kgroup
 from unit.test_replay import MIN, T, scenario
 
 from kgroup.offsets_log.raw import write_jsonl
@@ -61,6 +61,10 @@ def test_history_of_a_kip848_group_says_who_was_still_reconciling(tmp_path):
             "Order:4 (held by C)\n"
             "  C: epoch 1 (group epoch 2, assignment epoch 2); to revoke Order:4\n") in epoch2, r.stdout
     assert "still reconciling" not in epoch1  # epoch 1 ended reconciled
+    assert "still reconciling at the last record read (2025-11-22T02:54:29.000Z): 2 members\n" in titles[3]
+    # the example log of docs/commands/history.md is this log
+    example = (ROOT / "examples" / "offsets-log-kip848.jsonl").read_text()
+    assert example == path.read_text()
     doc = json.loads(run_kgroup("history", "K", "--input", str(path), "-o", "json").stdout)
     from schemas import validate
 

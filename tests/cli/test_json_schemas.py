@@ -25,6 +25,7 @@ CASES = [
     ("find-coordinator", ["find-coordinator", "--offline", "--offsets-partitions", "50", "G1", "GROUPS"]),
     ("describe", ["describe", "--snapshot", SEED]),
     ("describe", ["describe", "--snapshot", str(ROOT / "examples" / "kip848-reconciling.json")]),
+    ("history", ["history", "K", "--input", str(ROOT / "examples" / "offsets-log-kip848.jsonl")]),
     ("offsets", ["offsets", "--snapshot", SEED]),
     ("offsets", ["offsets", "--snapshot", SEED, "--lag-above", "5", "--topic", "Order"]),
     ("whatif", ["whatif", "--snapshot", SEED, "--remove", "C3", "--strategy", "all"]),

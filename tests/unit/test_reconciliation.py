@@ -137,7 +137,7 @@ def test_history_says_who_was_still_reconciling_when_each_epoch_ended():
     replay.finish()
     e1, e2, e3 = replay.rebalances
     # epoch 1 ended when epoch 2's record came: every member held its target at epoch 1
-    assert (e1.generation, e1.reconciliation, e1.reconciliation_timestamp) == (1, [], t)
+    assert (e1.generation, e1.reconciliation, e1.reconciliation_timestamp, e1.epoch_ended) == (1, [], t, True)
     # epoch 2 ended when epoch 3's record came (t + 9000). By then A had given Order-2 up and
     # moved to epoch 2 (reconciled). B (epoch 2) holds Order-3 of its target Order:2-4: Order-2
     # nobody holds any more (B gets it at its next heartbeat), Order-4 C holds pending revocation.
@@ -149,11 +149,12 @@ def test_history_says_who_was_still_reconciling_when_each_epoch_ended():
     ]
     # epoch 3 has no target assignment yet when the log ends: the members still reconcile towards
     # epoch 2's (D, without a target, is not explained)
-    assert e3.reconciliation_timestamp == t + 9000
+    assert (e3.reconciliation_timestamp, e3.epoch_ended) == (t + 9000, False)  # the last record read
     assert e3.reconciliation == [
         Reconciliation("B", 2, 3, 2, {}, [Waiting("Order", 2, None), Waiting("Order", 4, "C")]),
         Reconciliation("C", 1, 3, 2, {"Order": [4]}, []),
     ]
+    assert e2.epoch_ended and e2.to_json()["reconciliation"]["epoch_ended"] is True
     assert e2.to_json()["reconciliation"]["members"][1] == {
         "member_id": "C", "member_epoch": 1, "group_epoch": 2, "assignment_epoch": 2, "to_revoke": {"Order": [4]},
         "waiting_for": []}
