@@ -1,0 +1,273 @@
+"""kgroup.log_ends.ends_at on in-memory logs: brokers answering ListOffsets by timestamp as Kafka
+does, as Tansu does (the log start for every timestamp) and as librdkafka's mock cluster does
+(-1), over logs with skipped offsets, retention and compaction.
+
+Every expected end is worked out here from the list of records by a plain linear scan (the
+first record whose timestamp is >= T, else the log end; unknown where retention removed the
+records of that time), not by the code under test.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kgroup.log_ends import (COMPACTED, NO_BOUNDS, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, LogBounds,
+                             ends_at)
+
+MODES = ("kafka", "start", "none")
+
+
+class MemoryLog:
+    """A RecordSource over ``{tp: [(offset, timestamp), ...]}`` (offset order; the log end of a
+    partition is given by its bounds). ``mode`` is how ListOffsets by timestamp answers."""
+
+    def __init__(self, records, bounds, mode="kafka", unreadable=()):
+        self.records = records
+        self.bounds = bounds
+        self.mode = mode
+        self.unreadable = set(unreadable)
+        self.list_calls: list[dict] = []
+        self.read_calls: list[dict] = []
+
+    def offsets_for_times(self, timestamps):
+        self.list_calls.append(dict(timestamps))
+        out = {}
+        for tp, t in timestamps.items():
+            if self.mode == "none":
+                out[tp] = None
+            elif self.mode == "start":
+                out[tp] = self.bounds[tp].start
+            else:  # Kafka: the first offset whose timestamp is >= t, else -1
+                out[tp] = next((o for o, ts in self.records[tp] if ts >= t), -1)
+        return out
+
+    def records_at(self, reads):
+        self.read_calls.append(dict(reads))
+        out = {}
+        for tp, (position, count) in reads.items():
+            if tp in self.unreadable:
+                continue
+            out[tp] = [(o, ts) for o, ts in self.records[tp] if o >= position][:count]
+        return out
+
+
+def linear_end(records, bounds: LogBounds, t: int) -> EndAt:
+    """The end at t by a linear scan of the records."""
+    if bounds.compacted:
+        return EndAt(None, COMPACTED)
+    for i, (offset, ts) in enumerate(records):
+        if ts >= t:
+            if i == 0 and bounds.start > 0:
+                return EndAt(None, RETENTION)
+            return EndAt(offset)
+    if not records and bounds.start > 0:
+        return EndAt(None, RETENTION)
+    return EndAt(bounds.end)
+
+
+def contiguous(start: int, timestamps: list[int]) -> list[tuple[int, int]]:
+    return [(start + i, ts) for i, ts in enumerate(timestamps)]
+
+
+def check_all(records, bounds, moments, mode):
+    log = MemoryLog(records, bounds, mode)
+    got, stats = ends_at(log, moments, bounds)
+    expected = {(tp[0], tp[1], t): linear_end(records.get(tp, []), bounds[tp], t)
+                for tp, ts in moments.items() for t in ts}
+    assert got == expected
+    return log, stats
+
+
+# A log of 40 records, one every 10 ms from 1000, and moments before, between, equal to and after them.
+TS40 = [1000 + 10 * i for i in range(40)]
+MOMENTS40 = [0, 999, 1000, 1001, 1005, 1010, 1195, 1200, 1201, 1389, 1390, 1391, 5000]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_contiguous_log_every_kind_of_moment(mode):
+    tp = ("orders", 0)
+    records = {tp: contiguous(0, TS40)}
+    bounds = {tp: LogBounds(0, 40)}
+    log, stats = check_all(records, bounds, {tp: MOMENTS40}, mode)
+    got, _ = ends_at(MemoryLog(records, bounds, mode), {tp: MOMENTS40}, bounds)
+    # worked by hand: 1000 is record 0's time, 1005 lies between records 0 and 1, 1390 is the last record's
+    assert got[("orders", 0, 999)] == EndAt(0)
+    assert got[("orders", 0, 1000)] == EndAt(0)
+    assert got[("orders", 0, 1001)] == EndAt(1)
+    assert got[("orders", 0, 1005)] == EndAt(1)
+    assert got[("orders", 0, 1200)] == EndAt(20)
+    assert got[("orders", 0, 1201)] == EndAt(21)
+    assert got[("orders", 0, 1390)] == EndAt(39)
+    assert got[("orders", 0, 1391)] == EndAt(40)  # every record older: the log end
+    assert got[("orders", 0, 5000)] == EndAt(40)
+    assert stats.list_offsets_calls == len(MOMENTS40)
+    assert stats.checked == len(MOMENTS40)
+    if mode == "kafka":
+        assert stats.searched == 0
+        # the checks only: one read per slot at most, two records each
+        assert stats.record_reads <= len(MOMENTS40)
+        assert all(size <= 3 for call in log.read_calls for _, size in call.values())
+    elif mode == "start":
+        # Tansu's answer (0) is right for the moments at or before the first record only
+        assert stats.searched == sum(1 for t in MOMENTS40 if t > 1000)
+    else:
+        # -1 (the log end) is right for the moments after the last record only
+        assert stats.searched == sum(1 for t in MOMENTS40 if t <= 1390)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_list_offsets_calls_grow_with_moments_per_partition_not_partitions_times_moments(mode):
+    records, bounds, moments = {}, {}, {}
+    for p in range(50):
+        tp = ("t", p)
+        n = 30 + p
+        records[tp] = contiguous(0, [5000 + 7 * i + p for i in range(n)])
+        bounds[tp] = LogBounds(0, n)
+        moments[tp] = [4000 + 53 * k + p for k in range(1 + p % 7)]  # 1 to 7 moments
+    log, stats = check_all(records, bounds, moments, mode)
+    assert stats.list_offsets_calls == 7 == len(log.list_calls)
+    # call k carries every partition that has a k-th moment, each once, with that moment
+    for k, call in enumerate(log.list_calls):
+        assert call == {tp: ts[k] for tp, ts in moments.items() if len(ts) > k}
+    assert stats.checked == sum(len(v) for v in moments.values())
+    # reads are batched across partitions too: far fewer calls than the 200 moments
+    longest = max(len(v) for v in records.values())
+    assert stats.record_reads <= 7 * (math.ceil(math.log2(longest)) + 2)
+    assert stats.positions_read == sum(len(c) for c in log.read_calls)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_offsets_that_skip(mode):
+    # control records (every third offset), a long stretch removed, and a control record at the end
+    tp = ("tx", 0)
+    offsets = [o for o in range(60) if o % 3 != 2] + list(range(200, 230))
+    records = {tp: [(o, 10_000 + 4 * i) for i, o in enumerate(offsets)]}
+    bounds = {tp: LogBounds(0, 231)}
+    moments = sorted({ts + d for _, ts in records[tp] for d in (-1, 0, 1)} | {0, 99_999})
+    check_all(records, bounds, {tp: moments}, mode)
+    got, _ = ends_at(MemoryLog(records, bounds, mode), {tp: [10_000 + 4 * 40, 10_000 + 4 * 40 - 1, 99_999]}, bounds)
+    assert got[("tx", 0, 10_160)] == EndAt(200)  # record 40 of the list is offset 200, after the gap
+    assert got[("tx", 0, 10_159)] == EndAt(200)
+    assert got[("tx", 0, 99_999)] == EndAt(231)  # the log end, past the last control record
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_retention_before_the_log_start_is_unknown(mode):
+    tp = ("old", 0)
+    records = {tp: contiguous(100, [2000 + 10 * i for i in range(30)])}
+    bounds = {tp: LogBounds(100, 130)}
+    moments = [0, 1999, 2000, 2001, 2010, 2150, 2290, 2291]
+    log, stats = check_all(records, bounds, {tp: moments}, mode)
+    got, _ = ends_at(MemoryLog(records, bounds, mode), {tp: moments}, bounds)
+    assert [got[("old", 0, t)] for t in moments] == [
+        EndAt(None, RETENTION), EndAt(None, RETENTION), EndAt(None, RETENTION), EndAt(101), EndAt(101),
+        EndAt(115), EndAt(129), EndAt(130)]
+    assert stats.unknown == 3
+
+
+def test_compacted_unknown_bounds_and_empty_logs_ask_nothing():
+    compacted, missing, empty, emptied, normal = ("c", 0), ("m", 0), ("e", 0), ("x", 0), ("n", 0)
+    records = {compacted: contiguous(0, [1, 2, 3]), missing: contiguous(0, [1, 2, 3]), empty: [], emptied: [],
+               normal: contiguous(0, [10, 20, 30])}
+    bounds = {compacted: LogBounds(0, 3, compacted=True), empty: LogBounds(0, 0), emptied: LogBounds(7, 7),
+              normal: LogBounds(0, 3)}
+    moments = {tp: [0, 15, 99] for tp in records}
+    log = MemoryLog(records, bounds)
+    got, stats = ends_at(log, moments, bounds)
+    for t in (0, 15, 99):
+        assert got[("c", 0, t)] == EndAt(None, COMPACTED)
+        assert got[("m", 0, t)] == EndAt(None, NO_BOUNDS)
+        assert got[("e", 0, t)] == EndAt(0)  # never a record: the end was 0 at every moment
+        assert got[("x", 0, t)] == EndAt(None, RETENTION)  # every record removed: not known
+    assert [got[("n", 0, t)] for t in (0, 15, 99)] == [EndAt(0), EndAt(1), EndAt(3)]
+    assert all(set(call) == {normal} for call in log.list_calls + log.read_calls)
+    assert stats.checked == 3 and stats.unknown == 9
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_equal_timestamps_answer_the_first_of_them(mode):
+    tp = ("eq", 0)
+    timestamps = [100, 200, 200, 200, 200, 300, 300, 400] + [500] * 40 + [600]
+    records = {tp: contiguous(0, timestamps)}
+    bounds = {tp: LogBounds(0, len(timestamps))}
+    check_all(records, bounds, {tp: [99, 100, 150, 200, 201, 300, 450, 500, 501, 600, 601]}, mode)
+    got, _ = ends_at(MemoryLog(records, bounds, mode), {tp: [200, 300, 500, 501]}, bounds)
+    assert [got[("eq", 0, t)] for t in (200, 300, 500, 501)] == [EndAt(1), EndAt(5), EndAt(8), EndAt(48)]
+
+
+def test_a_partition_whose_records_cannot_be_read_is_unknown():
+    good, bad = ("g", 0), ("b", 0)
+    records = {good: contiguous(0, [10, 20, 30]), bad: contiguous(0, [10, 20, 30])}
+    bounds = {good: LogBounds(0, 3), bad: LogBounds(0, 3)}
+    log = MemoryLog(records, bounds, mode="start", unreadable=[bad])
+    got, stats = ends_at(log, {good: [15, 25], bad: [15, 25]}, bounds)
+    assert got == {("g", 0, 15): EndAt(1), ("g", 0, 25): EndAt(2),
+                   ("b", 0, 15): EndAt(None, NO_RECORDS), ("b", 0, 25): EndAt(None, NO_RECORDS)}
+    assert stats.unknown == 2
+
+
+def test_a_kafka_answer_is_taken_where_the_records_around_it_confirm_it_even_out_of_order():
+    # CreateTime set by producers: offset 3 is older than offset 2. Kafka answers 2 for t=50.
+    tp = ("ooo", 0)
+    records = {tp: contiguous(0, [10, 20, 60, 30, 70, 80])}
+    bounds = {tp: LogBounds(0, 6)}
+    got, stats = ends_at(MemoryLog(records, bounds, "kafka"), {tp: [50]}, bounds)
+    assert got == {("ooo", 0, 50): EndAt(2)} and stats.searched == 0
+
+
+def test_out_of_order_timestamps_seen_by_the_search_are_unknown_not_guessed():
+    tp = ("ooo", 0)
+    # every record read is inside the small interval read whole: 60 at offset 2 before 30 at offset 3
+    records = {tp: contiguous(0, [10, 20, 60, 30, 70, 80])}
+    bounds = {tp: LogBounds(0, 6)}
+    got, _ = ends_at(MemoryLog(records, bounds, "none"), {tp: [50]}, bounds)
+    assert got == {("ooo", 0, 50): EndAt(None, OUT_OF_ORDER)}
+
+
+def test_reads_after_the_end_read_are_not_part_of_the_log_of_then():
+    # two records were written after the bounds were read; one is newer than every moment
+    tp = ("live", 0)
+    records = {tp: contiguous(0, [10, 20, 30, 40, 50])}
+    bounds = {tp: LogBounds(0, 3)}
+    got, _ = ends_at(MemoryLog(records, bounds, "none"), {tp: [35, 45, 25]}, bounds)
+    assert got == {("live", 0, 35): EndAt(3), ("live", 0, 45): EndAt(3), ("live", 0, 25): EndAt(2)}
+
+
+@st.composite
+def logs(draw):
+    n_parts = draw(st.integers(1, 4))
+    records, bounds, moments = {}, {}, {}
+    for p in range(n_parts):
+        tp = ("h", p)
+        start = draw(st.sampled_from([0, 0, 5, 1000]))
+        steps = draw(st.lists(st.integers(1, 4), max_size=120))  # offset steps: > 1 where offsets skip
+        deltas = draw(st.lists(st.integers(0, 30), min_size=len(steps), max_size=len(steps)))
+        offsets, o = [], start
+        for s in steps:
+            offsets.append(o)
+            o += s
+        ts, t = [], 1_000
+        for d in deltas:
+            t += d
+            ts.append(t)
+        records[tp] = list(zip(offsets, ts))
+        end = (offsets[-1] + draw(st.integers(1, 3))) if offsets else start
+        bounds[tp] = LogBounds(start, end, compacted=draw(st.booleans()) and draw(st.booleans()))
+        moments[tp] = draw(st.lists(st.integers(900, t + 40), max_size=12))
+    return records, bounds, moments, draw(st.sampled_from(MODES))
+
+
+@settings(max_examples=300, deadline=None)
+@given(logs())
+def test_any_log_any_broker_answers_as_the_linear_scan(case):
+    records, bounds, moments, mode = case
+    log, stats = check_all(records, bounds, moments, mode)
+    asked = [tp for tp, ts in moments.items() if ts and not bounds[tp].compacted and bounds[tp].start < bounds[tp].end]
+    assert stats.list_offsets_calls == max((len(set(moments[tp])) for tp in asked), default=0)
+    # the check reads from two before the answer: with at most one offset skipped at a time, it confirms every answer
+    if mode == "kafka" and all(b.end - (r[-1][0] if r else b.start) <= 2 and all(q - o <= 2 for (o, _), (q, _) in zip(r, r[1:]))
+                               for r, b in ((records[tp], bounds[tp]) for tp in asked)):
+        assert stats.searched == 0
