@@ -132,6 +132,11 @@ class JavaResult:
     error: str | None = None
     error_round: int | None = None
     hash_order: list[int] | None = None
+    killed: bool = False  # the JVM was killed at the time limit: nothing more is known
+
+
+# the error kind of an assignor that did not return in time (the driver's Timeout class)
+TIMEOUT = "AssignorDriver$Timeout"
 
 
 def encode_scenario(scenario_id: str, strategy: str, scenario: dict, timeout_ms: int = 60_000) -> str:
@@ -205,6 +210,27 @@ class DriverRun:
             err = b"".join(self._err).decode(errors="replace")
             raise RuntimeError(f"AssignorDriver exited with {code}:\n{err[-4000:]}")
         return parse_output(b"".join(self._out).decode("utf-8"), topic_names, member_ids)
+
+
+def run_alone(jar: Path, classes: Path, scenario_id: str, strategy: str, scenario: dict,
+              limit_s: float = 6.0, assign_limit_ms: int = 3_000) -> JavaResult:
+    """One scenario in a JVM of its own, for inputs on which Kafka's assignor may never return.
+
+    The driver gives each assignment ``assign_limit_ms`` (then reports a Timeout error and,
+    where the JDK can no longer stop threads, leaves the looping thread to die with the JVM);
+    whatever happens, the JVM is killed after ``limit_s`` seconds, and the result then says
+    ``killed`` with a Timeout error. Returns in at most ``limit_s`` seconds."""
+    text = encode_scenario(scenario_id, strategy, scenario, assign_limit_ms)
+    cmd = ["java", "-Xss16m", "-XX:+UseSerialGC", "-cp", f"{classes}{os.pathsep}{jar}", "AssignorDriver"]
+    try:  # subprocess.run kills the JVM when the limit passes
+        proc = subprocess.run(cmd, input=text.encode("utf-8"), capture_output=True, timeout=limit_s)
+    except subprocess.TimeoutExpired:
+        return JavaResult(error=f"{TIMEOUT} JVM killed after {limit_s} s", killed=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"AssignorDriver exited with {proc.returncode}:\n{proc.stderr.decode(errors='replace')[-4000:]}")
+    topic_names = {scenario_id: scenario_topic_names(scenario)}
+    member_ids = {scenario_id: [m["id"] for m in scenario["members"]]}
+    return parse_output(proc.stdout.decode("utf-8"), topic_names, member_ids).get(scenario_id, JavaResult())
 
 
 def parse_output(text: str, topic_names: dict[str, list[str]], member_ids: dict[str, list[str]]) -> dict[str, JavaResult]:
