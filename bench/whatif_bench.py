@@ -121,7 +121,10 @@ def current_assignment(fresh: dict, strategy: str) -> dict[str, dict[str, list[i
 
     if strategy == ALL:
         strategy = "cooperative-sticky"
-    return run(parse(fresh, "fresh"), Change(), [strategy]).results[0].assignment
+    (result,) = run(parse(fresh, "fresh"), Change(), [strategy]).results
+    if not result.completes:  # no assignment to start from, and the JVM would never return
+        raise SystemExit(f"{strategy} never completes on this group ({result.reason}); choose other sizes")
+    return result.assignment
 
 
 def baseline_input(topics: dict[str, int], members: list[dict], doc: dict, removed: set[str]) -> str:
@@ -202,6 +205,9 @@ def check_outputs(strategy: str, k_out: str, j_out: str) -> list[str]:
     for name in CLIENT_SIDE if strategy == ALL else [strategy]:
         prefix = f"{name}/" if strategy == ALL else ""
         doc = docs[name]
+        if not doc["completes"]:
+            problems.append(f"{prefix}kgroup says the rebalance never completes, the JVM returned")
+            continue
         problems += compare(f"{prefix}assignment", as_sets(doc["assignment"]), java.get(f"{prefix}final", {}))
         if name == "cooperative-sticky":
             problems += compare(f"{prefix}first round", as_sets(doc.get("first_round") or {}),
@@ -214,6 +220,8 @@ def sanity(k_out: str, topics: dict[str, int], strategy: str | None = None) -> l
     the server-side strategies, which have no JVM to compare with."""
     docs = json.loads(k_out)["strategies"]
     doc = docs[0] if strategy is None else next(d for d in docs if d["strategy"] == strategy)
+    if not doc["completes"]:
+        return [f"{doc['strategy']} never completes: {doc['reason']}"]
     seen: dict[tuple[str, int], int] = {}
     for a in doc["assignment"].values():
         for t, ps in a.items():

@@ -137,3 +137,58 @@ def test_run_on_the_seed_group_removing_c3():
     assert [(m.topic, m.partition) for m in rr.moves] == [("Order", 1), ("Order", 4), ("Order", 5), ("Order", 6),
                                                          ("Stock", 0), ("Stock", 3), ("Stock", 4)]
     assert (rr.unassigned, rr.min_partitions, rr.max_partitions) == ({}, 6, 6)
+
+
+def test_a_strategy_whose_assignor_never_returns_is_a_result(monkeypatch):
+    """An assignor that raises AssignorNeverReturns (Kafka's would loop forever) gives a result that
+    does not complete, with the reason; the strategies around it answer as always."""
+    from kgroup.assignors import range as range_assignor
+    from kgroup.assignors.base import AssignorNeverReturns
+    from kgroup.model import Member
+    from kgroup.whatif import Change, run
+
+    def loops(*args, **kwargs):
+        raise AssignorNeverReturns("loops")
+
+    monkeypatch.setattr(range_assignor, "assign", loops)
+    state = _group(Member("a", subscription=["T"], assignment={"T": [0, 1, 2, 3]}))
+    result = run(state, Change(add=[]), ["roundrobin", "range"])
+    rr, rng = result.results
+    assert rr.completes and rr.to_json()["completes"] is True
+    assert rr.assignment == {"a": {"T": [0, 1, 2, 3]}}
+    assert not rng.completes and rng.assignment == {} and rng.moves == []
+    assert rng.to_json() == {"strategy": "range", "completes": False, "reason": rng.reason}
+    assert rng.reason.startswith("Kafka's RangeAssignor never returns on this input")
+    assert "the rebalance never completes" in rng.reason
+
+
+def test_a_follow_up_rebalance_that_never_completes_is_named(monkeypatch):
+    from kgroup.assignors import cooperative_sticky
+    from kgroup.assignors.base import AssignorNeverReturns
+    from kgroup.model import Member
+    from kgroup.whatif import Change, run
+
+    calls = []
+
+    def second_loops(topics, members, topic_racks):
+        calls.append(members)
+        if len(calls) == 2:
+            raise AssignorNeverReturns("loops")
+        return {m.member_id: [] for m in members}
+
+    monkeypatch.setattr(cooperative_sticky, "_assign_once", second_loops)
+    state = _group(Member("a", subscription=["T"], assignment={"T": [0]}))
+    (r,) = run(state, Change(), ["cooperative-sticky"]).results
+    assert len(calls) == 2 and not r.completes
+    assert "so the follow-up rebalance (the one that hands out the revoked partitions) never completes" in r.reason
+
+
+def test_rebalance_with_keeps_only_the_members_named_and_adds_unknown_ones():
+    from kgroup.model import Member
+    from kgroup.whatif import rebalance_with
+
+    state = _group(Member("a", subscription=["T"], assignment={"T": [0, 1]}),
+                   Member("b", subscription=["T"], assignment={"T": [2, 3]}))
+    r = rebalance_with(state, "range", ["b", "c"])
+    # b and c share T's 4 partitions by range: b (sorts first) 0-1, c 2-3; a has left
+    assert r.completes and r.assignment == {"b": {"T": [0, 1]}, "c": {"T": [2, 3]}}
