@@ -7,9 +7,15 @@ import _signal  # type: ignore[import-not-found]  # the builtin module `signal` 
 import _thread
 import os
 import sys
+TYPE_CHECKING = False  # (not typing's: no import here; type checkers take it as true)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 EXIT_INTERRUPTED = 130
 _stopping = _thread.allocate_lock()
+# what must end before kgroup does on Ctrl-C (the JVM kgroup scan starts); each runs once
+_on_interrupt: "list[Callable[[], object]]" = []
 
 
 def _interrupted(signum: object = None, frame: object = None) -> None:
@@ -19,8 +25,22 @@ def _interrupted(signum: object = None, frame: object = None) -> None:
     itself), as the process is ending anyway."""
     if not _stopping.acquire(False):
         return
+    err = 2
+    if _on_interrupt:
+        # whatever the main thread says while the JVM ends under it is not for the user
+        try:
+            err = os.dup(2)
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 2)
+        except OSError:
+            pass
+        for hook in _on_interrupt:
+            try:
+                hook()
+            except BaseException:  # noqa: BLE001 - ending anyway
+                pass
     try:
-        os.write(2, b"kgroup: interrupted\n")
+        os.write(err, b"kgroup: interrupted\n")
     except OSError:
         pass
     os._exit(EXIT_INTERRUPTED)

@@ -71,10 +71,34 @@ def scan(
     from kgroup.scan import require_pyspark
 
     require_pyspark()
+    from kgroup.scan.run import check_output
     from kgroup.scan.session import parse_conf
 
     spark_conf = parse_conf(list(conf or []))
+    for path, option, new in ((out, "--out", False), (save, "--save", True)):
+        if path is not None:
+            check_output(path, option, new)
     started = time.monotonic()
+    workdir = None
+    spark_input = input_
+    if input_ is not None:
+        from kgroup.cli.common import no_cluster_with
+        from kgroup.offsets_log.saved import for_spark, is_local
+
+        no_cluster_with(conn)
+        if is_local(input_):  # checked whole by the one reader before Spark starts
+            import atexit
+            import shutil
+            import tempfile
+
+            workdir = tempfile.mkdtemp(prefix="kgroup-scan-input-")
+            atexit.register(shutil.rmtree, workdir, True)
+            from kgroup import _on_interrupt
+
+            _on_interrupt.append(lambda: shutil.rmtree(workdir, True))
+            spark_input, notes = for_spark(input_, workdir)
+            for note in notes:
+                warn(note)
     settings = ranges = leaders = brokers = None
     if input_ is None:
         from kgroup.adapter import offsets_log_leaders, offsets_log_ranges
@@ -87,7 +111,7 @@ def scan(
     from kgroup.scan.run import ScanRequest, scan_report
     from kgroup.scan.session import build_session
 
-    request = ScanRequest(input=input_, save=save, topic=offsets_topic, settings=settings, ranges=ranges,
+    request = ScanRequest(input=input_, source=spark_input, save=save, topic=offsets_topic, settings=settings, ranges=ranges,
                           leaders=leaders, brokers=brokers, since_ms=window.since_ms, until_ms=window.until_ms,
                           stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table else 0,
                           out=out, master=master, scratch=scratch)
@@ -96,12 +120,16 @@ def scan(
         from kgroup.cli import interrupt
 
         interrupt.install()  # Ctrl-C while the JVM starts or a job runs (see kgroup.cli.interrupt)
-        spark = build_session(master, spark_conf, conn.verbose)
-        spark_start = time.monotonic() - started
         try:
+            spark = build_session(master, spark_conf, conn.verbose)
+            spark_start = time.monotonic() - started
             report = scan_report(spark, request, progress)
         finally:
-            spark.stop()
+            from kgroup.scan.session import end_jvm, stop_session
+
+            if "spark" in locals():
+                stop_session(spark)
+            end_jvm()
     elapsed = time.monotonic() - started
     rows, coordinators, broker_rows, summary = report.groups, report.coordinators, report.brokers, report.summary
     summary["spark_start_seconds"] = round(spark_start, 3)

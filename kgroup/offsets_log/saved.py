@@ -53,15 +53,18 @@ class SavedLog(NamedTuple):
 
     def notes(self) -> list[str]:
         """The warnings a command says about the input (each at most once)."""
-        out = []
-        if self.out_of_order:
-            out.append(f"{self.name} is not in log order: its records are taken by (partition, offset)")
-        if self.repeated:
-            out.append(f"{self.name} repeats {self.repeated} record{'s' * (self.repeated != 1)} byte for byte: "
-                       "each is counted once")
-        if not self.records:
-            out.append(f"{self.name} holds no record")
-        return out
+        return notes(self.name, self.out_of_order, self.repeated, len(self.records))
+
+
+def notes(name: str, out_of_order: bool, repeated: int, count: int) -> list[str]:
+    out = []
+    if out_of_order:
+        out.append(f"{name} is not in log order: its records are taken by (partition, offset)")
+    if repeated:
+        out.append(f"{name} repeats {repeated} record{'s' * (repeated != 1)} byte for byte: each is counted once")
+    if not count:
+        out.append(f"{name} holds no record")
+    return out
 
 
 # -- JSON Lines ------------------------------------------------------------------------------
@@ -329,18 +332,18 @@ def detect(path: str) -> str:
     return "parquet" if head == PARQUET_MAGIC else "jsonl"
 
 
-def check_parquet(path: str) -> tuple[Any, Any, bool, int]:
+def check_parquet(path: str) -> tuple[Any, Any, bool, int, int]:
     """A Parquet saved log checked in place, without reading its keys and values unless some
     record is repeated: (table or None, indices to keep in log order or None, out_of_order,
-    repeated). The table is the whole one only when it had to be read to compare records."""
+    repeated, rows). The table is the whole one only when it had to be read to compare records."""
     table, files = read_parquet_table(path, ["partition", "offset", "timestamp"])
     places = _RowPlaces(files)
     keep, out_of_order, repeated = _parquet_order(table, places)
     if not repeated:
-        return None, keep, out_of_order, 0
+        return None, keep, out_of_order, 0, table.num_rows
     table, files = read_parquet_table(path)
     keep, out_of_order, repeated = _parquet_order(table, places)
-    return table, keep, out_of_order, repeated
+    return table, keep, out_of_order, repeated, table.num_rows
 
 
 def read_saved(path: str, progress: Progress | None = None, stdin: IO[bytes] | None = None) -> SavedLog:
@@ -392,6 +395,41 @@ def _in_order(name: str, fmt: str, records: list[RawRecord], places: Any) -> Sav
     if keep is not None:
         records = [records[i] for i in keep]
     return SavedLog(name, fmt, records, out_of_order, repeated)
+
+
+def is_local(path: str) -> bool:
+    """A path this process reads itself (no scheme, or file:)."""
+    return "://" not in path or path.startswith("file://")
+
+
+def for_spark(path: str, workdir: str) -> tuple[str, list[str]]:
+    """A local saved log checked by this reader before Spark starts, and the path Spark is to
+    read: the Parquet itself when it needs nothing, else its records in log order, each once,
+    written as Parquet under ``workdir`` (JSON Lines always: Spark's JSON reader checks less).
+    Returns (path for Spark, notes)."""
+    if path.startswith("file://"):
+        path = path[len("file://"):]
+    if path != "-" and detect(path) == "parquet":
+        table, keep, out_of_order, repeated, count = check_parquet(path)
+        if table is None:
+            return path, notes(path, out_of_order, repeated, count)
+        rows = table.take(keep)
+        said = notes(path, out_of_order, repeated, rows.num_rows)
+    else:
+        log = read_saved(path)
+        import pyarrow as pa
+
+        rows = pa.table([[getattr(r, c) for r in log.records] for c in FIELDS],
+                        names=list(FIELDS))
+        said = log.notes()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("partition", pa.int32()), ("offset", pa.int64()), ("timestamp", pa.int64()),
+                        ("key", pa.binary()), ("value", pa.binary())])
+    target = os.path.join(workdir, "input.parquet")
+    pq.write_table(rows.cast(schema), target)
+    return target, said
 
 
 def iter_saved(path: str, progress: Progress | None = None, warn: Callable[[str], None] | None = None

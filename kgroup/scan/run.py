@@ -17,6 +17,7 @@ from kgroup.scan import pipeline, report
 @dataclass
 class ScanRequest:
     input: str | None = None          # a saved raw-record path, or None: the live log
+    source: str | None = None         # the path Spark reads for it (default: input; see offsets_log.saved.for_spark)
     save: str | None = None
     topic: str = "__consumer_offsets"
     settings: Any = None              # ConnectionSettings (live)
@@ -64,6 +65,47 @@ def scratch_dir(req: ScanRequest) -> str | None:
 
         return str(Path(tempfile.gettempdir()) / name)
     return None
+
+
+def check_output(path: str, option: str, new: bool) -> None:
+    """Refuse, before the scan starts, an output path Spark could not write: a local one whose
+    nearest existing part is a file or not writable, or (``new``: --save never overwrites) one
+    that exists. Paths on other file systems are checked by :func:`check_remote_output`."""
+    import os
+
+    if "://" in path and not path.startswith("file://"):
+        return
+    local = path[len("file://"):] if path.startswith("file://") else path
+    if new and os.path.lexists(local):
+        raise UsageError(f"cannot write {option} {path}: it exists (a saved log is never overwritten)")
+    if os.path.isfile(local):
+        raise UsageError(f"cannot write {option} {path}: it is a file, not a directory")
+    probe = os.path.abspath(local)
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        raise UsageError(f"cannot write {option} {path}: {probe} is a file, not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {option} {path}: {probe} is not writable")
+
+
+def check_remote_output(spark, path: str, option: str, new: bool) -> None:
+    """check_output for a path on another file system (hdfs://, s3a://), through Spark's Hadoop
+    client, once the session runs and before the scan does."""
+    if "://" not in path or path.startswith("file://"):
+        return
+    try:
+        jvm = spark.sparkContext._jvm
+        p = jvm.org.apache.hadoop.fs.Path(path)
+        fs = p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+        exists = fs.exists(p)
+        is_file = exists and fs.getFileStatus(p).isFile()
+    except Exception as e:
+        raise UsageError(f"cannot write {option} {path}: {spark_failure(e)}") from None
+    if new and exists:
+        raise UsageError(f"cannot write {option} {path}: it exists (a saved log is never overwritten)")
+    if is_file:
+        raise UsageError(f"cannot write {option} {path}: it is a file, not a directory")
 
 
 def _from_spark(e: Exception) -> bool:
@@ -118,8 +160,11 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
     fold: dict[str, Any] = {"since_ms": req.since_ms, "until_ms": req.until_ms, "latest": req.top,
                             "keep_commits": req.out is not None}
     refold = None
+    for path, option, new in ((req.out, "--out", False), (req.save, "--save", True)):
+        if path is not None:
+            check_remote_output(spark, path, option, new)
     if req.input is not None:  # a saved log
-        raw = input_frame(spark, req.input)
+        raw = input_frame(spark, req.source or req.input)
     elif req.save is not None:  # the live log, saved first, then folded from the save
         raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT)
         with _watch(spark, total, progress):

@@ -2,9 +2,14 @@
 from __future__ import annotations
 
 import os
+import re
+import signal
+import subprocess
 import sys
 import tempfile
+import threading
 import zipfile
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +108,147 @@ def package_zip() -> Path:
     return target
 
 
+# The JVM's own line on start-up (Java 17 with Spark's vector module), which no log setting silences.
+INCUBATOR_WARNING = "WARNING: Using incubator modules"
+# a Java exception line: "Exception in thread "main" a.b.SomeException: message" or "Caused by: ..."
+_JAVA_EXCEPTION = re.compile(r'^(?:Exception in thread "[^"]*" |Caused by: )?((?:[\w$]+\.)+[\w$]*(?:Exception|Error)): ?(.*)$')
+
+
+class JvmOutput:
+    """What the JVM (and the Python workers it starts, which share its stderr) write, read from
+    a pipe instead of the user's terminal: with -v passed on to stderr (but the incubator
+    warning), otherwise kept (the last lines) to name the cause of a failure."""
+
+    def __init__(self, verbose: bool):
+        self.verbose = verbose
+        self.lines: deque[str] = deque(maxlen=500)
+        self.reader, self.writer = os.pipe()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="kgroup-jvm-output")
+        self.thread.start()
+
+    def _run(self) -> None:
+        with open(self.reader, "rb", buffering=0, closefd=True) as stream:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                if line.startswith(INCUBATOR_WARNING):
+                    continue
+                self.lines.append(line)
+                if self.verbose:
+                    try:
+                        sys.stderr.write(line + "\n")
+                        sys.stderr.flush()
+                    except (OSError, ValueError):
+                        pass
+
+    def close_writer(self) -> None:
+        """The launcher's copy: once the JVM has it, ours goes, so the pipe ends with the JVM."""
+        try:
+            os.close(self.writer)
+        except OSError:
+            pass
+
+    def cause(self, wait: float = 2.0) -> str | None:
+        """The first Java exception's message the JVM wrote (its root cause when it names one)."""
+        self.thread.join(wait)
+        return java_cause(list(self.lines))
+
+
+def java_cause(lines: list[str]) -> str | None:
+    """The message of the first Java exception in ``lines``, unwrapped: the last 'Caused by'
+    of its chain when it has one."""
+    chain: list[tuple[str, str]] = []
+    for line in lines:
+        m = _JAVA_EXCEPTION.match(line.strip())
+        if m is None:
+            continue
+        if chain and not line.strip().startswith("Caused by: "):
+            break  # a second, separate exception
+        chain.append((m.group(1), m.group(2).strip()))
+    if not chain:
+        return None
+    name, message = chain[-1]
+    return message or name.rsplit(".", 1)[-1]
+
+
+# the JVM process kgroup started (and its output), to end it before kgroup ends
+_launched: dict[str, Any] = {}
+
+
+def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbose: bool) -> None:
+    """Start Spark's JVM as PySpark would, but with its output through :class:`JvmOutput` and in
+    a session of its own (the terminal's Ctrl-C is kgroup's to act on); a JVM that cannot start
+    is one line naming the cause it printed."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:  # this process already has a JVM (tests): use it
+        return
+    conf = SparkConf(loadDefaults=False).setMaster(master).setAppName(app_name)
+    for key, value in settings.items():
+        conf.set(key, value)
+    output = JvmOutput(verbose)
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": output.writer, "stderr": output.writer,
+                                                     "start_new_session": True})
+    except Exception as e:
+        output.close_writer()
+        cause = output.cause()
+        raise _start_failure(master, cause or _first_line(e)) from None
+    finally:
+        output.close_writer()
+    _launched.update(proc=gateway.proc, output=output)
+    from kgroup import _on_interrupt
+
+    _on_interrupt.append(end_jvm)
+    SparkContext._ensure_initialized(gateway=gateway)
+
+
+def _start_failure(master: str, cause: str) -> Exception:
+    if "Master must" in cause or "Could not parse Master URL" in cause or "master URL" in cause.lower():
+        return UsageError(f"--master {master}: {cause}")
+    return ClusterError(f"cannot start Spark on {master}: {cause}")
+
+
+def end_jvm(wait: float = 5.0) -> None:
+    """End the JVM kgroup started (and whatever it started in its session), and wait for it."""
+    proc = _launched.pop("proc", None)
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        proc.kill()
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def stop_session(spark) -> None:
+    """Stop the session and end the JVM kgroup started for it, before kgroup ends (a JVM left
+    to notice its closed stdin outlives kgroup by up to a second). Nothing of it is said."""
+    from pyspark import SparkContext
+
+    try:
+        spark.stop()
+    except Exception:  # a JVM already gone: nothing left to stop
+        pass
+    if "proc" in _launched:
+        end_jvm()
+        try:
+            SparkContext._gateway.shutdown()  # type: ignore[union-attr]
+        except Exception:
+            pass
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+
+
+def spark_cause() -> str | None:
+    """The cause the JVM printed last (for a failure whose exception says less)."""
+    output = _launched.get("output")
+    return None if output is None else java_cause(list(output.lines))
+
+
 def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, verbose: bool = False,
                   app_name: str = "kgroup scan"):
     """A SparkSession with kgroup's defaults; ``conf`` (from --conf) overrides them."""
@@ -111,6 +257,10 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if is_local(master) or _loopback_master(master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if not verbose:
+        import logging
+
+        logging.getLogger("py4j").setLevel(logging.CRITICAL + 1)  # its own traces of a JVM gone
     from pyspark.sql import SparkSession
 
     settings = dict(DEFAULTS)
@@ -120,13 +270,14 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
         if options:
             settings[key] = options
     settings.update({k: v for k, v in conf.items() if k not in java_keys})
+    _launch_gateway(master, app_name, settings, verbose)
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
         spark = builder.getOrCreate()
-    except Exception as e:  # the JVM failed to start or the master cannot be reached
-        raise ClusterError(f"cannot start Spark on {master}: {_first_line(e)}") from None
+    except Exception as e:  # the master cannot be reached, or refuses the application
+        raise _start_failure(master, spark_cause() or _first_line(e)) from None
     if not verbose:
         spark.sparkContext.setLogLevel("ERROR")
     _quiet_accumulator_server(spark.sparkContext, verbose)
