@@ -168,6 +168,8 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
     if vote is not None:
         line = (f"protocol vote after the change: {vote['selected']}" if vote.get("selected") else
                 f"protocol vote after the change: {vote.get('error') or 'unknown'}")
+        if any(r.strategy == vote.get("selected") and not r.completes for r in result.results):
+            line += f", whose rebalance never completes (see [{vote['selected']}])"
         tables[-1] = tables[-1]._replace(notes=[*tables[-1].notes, f"{line} ({vote['explanation']})"])
     return tables
 

@@ -301,3 +301,14 @@ def test_one_strategy_that_never_completes_exits_0(strategy):
     assert r.returncode == 0, r.stderr
     (only,) = json.loads(r.stdout)["strategies"]
     assert only["strategy"] == strategy and only["completes"] is False
+
+
+def test_the_vote_line_says_when_the_selected_assignor_never_completes(tmp_path):
+    doc = json.loads(open(NEVER).read())
+    for m in doc["group"]["members"]:
+        m["protocols"] = ["sticky"]
+    path = tmp_path / "sticky.json"
+    path.write_text(json.dumps(doc))
+    r = run_kgroup("whatif", "--snapshot", str(path), *NEVER_ADD, "--protocols", "sticky")
+    assert r.returncode == 0, r.stderr
+    assert "protocol vote after the change: sticky, whose rebalance never completes (see [sticky])" in r.stdout
