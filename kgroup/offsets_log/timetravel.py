@@ -12,6 +12,7 @@ from __future__ import annotations
 from kgroup.model import GroupDescription, GroupState, PartitionOffsets, TopicLayout
 from kgroup.offsets_log.replay import GroupReplay
 from kgroup.offsets_log.window import format_ms
+from kgroup.reconciliation import explain
 
 
 class GroupNotInLog(LookupError):
@@ -36,10 +37,14 @@ def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] |
     elif replay.type == "consumer" and not replay.deleted:
         members = replay.consumer_members()
         assignors = sorted({a for md in replay.members.values() if (a := md.get("serverAssignor"))})
-        desc = GroupDescription(replay.group_id, "consumer", "Stable" if members else "Empty", "consumer",
-                                ",".join(assignors) or None, replay.epoch, None, members,
-                                replay.target_epoch if replay.target_epoch is not None and replay.target_epoch >= 0
-                                else None)
+        target_epoch = replay.target_epoch if replay.target_epoch is not None and replay.target_epoch >= 0 else None
+        desc = GroupDescription(replay.group_id, "consumer", None, "consumer", ",".join(assignors) or None,
+                                replay.epoch, None, members, target_epoch)
+        # Kafka's consumer group states: no member, a group epoch its target assignment has not
+        # reached yet, a member not reconciled to the target, or none of these
+        desc.state = ("Empty" if not members else
+                      "Assigning" if target_epoch is None or (replay.epoch or 0) > target_epoch else
+                      "Reconciling" if explain(desc) else "Stable")
         unresolved = replay.unresolved_topic_ids()
         if unresolved:
             notes.append(f"{len(unresolved)} topic id(s) have no name in the log and are shown as ids: "

@@ -179,3 +179,31 @@ def test_history_in_the_middle_of_epoch_2():
         Reconciliation("B", 1, 2, 2, {}, [Waiting("Order", 2, "A"), Waiting("Order", 4, "C")]),
         Reconciliation("C", 1, 2, 2, {"Order": [4]}, []),
     ]
+
+
+def test_snapshot_at_a_moment_carries_the_epochs_and_kafkas_state():
+    # state_at (snapshot --at) on the same log: at epoch 1's end every member is reconciled
+    # (Stable); at A's first heartbeat of epoch 2 members are reconciling; once epoch 3's record
+    # is read without its target assignment, the group is Assigning (group epoch 3 > assignment epoch 2)
+    from kgroup.offsets_log.records import decode
+    from kgroup.offsets_log.replay import GroupReplay
+    from kgroup.offsets_log.selection import Entry
+    from kgroup.offsets_log.timetravel import state_at
+
+    log, t = reconciling_log()
+
+    def at(ms):
+        replay = GroupReplay("K")
+        for raw in log.records:
+            if raw.timestamp <= ms:
+                replay.apply(Entry(raw, decode(raw.key, raw.value)))
+        return state_at(replay, ms)[0].group
+
+    g = at(t - 1)
+    assert (g.state, g.generation, g.assignment_epoch, [m.member_epoch for m in g.members]) == ("Stable", 1, 1, [1, 1, 1])
+    g = at(t + 100)
+    assert (g.state, g.generation, g.assignment_epoch, [m.member_epoch for m in g.members]) == (
+        "Reconciling", 2, 2, [1, 1, 1])
+    assert [m.pending_revocation for m in g.members] == [{"Order": [2]}, {}, {}]
+    g = at(t + 9000)
+    assert (g.state, g.generation, g.assignment_epoch) == ("Assigning", 3, 2)
