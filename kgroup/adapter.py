@@ -13,7 +13,7 @@ import logging
 import struct
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
@@ -29,6 +29,8 @@ from kgroup.settings import ConnectionSettings
 if TYPE_CHECKING:  # imported where used: a command that needs neither does not load them
     import concurrent.futures
     import queue
+
+    from kgroup.log_ends import LogEndsAt
 
 _UNREACHABLE = {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT,
                 KafkaError._RESOLVE, KafkaError.REQUEST_TIMED_OUT}
@@ -658,49 +660,64 @@ class Cluster:
     def finish_log_offsets(self, handle: tuple[list[tuple[str, int]], list[tuple[int, Any]]]
                            ) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
         """What start_log_offsets asked for: ({(topic, partition): (log_start, log_end)}, problems)."""
-        import concurrent.futures
-
         partitions, pending = handle
         result: dict[tuple[str, int], list[int | None]] = {tp: [None, None] for tp in partitions}
         problems: list[str] = []
         if not partitions:
             return {}, problems
-        what = "list offsets"
         for index, futures in pending:
-            which = ("earliest", "latest")[index]
-            for tp, future in futures.items():
-                # wait only for what is not answered yet, looking at the client's errors meanwhile
-                while not future.done():
-                    left = self._deadline + 0.5 - time.monotonic()
-                    if left <= 0:
-                        break
-                    try:
-                        future.exception(timeout=min(_SLICE, left))
-                    except concurrent.futures.TimeoutError:
-                        self._check_errors(what)
-                if not future.done():  # the deadline passed: what is missing is named, never guessed
-                    future.cancel()
-                    problems.append(f"{tp.topic}-{tp.partition}: no {which} offset within {self.settings.timeout:g} s")
-                    continue
-                try:
-                    info = future.result()
-                except KafkaException as e:
-                    err = e.args[0]
-                    if err.code() in _UNREACHABLE | _NOT_AUTHORIZED and not problems and index == 0 and \
-                            all(v == [None, None] for v in result.values()):
-                        raise self._fail(what, e) from None
-                    problems.append(f"{tp.topic}-{tp.partition}: {err.str()}")
-                    continue
-                except concurrent.futures.CancelledError:
-                    problems.append(f"{tp.topic}-{tp.partition}: no {which} offset within {self.settings.timeout:g} s")
-                    continue
-                self._answered = True
-                if info.offset < 0:  # a client sentinel (-1001: no answer in time), not an offset
-                    problems.append(f"{tp.topic}-{tp.partition}: no valid {which} offset came back "
-                                    f"(the client returned {info.offset})")
-                    continue
-                result[(tp.topic, tp.partition)][index] = info.offset
+            answers, failed = self._list_offsets_answers(futures, ("earliest", "latest")[index], may_fail=index == 0)
+            problems += failed
+            for tp, offset in answers.items():
+                result[tp][index] = offset
         return {tp: (v[0], v[1]) for tp, v in result.items()}, problems
+
+    def _list_offsets_answers(self, futures: dict[Any, concurrent.futures.Future[Any]], which: str,
+                              may_fail: bool = True, sentinel: bool = False
+                              ) -> tuple[dict[tuple[str, int], int | None], list[str]]:
+        """The offsets list_offsets' futures hand back, waited for until the deadline: ({(topic,
+        partition): offset}, problems). A partition not answered is named in problems, never
+        guessed; where the first answer already says the cluster cannot be reached or refused us,
+        and ``may_fail``, the command fails. With ``sentinel``, -1 is an answer (None: the
+        broker has no such offset); otherwise a negative offset is a problem."""
+        import concurrent.futures
+
+        what = "list offsets"
+        out: dict[tuple[str, int], int | None] = {}
+        problems: list[str] = []
+        for tp, future in futures.items():
+            # wait only for what is not answered yet, looking at the client's errors meanwhile
+            while not future.done():
+                left = self._deadline + 0.5 - time.monotonic()
+                if left <= 0:
+                    break
+                try:
+                    future.exception(timeout=min(_SLICE, left))
+                except concurrent.futures.TimeoutError:
+                    self._check_errors(what)
+            if not future.done():  # the deadline passed: what is missing is named, never guessed
+                future.cancel()
+                problems.append(f"{tp.topic}-{tp.partition}: no {which} offset within {self.settings.timeout:g} s")
+                continue
+            try:
+                info = future.result()
+            except KafkaException as e:
+                err = e.args[0]
+                if err.code() in _UNREACHABLE | _NOT_AUTHORIZED and may_fail and not problems and not out:
+                    raise self._fail(what, e) from None
+                problems.append(f"{tp.topic}-{tp.partition}: {err.str()}")
+                continue
+            except concurrent.futures.CancelledError:
+                problems.append(f"{tp.topic}-{tp.partition}: no {which} offset within {self.settings.timeout:g} s")
+                continue
+            self._answered = True
+            if info.offset < 0 and not (sentinel and info.offset == -1):
+                # a client sentinel (-1001: no answer in time), not an offset
+                problems.append(f"{tp.topic}-{tp.partition}: no valid {which} offset came back "
+                                f"(the client returned {info.offset})")
+                continue
+            out[(tp.topic, tp.partition)] = None if info.offset < 0 else info.offset
+        return out, problems
 
     def first_record_timestamps(self, positions: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
         """Timestamp (ms) of the record at each position, read by a consumer that is
@@ -710,12 +727,7 @@ class Cluster:
         out: dict[tuple[str, int], int] = {}
         if not positions:
             return out
-        import uuid
-
-        # librdkafka insists on a group.id; a throwaway one is never joined (assign(), not
-        # subscribe()) and nothing is committed to it.
-        consumer = Consumer(self._config(**_READ_ONLY, **{"group.id": f"kgroup-readonly-{uuid.uuid4()}",
-                                                          "enable.partition.eof": "true"}))
+        consumer = self._assigning_consumer()
         try:
             consumer.assign([TopicPartition(t, p, o) for (t, p), o in positions.items()])
             pending = set(positions)
@@ -731,6 +743,169 @@ class Cluster:
                     consumer.incremental_unassign([TopicPartition(*key)])
         finally:
             consumer.close()
+        return out
+
+    def _assigning_consumer(self, **extra: object) -> Consumer:
+        """A consumer that only reads partitions it is assigned: librdkafka insists on a
+        group.id; a throwaway one is never joined (assign(), not subscribe()) and nothing is
+        committed to it."""
+        import uuid
+
+        return Consumer(self._config(**_READ_ONLY, **{"group.id": f"kgroup-readonly-{uuid.uuid4()}",
+                                                      "enable.partition.eof": "true", **extra}))
+
+    # -- log ends at past moments (kgroup.log_ends) --------------------------------
+
+    def log_ends_at(self, moments: Mapping[tuple[str, int], Iterable[int]]) -> LogEndsAt:
+        """Where each partition's log ended at each of its moments (ms): ListOffsets by
+        timestamp, one call per slot (the k-th moment of every partition; one request per
+        leader broker), every answer checked against the records and, where it is wrong, found
+        from them (kgroup.log_ends). Unknown where retention removed the records of a moment,
+        the topic is compacted (or its cleanup.policy cannot be read), or the partition's
+        offsets or records cannot be read; each such partition is named in the problems.
+
+        As reading the offsets log, this may rightly take longer than --timeout: it bounds each
+        wait for the cluster (a slot, a round of reads), not the whole answer.
+        """
+        from kgroup.log_ends import LogBounds, LogEndsAt, ends_at
+
+        partitions = sorted(moments)
+        self._renew_deadline()
+        offsets, problems = self.log_offsets(partitions)
+        self._renew_deadline()
+        policies, failed = self._compacted({t for t, _ in partitions})
+        problems += failed
+        bounds = {tp: LogBounds(start, end, policies.get(tp[0]))
+                  for tp, (start, end) in offsets.items() if start is not None and end is not None}
+        reader = _RecordReader(self)
+        try:
+            ends, stats = ends_at(reader, moments, bounds)
+        finally:
+            reader.close()
+        return LogEndsAt(ends, stats, bounds, problems + reader.problems)
+
+    def _renew_deadline(self) -> None:
+        self._deadline = max(self._deadline, time.monotonic() + self.settings.timeout)
+
+    def _compacted(self, topics: Iterable[str]) -> tuple[dict[str, bool | None], list[str]]:
+        """Whether each topic is compacted (its cleanup.policy names compact), from
+        DescribeConfigs: ({topic: bool, or None where it could not be read}, problems)."""
+        from confluent_kafka.admin import ConfigResource, ResourceType  # type: ignore[attr-defined]  # re-exported, untyped
+
+        out: dict[str, bool | None] = {}
+        problems: list[str] = []
+        names = sorted(topics)
+        if not names:
+            return out, problems
+        what = "describe topic configs"
+        futures = self._admin.describe_configs([ConfigResource(ResourceType.TOPIC, t) for t in names],
+                                               request_timeout=max(0.1, self._left(what) - 0.3))
+        for resource, future in futures.items():
+            topic = resource.name
+            try:
+                configs = self._wait(what, future)
+            except _Deadline:
+                out[topic] = None
+                problems.append(f"{topic}: its cleanup.policy did not come back within {self.settings.timeout:g} s")
+                continue
+            except KafkaException as e:
+                err = e.args[0]
+                if err.code() in _UNREACHABLE and not out:
+                    raise self._fail(what, e) from None
+                out[topic] = None
+                problems.append(f"{topic}: its cleanup.policy could not be read ({err.str()}), so whether "
+                                f"it is compacted is not known")
+                continue
+            entry = configs.get("cleanup.policy")
+            # not named: Kafka's default, delete (a broker that returns only what was set, as Tansu)
+            policy = (entry.value or "") if entry is not None else "delete"
+            out[topic] = "compact" in {p.strip() for p in policy.split(",")}
+        return out, problems
+
+
+class _RecordReader:
+    """kgroup.log_ends' RecordSource over a Cluster: ListOffsets by timestamp through the
+    admin client (one request per leader broker per call), records read by a consumer that is
+    only assigned partitions, small fetches, nothing committed. Each call is one wait for the
+    cluster, bounded by --timeout."""
+
+    # a read wants a few records per partition: fetch little at a time
+    _CONF = {"fetch.max.bytes": 1024 * 1024, "max.partition.fetch.bytes": 64 * 1024,
+             "queued.max.messages.kbytes": 1024, "fetch.wait.max.ms": 10, "auto.offset.reset": "error",
+             "isolation.level": "read_uncommitted", "check.crcs": "false"}
+
+    def __init__(self, cluster: Cluster):
+        self.cluster = cluster
+        self.problems: list[str] = []
+        self._consumer: Consumer | None = None
+
+    def close(self) -> None:
+        if self._consumer is not None:
+            self._consumer.close()
+            self._consumer = None
+
+    def offsets_for_times(self, timestamps: Mapping[tuple[str, int], int]) -> dict[tuple[str, int], int | None]:
+        from confluent_kafka import TopicPartition
+        from confluent_kafka.admin import OffsetSpec  # type: ignore[attr-defined]  # re-exported, untyped
+
+        cluster = self.cluster
+        cluster._renew_deadline()
+        request_timeout = max(0.1, cluster._left("list offsets by time") - 0.3)
+        futures = cluster._admin.list_offsets(
+            {TopicPartition(t, p): OffsetSpec.for_timestamp(ts)
+             for (t, p), ts in timestamps.items()}, request_timeout=request_timeout)
+        # what is not answered is found from the records: no problem to name
+        answers, _ = cluster._list_offsets_answers(futures, "by-time", sentinel=True)
+        return answers
+
+    def records_at(self, reads: Mapping[tuple[str, int], tuple[int, int]]
+                   ) -> dict[tuple[str, int], list[tuple[int, int]]]:
+        from confluent_kafka import TopicPartition
+
+        cluster = self.cluster
+        what = "read records"
+        if self._consumer is None:
+            self._consumer = cluster._assigning_consumer(**self._CONF)
+        consumer = self._consumer
+        cluster._renew_deadline()
+        out: dict[tuple[str, int], list[tuple[int, int]]] = {tp: [] for tp in reads}
+        wanted = {tp: (position, count) for tp, (position, count) in reads.items() if count > 0}
+        consumer.assign([TopicPartition(t, p, position) for (t, p), (position, _) in wanted.items()])
+        failed: dict[tuple[str, int], str] = {}
+        while wanted:
+            if time.monotonic() >= cluster._deadline:
+                for tp in wanted:
+                    failed[tp] = f"no records within {cluster.settings.timeout:g} s"
+                break
+            cluster._check_errors(what)
+            done = []
+            for msg in consumer.consume(num_messages=1000, timeout=_SLICE):
+                tp = (msg.topic() or "", msg.partition() or 0)
+                if tp not in wanted:  # one already read, or of an earlier assignment
+                    continue
+                err = msg.error()
+                if err is not None:
+                    if err.code() != KafkaError._PARTITION_EOF:
+                        failed[tp] = err.str()
+                    done.append(tp)
+                    del wanted[tp]
+                    continue
+                position, count = wanted[tp]
+                offset = msg.offset()
+                if offset is None or offset < position or (out[tp] and offset <= out[tp][-1][0]):
+                    continue
+                out[tp].append((offset, msg.timestamp()[1]))
+                if len(out[tp]) >= count:
+                    done.append(tp)
+                    del wanted[tp]
+            if done:
+                consumer.incremental_unassign([TopicPartition(t, p) for t, p in done])
+        consumer.unassign()
+        for (t, p), why in failed.items():
+            del out[(t, p)]
+            self.problems.append(f"{t}-{p}: its records could not be read ({why})")
+        if out:
+            cluster._answered = True
         return out
 
 
@@ -892,15 +1067,19 @@ def _log_topic(client: "_LogClient", topic: str) -> tuple[TopicInfo, ClusterMeta
     Read through the admin client, whose wait fails at once on a refusal, an unknown host or a
     listener that wants authentication (a consumer cannot be polled for its errors meanwhile)."""
     md = connect(client.settings).metadata()  # no topic is named: a broker with auto-creation on would create it
+    return _offsets_topic_of(md, topic, client.bootstrap), md
+
+
+def _offsets_topic_of(md: ClusterMetadata, topic: str, bootstrap: str) -> TopicInfo:
     t = md.topics.get(topic)
     if t is None or t.error == "UNKNOWN_TOPIC_OR_PART":
-        raise UsageError(f"topic {topic} does not exist on the cluster at {client.bootstrap}"
+        raise UsageError(f"topic {topic} does not exist on the cluster at {bootstrap}"
                          " (is the offsets log under another name? see --offsets-topic)")
     if t.error is not None:
         if t.error == "TOPIC_AUTHORIZATION_FAILED":
             raise ClusterError(f"not authorized to read topic {topic} (this principal needs DESCRIBE and READ on it)")
         raise ClusterError(f"cannot read the metadata of topic {topic} ({t.error})")
-    return t, md
+    return t
 
 
 def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: list[int] | None = None) -> list[LogRange]:
@@ -911,52 +1090,57 @@ def offsets_log_ranges(settings: ConnectionSettings, topic: str, partitions: lis
     ListOffsets answer is off (Tansu reports the base offset of the last batch + 1)
     still yields the offset after the last record. Never less than the reported end.
     """
-    from confluent_kafka import TopicPartition
-
     client = _LogClient(settings)
-    c = client.consumer
     try:
-        count = len(_log_topic(client, topic)[0].partitions)
-        wanted = sorted(set(range(count) if partitions is None else partitions))
-        bad = [p for p in wanted if not 0 <= p < count]
-        if bad:
-            raise UsageError(f"partition {bad[0]}: topic {topic} has partitions 0-{count - 1}")
-        reported: dict[int, tuple[int, int]] = {}
-        deadline = time.monotonic() + settings.timeout  # for all of them together
-        for p in wanted:
-            try:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise client.fail(f"list the offsets of {topic}-{p}", KafkaError(KafkaError._TIMED_OUT))
-                low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=left, cached=False)
-            except KafkaException as e:
-                raise client.fail(f"list the offsets of {topic}-{p}", e) from None
-            reported[p] = (max(0, low), max(0, high, low))
-        ends = {p: high for p, (low, high) in reported.items()}
-        probe = {p: max(low, high - 1) for p, (low, high) in reported.items() if high > low}
-        if probe:
-            c.assign([TopicPartition(topic, p, o) for p, o in probe.items()])
-            pending = set(probe)
-            deadline = time.monotonic() + settings.timeout
-            while pending:
-                if time.monotonic() > deadline:
-                    raise client.fail(f"find the end of {topic} partitions {sorted(pending)}")
-                for msg in c.consume(num_messages=10_000, timeout=0.2):
-                    p = msg.partition()  # type: ignore[assignment]  # a record's: never None
-                    err = msg.error()
-                    if err is None:
-                        ends[p] = max(ends[p], msg.offset() + 1)  # type: ignore[operator]  # a record's: never None
-                        deadline = time.monotonic() + settings.timeout
-                    elif err.code() == KafkaError._PARTITION_EOF:
-                        ends[p] = max(ends[p], msg.offset())  # type: ignore[assignment, type-var]  # a record's: never None
-                        pending.discard(p)
-                    elif err.code() in _NOT_AUTHORIZED or err.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
-                        raise ClusterError(f"not authorized to read topic {topic} ({err.str()})")
-                    elif err.code() not in _UNREACHABLE:
-                        raise client.fail(f"read {topic}-{p}", err)
-        return [LogRange(p, reported[p][0], ends[p]) for p in wanted]
+        return _log_ranges(client, topic, len(_log_topic(client, topic)[0].partitions), partitions)
     finally:
         client.close()
+
+
+def _log_ranges(client: "_LogClient", topic: str, count: int, partitions: list[int] | None) -> list[LogRange]:
+    """offsets_log_ranges, the partition count known."""
+    from confluent_kafka import TopicPartition
+
+    settings = client.settings
+    c = client.consumer
+    wanted = sorted(set(range(count) if partitions is None else partitions))
+    bad = [p for p in wanted if not 0 <= p < count]
+    if bad:
+        raise UsageError(f"partition {bad[0]}: topic {topic} has partitions 0-{count - 1}")
+    reported: dict[int, tuple[int, int]] = {}
+    deadline = time.monotonic() + settings.timeout  # for all of them together
+    for p in wanted:
+        try:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise client.fail(f"list the offsets of {topic}-{p}", KafkaError(KafkaError._TIMED_OUT))
+            low, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=left, cached=False)
+        except KafkaException as e:
+            raise client.fail(f"list the offsets of {topic}-{p}", e) from None
+        reported[p] = (max(0, low), max(0, high, low))
+    ends = {p: high for p, (low, high) in reported.items()}
+    probe = {p: max(low, high - 1) for p, (low, high) in reported.items() if high > low}
+    if probe:
+        c.assign([TopicPartition(topic, p, o) for p, o in probe.items()])
+        pending = set(probe)
+        deadline = time.monotonic() + settings.timeout
+        while pending:
+            if time.monotonic() > deadline:
+                raise client.fail(f"find the end of {topic} partitions {sorted(pending)}")
+            for msg in c.consume(num_messages=10_000, timeout=0.2):
+                p = msg.partition()  # type: ignore[assignment]  # a record's: never None
+                err = msg.error()
+                if err is None:
+                    ends[p] = max(ends[p], msg.offset() + 1)  # type: ignore[operator]  # a record's: never None
+                    deadline = time.monotonic() + settings.timeout
+                elif err.code() == KafkaError._PARTITION_EOF:
+                    ends[p] = max(ends[p], msg.offset())  # type: ignore[assignment, type-var]  # a record's: never None
+                    pending.discard(p)
+                elif err.code() in _NOT_AUTHORIZED or err.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
+                    raise ClusterError(f"not authorized to read topic {topic} ({err.str()})")
+                elif err.code() not in _UNREACHABLE:
+                    raise client.fail(f"read {topic}-{p}", err)
+    return [LogRange(p, reported[p][0], ends[p]) for p in wanted]
 
 
 def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRange, max_batch: int = 50_000
@@ -1033,3 +1217,41 @@ def offsets_log_leaders(settings: ConnectionSettings, topic: str) -> tuple[dict[
         return {p.partition: (p.leader if p.leader >= 0 else None) for p in t.partitions.values()}, brokers
     finally:
         client.close()
+
+
+@_dataclass(frozen=True)
+class ScanPlan:
+    """What kgroup scan reads of a live cluster before it starts, from one metadata read: the
+    offsets log's ranges, its partitions' leaders, the brokers, and the log end of every other
+    topic's partitions (for lag) taken at the same moment."""
+
+    ranges: list[LogRange]
+    leaders: dict[int, int | None]
+    brokers: dict[int, tuple[str, int]]
+    ends: dict[tuple[str, int], int | None]  # every partition of every other topic; None: unknown
+    unknown: dict[tuple[str, int], str]      # why an end in ``ends`` is unknown
+
+
+def scan_plan(settings: ConnectionSettings, topic: str) -> ScanPlan:
+    """The ScanPlan, through one admin client (one metadata read, one batched ListOffsets per
+    leader broker) and one assign-only consumer (the offsets log's true ends)."""
+    cluster = connect(settings)
+    md = cluster.metadata()
+    t = _offsets_topic_of(md, topic, settings.require_bootstrap())
+    client = _LogClient(settings)
+    try:
+        ranges = _log_ranges(client, topic, len(t.partitions), None)
+    finally:
+        client.close()
+    leaders = {p.partition: (p.leader if p.leader >= 0 else None) for p in t.partitions.values()}
+    brokers = {b.id: (b.host, b.port) for b in md.brokers.values()}
+    data = sorted((name, p) for name, info in md.topics.items() if name != topic and info.error is None
+                  for p in info.partitions)
+    offsets, problems = cluster.log_offsets(data)
+    ends = {tp: v[1] for tp, v in offsets.items()}
+    unknown: dict[tuple[str, int], str] = {}
+    for tp, end in ends.items():
+        if end is None:
+            prefix = f"{tp[0]}-{tp[1]}: "
+            unknown[tp] = next((pr[len(prefix):] for pr in problems if pr.startswith(prefix)), "log end not answered")
+    return ScanPlan(ranges, leaders, brokers, ends, unknown)

@@ -43,6 +43,7 @@ TopicPartition = tuple[str, int]
 # why an end is unknown (EndAt.reason)
 RETENTION = "retention removed the records of that time (the log now starts after it)"
 COMPACTED = "compacted topic: its log end at a past moment cannot be known"
+NO_POLICY = "whether the topic is compacted could not be read (its cleanup.policy)"
 NO_BOUNDS = "the partition's log start and end could not be read"
 NO_RECORDS = "the partition's records could not be read"
 OUT_OF_ORDER = "record timestamps are out of offset order around that moment"
@@ -59,11 +60,11 @@ class EndAt(NamedTuple):
 
 class LogBounds(NamedTuple):
     """A partition's log now: first offset, offset after the last record, and whether the topic
-    is compacted (``cleanup.policy`` names compact)."""
+    is compacted (``cleanup.policy`` names compact; None: that could not be read)."""
 
     start: int
     end: int
-    compacted: bool = False
+    compacted: bool | None = False
 
 
 class EndsAtStats(NamedTuple):
@@ -262,7 +263,8 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
     for tp, ts in moments.items():
         wanted = sorted(set(ts))
         b = bounds.get(tp)
-        reason = NO_BOUNDS if b is None or b.start < 0 or b.end < b.start else COMPACTED if b.compacted else None
+        reason = (NO_BOUNDS if b is None or b.start < 0 or b.end < b.start else COMPACTED if b.compacted
+                  else NO_POLICY if b.compacted is None else None)
         if b is not None and reason is None and b.start == b.end:  # no record: the end was the end at every moment
             reason, offset = (RETENTION, None) if b.start > 0 else (None, b.end)
             out.update({(tp[0], tp[1], t): EndAt(offset, reason) for t in wanted})

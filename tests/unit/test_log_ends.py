@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgroup.log_ends import (COMPACTED, NO_BOUNDS, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, LogBounds,
+from kgroup.log_ends import (COMPACTED, NO_BOUNDS, NO_POLICY, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, LogBounds,
                              ends_at)
 
 MODES = ("kafka", "start", "none")
@@ -170,10 +170,11 @@ def test_retention_before_the_log_start_is_unknown(mode):
 
 def test_compacted_unknown_bounds_and_empty_logs_ask_nothing():
     compacted, missing, empty, emptied, normal = ("c", 0), ("m", 0), ("e", 0), ("x", 0), ("n", 0)
+    policy = ("p", 0)
     records = {compacted: contiguous(0, [1, 2, 3]), missing: contiguous(0, [1, 2, 3]), empty: [], emptied: [],
-               normal: contiguous(0, [10, 20, 30])}
+               normal: contiguous(0, [10, 20, 30]), policy: contiguous(0, [10, 20, 30])}
     bounds = {compacted: LogBounds(0, 3, compacted=True), empty: LogBounds(0, 0), emptied: LogBounds(7, 7),
-              normal: LogBounds(0, 3)}
+              normal: LogBounds(0, 3), policy: LogBounds(0, 3, compacted=None)}
     moments = {tp: [0, 15, 99] for tp in records}
     log = MemoryLog(records, bounds)
     got, stats = ends_at(log, moments, bounds)
@@ -182,9 +183,10 @@ def test_compacted_unknown_bounds_and_empty_logs_ask_nothing():
         assert got[("m", 0, t)] == EndAt(None, NO_BOUNDS)
         assert got[("e", 0, t)] == EndAt(0)  # never a record: the end was 0 at every moment
         assert got[("x", 0, t)] == EndAt(None, RETENTION)  # every record removed: not known
+        assert got[("p", 0, t)] == EndAt(None, NO_POLICY)  # maybe compacted: not known
     assert [got[("n", 0, t)] for t in (0, 15, 99)] == [EndAt(0), EndAt(1), EndAt(3)]
     assert all(set(call) == {normal} for call in log.list_calls + log.read_calls)
-    assert stats.checked == 3 and stats.unknown == 9
+    assert stats.checked == 3 and stats.unknown == 12
 
 
 @pytest.mark.parametrize("mode", MODES)
