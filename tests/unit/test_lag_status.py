@@ -98,3 +98,25 @@ def test_burrow_caching_evaluator_cases(index):
 def test_burrow_table_covers_every_status():
     assert {c.status for c in BURROW} == {OK, STOP, STALL, REWIND}
     assert len(BURROW) == 16
+
+
+def test_lag_never_zero_and_never_decreasing_is_warn():
+    # commits advance (no stall), lags 10, 10, 12: never zero, never lower than the one before
+    offsets = [Sample(10_000, 100, 10), Sample(20_000, 200, 10), Sample(30_000, 300, 12)]
+    assert ls.partition_status(offsets, [312], 12, 30_000) == WARN
+    # one lag going down (12 -> 11) is progress: OK
+    offsets.append(Sample(40_000, 400, 11))
+    assert ls.partition_status(offsets, [411], 11, 40_000) == OK
+
+
+def test_the_poll_moments_after_the_last_commit():
+    assert ls.sample_moments(100_000, 55_000) == [100_000, 90_000, 80_000, 70_000, 60_000]
+    assert ls.sample_moments(200_000, 0) == [200_000 - 10_000 * k for k in range(10)]
+    assert ls.sample_moments(100_000, 100_000) == []
+
+
+def test_group_status():
+    assert ls.group_status([OK, WARN, OK]) == WARN
+    assert ls.group_status([WARN, STALL]) == "ERR"
+    assert ls.group_status([OK, REWIND]) == "ERR"
+    assert ls.group_status([]) == OK
