@@ -1,0 +1,268 @@
+"""Where a partition's log ended at past moments (Cluster.log_ends_at), against a real Tansu
+broker behind the fault proxy.
+
+Data topics are produced one record per batch (Tansu's ListOffsets `latest` is right only so)
+with known CreateTime timestamps. Every expected end is worked out here by a linear scan of those
+timestamps: the first offset whose timestamp is >= T, else the log end.
+
+- Tansu answers ListOffsets by timestamp with the log start for every timestamp, so on it the
+  ends are found from the records (the fallback path).
+- The proxy then answers ListOffsets as Kafka does (computed from the same known timestamps,
+  encoded here for the version librdkafka sends): the answers pass the check and nothing is
+  searched, one ListOffsets request per slot (one broker: one leader). Answering `earliest`
+  past offset 0 shows retention: the moments before the first record left are unknown.
+"""
+from __future__ import annotations
+
+import struct
+import uuid
+
+import pytest
+
+from kgroup.adapter import Cluster
+from kgroup.log_ends import COMPACTED, NO_BOUNDS, RETENTION, EndAt
+from kgroup.offsets_log import codec
+from kgroup.offsets_log.schema import F, Layout
+from kgroup.settings import ConnectionSettings
+
+pytestmark = pytest.mark.broker
+
+BASE = 1_790_000_000_000
+# per partition: CreateTime timestamps in offset order (equal ones, uneven steps), and an empty partition
+TIMES = {
+    0: [BASE + 1000 * i for i in range(25)],
+    1: [BASE + 7, BASE + 7, BASE + 7, BASE + 500, BASE + 501, BASE + 501, BASE + 90_000, BASE + 90_001]
+       + [BASE + 100_000 + 3 * i for i in range(20)],
+    2: [],
+    3: [BASE - 5_000 + 250 * i for i in range(40)],
+}
+
+# ListOffsets v7 as librdkafka sends it (Kafka's ListOffsetsRequest/Response, flexible from v6)
+LIST_OFFSETS_VERSION = 7
+LIST_OFFSETS_REQUEST = Layout("ListOffsetsRequest", versions="7", flexible="6+", fields=(
+    F("replicaId", "int32", "0+"),
+    F("isolationLevel", "int8", "2+"),
+    F("topics", "[]struct", "0+", fields=(
+        F("name", "string", "0+"),
+        F("partitions", "[]struct", "0+", fields=(
+            F("partitionIndex", "int32", "0+"),
+            F("currentLeaderEpoch", "int32", "4+"),
+            F("timestamp", "int64", "0+"),
+        )),
+    )),
+))
+LIST_OFFSETS_RESPONSE = Layout("ListOffsetsResponse", versions="7", flexible="6+", fields=(
+    F("throttleTimeMs", "int32", "2+"),
+    F("topics", "[]struct", "0+", fields=(
+        F("name", "string", "0+"),
+        F("partitions", "[]struct", "0+", fields=(
+            F("partitionIndex", "int32", "0+"),
+            F("errorCode", "int16", "0+"),
+            F("timestamp", "int64", "1+"),
+            F("offset", "int64", "1+"),
+            F("leaderEpoch", "int32", "4+"),
+        )),
+    )),
+))
+EARLIEST, LATEST = -2, -1
+JOIN_GROUP, HEARTBEAT, SYNC_GROUP, OFFSET_COMMIT, LEAVE_GROUP = 11, 12, 14, 8, 13
+
+
+def linear_end(times: list[int], start: int, t: int) -> EndAt:
+    """The end at t by a linear scan: the first offset at or after the log start whose timestamp >= t."""
+    for offset in range(start, len(times)):
+        if times[offset] >= t:
+            return EndAt(None, RETENTION) if offset == start and start > 0 else EndAt(offset)
+    return EndAt(None, RETENTION) if start == len(times) and start > 0 else EndAt(len(times))
+
+
+def moments_of(times: list[int]) -> list[int]:
+    """Before, at, just around and after every record; and far before and after all of them."""
+    out = {BASE - 10**9, BASE + 10**9}
+    for ts in times:
+        out.update((ts - 1, ts, ts + 1))
+    return sorted(out)
+
+
+def kafka_list_offsets(times: dict[tuple[str, int], list[int]], start: dict[tuple[str, int], int]):
+    """A proxy answer maker: ListOffsets answered as Apache Kafka answers it, from the known records."""
+    def make(version: int, frame: bytes) -> bytes:
+        assert version == LIST_OFFSETS_VERSION
+        (length,) = struct.unpack_from(">h", frame, 12)
+        body = codec.skip_tagged_fields(frame, 14 + max(length, 0))
+        asked, _ = codec.read(LIST_OFFSETS_REQUEST, version, frame, body)
+        topics = []
+        for topic in asked["topics"]:
+            partitions = []
+            for p in topic["partitions"]:
+                key = (topic["name"], p["partitionIndex"])
+                ts, first = times[key], start.get(key, 0)
+                t = p["timestamp"]
+                if t == EARLIEST:
+                    found = (-1, first)
+                elif t == LATEST:
+                    found = (-1, len(ts))
+                else:  # the first record at or after t; none: -1 (Kafka's "no such offset")
+                    found = next(((ts[o], o) for o in range(first, len(ts)) if ts[o] >= t), (-1, -1))
+                partitions.append({"partitionIndex": p["partitionIndex"], "errorCode": 0, "timestamp": found[0],
+                                   "offset": found[1], "leaderEpoch": 0})
+            topics.append({"name": topic["name"], "partitions": partitions})
+        # the response header's tagged fields (flexible), then the body
+        return b"\x00" + codec.write(LIST_OFFSETS_RESPONSE, version, {"throttleTimeMs": 0, "topics": topics})
+    return make
+
+
+def _cluster(proxy, timeout: float = 10.0) -> Cluster:
+    return Cluster(ConnectionSettings.build(proxy.address, [], None, timeout))
+
+
+def produce_one_per_batch(bootstrap: str, topic: str, times: dict[int, list[int]], config: dict | None = None) -> None:
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for f in admin.create_topics([NewTopic(topic, len(times), 1, config=config or {})], request_timeout=10).values():
+        f.result(15)
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "batch.num.messages": 1,
+                         "allow.auto.create.topics": False})
+    for partition, stamps in times.items():
+        for i, ts in enumerate(stamps):
+            producer.produce(topic, key=f"k{i % 3}".encode(), value=f"v{i}".encode(), partition=partition, timestamp=ts)
+            assert producer.flush(10) == 0  # one record per batch
+    # CreateTime kept as produced: the test's expectations stand on it
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"unused-{uuid.uuid4().hex}",
+                         "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, p, 0) for p, stamps in times.items() if stamps])
+    seen: dict[int, list[int]] = {p: [] for p in times}
+    while sum(map(len, seen.values())) < sum(map(len, times.values())):
+        msg = consumer.poll(10)
+        assert msg is not None and msg.error() is None
+        seen[msg.partition()].append(msg.timestamp()[1])
+    consumer.close()
+    assert seen == times
+
+
+@pytest.fixture(scope="module")
+def broker():
+    from brokers import stop_process
+    from faultproxy import start_tansu_behind_proxy
+
+    proc, proxy = start_tansu_behind_proxy()
+    try:
+        yield proxy
+    finally:
+        proxy.stop()
+        stop_process(proc)
+
+
+@pytest.fixture(scope="module")
+def data(broker):
+    topic = f"ends-{uuid.uuid4().hex[:8]}"
+    produce_one_per_batch(broker.address, topic, TIMES)
+    return topic
+
+
+@pytest.fixture(autouse=True)
+def _clean_proxy(broker):
+    broker.reset()
+    yield
+    broker.reset()
+
+
+def _expected(topic: str, start: dict[int, int] | None = None) -> dict[tuple[str, int, int], EndAt]:
+    return {(topic, p, t): linear_end(ts, (start or {}).get(p, 0), t) for p, ts in TIMES.items() for t in moments_of(ts)}
+
+
+def test_tansu_answers_wrongly_and_the_ends_are_found_from_the_records(broker, data):
+    from faultproxy import LIST_OFFSETS
+
+    topic = data
+    moments = {(topic, p): moments_of(ts) for p, ts in TIMES.items()}
+    answer = _cluster(broker).log_ends_at(moments)
+    assert answer.ends == _expected(topic)
+    assert answer.problems == []
+    assert answer.bounds[(topic, 2)].start == answer.bounds[(topic, 2)].end == 0
+    stats = answer.stats
+    slots = max(len(v) for p, v in moments.items() if TIMES[p[1]])  # the empty partition is not asked
+    assert stats.list_offsets_calls == slots
+    # Tansu's answer (the log start, 0) is right for the moments at or before a partition's first record only
+    assert stats.checked == sum(len(v) for p, v in moments.items() if TIMES[p[1]])
+    assert stats.searched == sum(1 for p, v in moments.items() if TIMES[p[1]] for t in v if t > TIMES[p[1]][0])
+    # earliest and latest (the bounds), then one request per slot: one broker leads every partition
+    assert broker.seen(LIST_OFFSETS) == 2 + slots
+
+
+def test_answers_given_as_kafka_gives_them_are_checked_and_none_is_searched(broker, data):
+    from faultproxy import LIST_OFFSETS
+
+    topic = data
+    broker.answer_with(LIST_OFFSETS, kafka_list_offsets({(topic, p): ts for p, ts in TIMES.items()}, {}))
+    moments = {(topic, p): moments_of(ts) for p, ts in TIMES.items()}
+    answer = _cluster(broker).log_ends_at(moments)
+    assert answer.ends == _expected(topic)
+    stats = answer.stats
+    slots = max(len(v) for p, v in moments.items() if TIMES[p[1]])
+    assert stats.searched == 0
+    assert stats.list_offsets_calls == slots and broker.seen(LIST_OFFSETS) == 2 + slots
+    # only the checks read records: at most one read per slot, a few records each
+    assert stats.record_reads <= slots
+    assert stats.records_read <= 3 * stats.checked
+
+
+def test_moments_before_the_log_start_are_unknown(broker, data):
+    from faultproxy import LIST_OFFSETS
+
+    topic = data
+    # retention removed offsets before 5 of partition 0 and before 12 of partition 3 (the log start answered so)
+    start = {0: 5, 3: 12}
+    broker.answer_with(LIST_OFFSETS, kafka_list_offsets({(topic, p): ts for p, ts in TIMES.items()},
+                                                        {(topic, p): o for p, o in start.items()}))
+    moments = {(topic, p): moments_of(TIMES[p]) for p in (0, 3)}
+    answer = _cluster(broker).log_ends_at(moments)
+    expected = {k: v for k, v in _expected(topic, start).items() if k[1] in (0, 3)}
+    assert answer.ends == expected
+    # worked by hand: partition 0's first record left is offset 5, written at BASE + 5000
+    assert answer.ends[(topic, 0, BASE + 5000)] == EndAt(None, RETENTION)
+    assert answer.ends[(topic, 0, BASE + 5001)] == EndAt(6)
+    assert answer.ends[(topic, 0, BASE - 10**9)] == EndAt(None, RETENTION)
+    assert answer.stats.unknown == sum(1 for e in expected.values() if e.offset is None) > 0
+
+
+def test_a_compacted_topic_and_a_missing_partition_are_unknown(broker, data):
+    from faultproxy import LIST_OFFSETS
+
+    compacted = f"compacted-{uuid.uuid4().hex[:8]}"
+    produce_one_per_batch(broker.address, compacted, {0: [BASE + i for i in range(6)]},
+                          config={"cleanup.policy": "compact"})
+    broker.reset()
+    moments = {(compacted, 0): [BASE - 1, BASE + 3, BASE + 99], (data, 0): [BASE + 2500], (data, 9): [BASE]}
+    answer = _cluster(broker, timeout=5).log_ends_at(moments)
+    assert answer.ends == {(compacted, 0, BASE - 1): EndAt(None, COMPACTED), (compacted, 0, BASE + 3): EndAt(None, COMPACTED),
+                           (compacted, 0, BASE + 99): EndAt(None, COMPACTED), (data, 0, BASE + 2500): EndAt(3),
+                           (data, 9, BASE): EndAt(None, NO_BOUNDS)}
+    assert answer.bounds[(compacted, 0)].compacted is True and answer.bounds[(data, 0)].compacted is False
+    assert [line.split(":")[0] for line in answer.problems] == [f"{data}-9"] * len(answer.problems) != []
+    # the compacted topic is not asked by timestamp: earliest, latest, then one slot for data-0
+    assert broker.seen(LIST_OFFSETS) == 3
+
+
+def test_finding_ends_joins_no_group_and_commits_nothing(broker, data, monkeypatch):
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+    from confluent_kafka.admin import AdminClient
+
+    topic = data
+    fixed = uuid.UUID(int=0x6B67726F7570)
+    monkeypatch.setattr(uuid, "uuid4", lambda: fixed)
+    answer = _cluster(broker).log_ends_at({(topic, p): moments_of(ts) for p, ts in TIMES.items()})
+    assert answer.stats.record_reads > 0  # the records were read
+    kinds = {api for api, _, _ in broker.requests}
+    assert not kinds & {JOIN_GROUP, HEARTBEAT, SYNC_GROUP, OFFSET_COMMIT, LEAVE_GROUP}, kinds
+    group = f"kgroup-readonly-{fixed}"
+    admin = AdminClient({"bootstrap.servers": broker.address})
+    listed = {g.group_id for g in admin.list_consumer_groups(request_timeout=10).result().valid}
+    assert not any(g.startswith("kgroup-readonly-") for g in listed), listed
+    request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in TIMES])
+    result = admin.list_consumer_group_offsets([request], request_timeout=10)[group].result()
+    assert [tp.offset for tp in result.topic_partitions] == [-1001] * len(TIMES)  # nothing committed
