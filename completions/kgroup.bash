@@ -9,7 +9,7 @@ _kgroup() {
     done
     case "$cmd" in
     "")
-        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator history list log offsets scan snapshot vote whatif" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator history lag list log offsets scan snapshot vote whatif" -- "$cur")) ;;
     describe)
         case "$prev" in
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -43,6 +43,23 @@ _kgroup() {
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--input --offsets-topic --since --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    lag)
+        case "$prev" in
+            --since) COMPREPLY=(); return ;;
+            --until) COMPREPLY=(); return ;;
+            --topic|-t) COMPREPLY=(); return ;;
+            --allowed-lag) COMPREPLY=(); return ;;
+            --fail-on) COMPREPLY=($(compgen -W "warn err" -- "$cur")); return ;;
+            --watch) COMPREPLY=(); return ;;
+            --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --offsets-topic) COMPREPLY=(); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--since --until --topic -t --allowed-lag --fail-on --time-lag --watch --input --offsets-topic --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     list)
         case "$prev" in
             --state) COMPREPLY=($(compgen -W "Stable Empty PreparingRebalance CompletingRebalance Assigning Reconciling Dead Unknown" -- "$cur")); return ;;

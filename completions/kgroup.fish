@@ -23,7 +23,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l command-
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l timeout -r -d 'Give up on the cluster after this long'
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -l verbose -s v -d 'Show client logs on stderr (secrets redacted)'
 complete -c kgroup -n '__fish_seen_subcommand_from find-coordinator' -s h -l help -d 'Show help'
-complete -c kgroup -n '__fish_seen_subcommand_from history' -l input -r -F -d 'Read raw records saved earlier (JSON Lines; - for stdin) instead of a cluster'
+complete -c kgroup -n '__fish_seen_subcommand_from history' -l input -r -F -d 'Read raw records saved earlier instead of a cluster: JSON Lines (log --save; - for stdin) or Parquet (scan --save)'
 complete -c kgroup -n '__fish_seen_subcommand_from history' -l offsets-topic -r -d 'Read the offsets log from a topic of this name'
 complete -c kgroup -n '__fish_seen_subcommand_from history' -l since -r -d 'Only records at or after TIME: 2h (ago), 2026-11-22T03:00Z, or epoch ms'
 complete -c kgroup -n '__fish_seen_subcommand_from history' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
@@ -33,6 +33,22 @@ complete -c kgroup -n '__fish_seen_subcommand_from history' -l command-config -r
 complete -c kgroup -n '__fish_seen_subcommand_from history' -l timeout -r -d 'Give up on the cluster after this long'
 complete -c kgroup -n '__fish_seen_subcommand_from history' -l verbose -s v -d 'Show client logs on stderr (secrets redacted)'
 complete -c kgroup -n '__fish_seen_subcommand_from history' -s h -l help -d 'Show help'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l since -r -d 'Start of the window: 2h (ago), 2026-11-22T03:00Z, or epoch ms'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l until -r -d 'End of the window (default: now)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l topic -s t -r -d 'Only this topic (repeatable)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l allowed-lag -r -d 'A lag of at most N counts as none (Burrows allowed-lag)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l fail-on -r -a 'warn err' -d 'Exit 1 when the groups status is at least this'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l time-lag -d 'Add how old the next record to consume was at each point (reads those records)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l watch -r -d 'Sample committed offsets and log ends every SECONDS (default 10) and re-evaluate, until Ctrl-C'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l input -r -F -d 'Read raw records saved earlier instead of a cluster: JSON Lines (log --save; - for stdin) or Parquet (scan --save)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l offsets-topic -r -d 'Read the offsets log from a topic of this name'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l bootstrap-server -s b -r -d 'Kafka bootstrap servers'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -s X -r -d 'librdkafka client property, repeatable (as kcat takes them)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l command-config -r -F -d 'Java client .properties file, as kafka-consumer-groups.sh takes it (translated to librdkafka)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l timeout -r -d 'Give up on the cluster after this long'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l verbose -s v -d 'Show client logs on stderr (secrets redacted)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -s h -l help -d 'Show help'
 complete -c kgroup -n '__fish_seen_subcommand_from list' -l state -r -a 'Stable Empty PreparingRebalance CompletingRebalance Assigning Reconciling Dead Unknown' -d 'Only groups in this state (repeatable)'
 complete -c kgroup -n '__fish_seen_subcommand_from list' -l type -r -a 'classic consumer' -d 'Only classic or consumer (KIP-848) groups'
 complete -c kgroup -n '__fish_seen_subcommand_from list' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
@@ -42,7 +58,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from list' -l command-config -r -F
 complete -c kgroup -n '__fish_seen_subcommand_from list' -l timeout -r -d 'Give up on the cluster after this long'
 complete -c kgroup -n '__fish_seen_subcommand_from list' -l verbose -s v -d 'Show client logs on stderr (secrets redacted)'
 complete -c kgroup -n '__fish_seen_subcommand_from list' -s h -l help -d 'Show help'
-complete -c kgroup -n '__fish_seen_subcommand_from log' -l input -r -F -d 'Read raw records saved earlier (JSON Lines; - for stdin) instead of a cluster'
+complete -c kgroup -n '__fish_seen_subcommand_from log' -l input -r -F -d 'Read raw records saved earlier instead of a cluster: JSON Lines (log --save; - for stdin) or Parquet (scan --save)'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l save -r -F -d 'Also write every raw record read to FILE (JSON Lines), for --input later'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l offsets-topic -r -d 'Read the offsets log from a topic of this name'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l partition -r -d 'Only this offsets-log partition (repeatable)'
@@ -90,7 +106,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from scan' -l verbose -s v -d 'Sho
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -s h -l help -d 'Show help'
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l out -r -F -d 'Write here (default stdout)'
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l at -r -d 'Rebuild the group as it stood at TIME (2026-11-22T03:00Z, epoch ms, or 2h ago) from the offsets log'
-complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l input -r -F -d 'With --at: read raw records saved by kgroup log --save instead of a cluster'
+complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l input -r -F -d 'With --at: read raw records saved earlier (JSON Lines of kgroup log --save, - for stdin, or Parquet of kgroup scan --save) instead of a cluster'
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l offsets-topic -r -d 'With --at: read the offsets log from a topic of this name'
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l output -s o -r -a 'table json csv' -d 'A snapshot is JSON: only json is accepted'
 complete -c kgroup -n '__fish_seen_subcommand_from snapshot' -l bootstrap-server -s b -r -d 'Kafka bootstrap servers'
@@ -124,6 +140,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from whatif' -s h -l help -d 'Show
 complete -c kgroup -n '__fish_use_subcommand' -a describe
 complete -c kgroup -n '__fish_use_subcommand' -a find-coordinator
 complete -c kgroup -n '__fish_use_subcommand' -a history
+complete -c kgroup -n '__fish_use_subcommand' -a lag
 complete -c kgroup -n '__fish_use_subcommand' -a list
 complete -c kgroup -n '__fish_use_subcommand' -a log
 complete -c kgroup -n '__fish_use_subcommand' -a offsets

@@ -19,6 +19,7 @@ COMMANDS = {
     "list": "groups",
     "describe": "groups",
     "offsets": "groups",
+    "lag": "lag",
     "snapshot": "groups",
     "log": "log",
     "history": "log",
@@ -120,10 +121,21 @@ def _main() -> None:
             except BrokenPipeError:  # as _run: a reader that stopped early is no error
                 pass
             sys.exit(ExitCode.OK)
-    _run(args[0] if args and args[0] in COMMANDS else None)
+    command = args[0] if args and args[0] in COMMANDS else None
+    _run(command, command_args(command, args))
 
 
-def _run(command: str | None) -> None:
+def command_args(command: str | None, args: list[str]) -> list[str]:
+    """The command line as the CLI framework should parse it: ``lag --watch`` may come without
+    its value (the framework has no option whose value is optional)."""
+    if command == "lag":
+        from kgroup.cli.lag import optional_watch_value
+
+        return optional_watch_value(args)
+    return args
+
+
+def _run(command: str | None, args: list[str] | None = None) -> None:
     """Run the app with the one command ``command`` registered (None: all of them)."""
     import typer
 
@@ -131,7 +143,7 @@ def _run(command: str | None) -> None:
     from kgroup.render import error
 
     try:
-        code = load_app(command)(standalone_mode=False, prog_name="kgroup")
+        code = load_app(command)(args=args, standalone_mode=False, prog_name="kgroup")
     except typer.TyperException as e:  # bad usage: unknown option, bad value, missing argument
         ctx = getattr(e, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""

@@ -30,7 +30,7 @@ def test_help_ends_with_two_or_three_examples_of_the_command(command):
 def test_each_example_parses_and_the_offline_ones_run(command):
     import typer
 
-    from kgroup.cli import load_app
+    from kgroup.cli import command_args, load_app
 
     group = typer.main.get_command(load_app())
     for line in _examples(command):
@@ -43,4 +43,5 @@ def test_each_example_parses_and_the_offline_ones_run(command):
             assert r.stdout.strip(), line
         else:
             sub = group.commands[command]
-            sub.make_context(command, list(args))  # raises click.UsageError on a bad option or value
+            # as the program hands it to the framework (kgroup.cli.command_args)
+            sub.make_context(command, command_args(command, [command, *args])[1:])  # raises click.UsageError on a bad option or value

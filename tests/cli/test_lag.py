@@ -1,0 +1,236 @@
+"""kgroup lag run in process against an in-memory cluster: what the command shows, its exit codes
+(INCOMPLETE before --fail-on), the unreadable offsets log, --watch as JSON lines and its
+--watch default. The real broker runs are in tests/integration/test_lag_live.py.
+
+The in-memory cluster's partitions hold one record a second from 0 on, so its log ended at
+moment T (ms) at offset ceil(T / 1000), computed here independently of kgroup.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import sys
+
+import pytest
+from logbuilder import Log
+from schemas import validate
+
+from kgroup.cli import main
+from kgroup.errors import ClusterError
+from kgroup.log_ends import EndAt, EndsAtStats, LogBounds, LogEndsAt
+from kgroup.model import PartitionOffsets
+
+NOW_MS = 200_000
+
+
+def end(t: int) -> int:
+    return math.ceil(t / 1000)
+
+
+class FakeCluster:
+    """Answers as a cluster whose partitions got one record a second from 0 to NOW_MS."""
+
+    def __init__(self, unknown=(), committed=None):
+        self.unknown = set(unknown)
+        self.committed = committed or {}
+        self.asked: list[dict] = []
+
+    def log_ends_at(self, moments):
+        self.asked.append(dict(moments))
+        ends = {(t, p, m): EndAt(None, "retention removed the records of that time") if (t, p, m) in self.unknown
+                else EndAt(end(m)) for (t, p), ms in moments.items() for m in ms}
+        return LogEndsAt(ends, EndsAtStats(max(map(len, moments.values()), default=0), len(ends), 0, 0),
+                         {tp: LogBounds(0, end(NOW_MS)) for tp in moments}, [])
+
+    def committed_offsets(self, groups):
+        return {g: {tp: PartitionOffsets(o) for tp, o in self.committed.items()} for g in groups}
+
+    def log_offsets(self, partitions):
+        return {tp: (0, end(NOW_MS)) for tp in partitions}, []
+
+    def record_timestamps(self, positions):
+        return {(t, p, o): o * 1000 for (t, p), offsets in positions.items() for o in offsets}
+
+
+@pytest.fixture
+def cluster(monkeypatch):
+    fake = FakeCluster()
+    monkeypatch.setattr("kgroup.adapter.connect", lambda settings: fake)
+    monkeypatch.setattr("time.time", lambda: NOW_MS / 1000)
+    return fake
+
+
+@pytest.fixture
+def log(monkeypatch):
+    log = Log()
+    from kgroup.offsets_log.selection import Selection, select
+
+    def entries(group, input_, offsets_topic, conn, until_ms, progress):
+        return (e for e in select(log.records, Selection(frozenset([group]))) if e.record is not None)
+
+    monkeypatch.setattr("kgroup.cli.log.group_entries", entries)
+    return log
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    argv, sys.argv = sys.argv, ["kgroup", *args]
+    out, err = io.StringIO(), io.StringIO()
+    code: object = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+    except SystemExit as e:
+        code = e.code
+    finally:
+        sys.argv = argv
+    return int(code or 0), out.getvalue(), err.getvalue()
+
+
+def test_json_of_a_caught_up_and_a_slow_partition(cluster, log):
+    for k in range(1, 5):
+        log.commit("G", "T", 0, 10 * k, 10_000 * k)  # caught up at each commit
+        log.commit("G", "T", 1, 2 * k, 10_000 * k)  # a fifth of the production rate
+    code, out, err = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "160s", "-o", "json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    validate("lag", doc)
+    t0, t1 = doc["partitions"]
+    assert [p["lag"] for p in t0["points"]] == [0, 0, 0, 0]
+    assert [p["lag"] for p in t1["points"]] == [8, 16, 24, 32]
+    # --until is 40 s: the log ended at 40
+    assert (t0["lag"], t1["lag"], t1["end"]) == (0, 32, 40)
+    # t1: never caught up, lag growing: WARN
+    assert (t0["status"], t1["status"], doc["status"]) == ("OK", "WARN", "WARN")
+    assert doc["partitions_by_status"] == {"OK": ["T-0"], "WARN": ["T-1"]}
+    # now (200 s): both stopped 160 s ago while the log moved on
+    code, out, err = run("lag", "G", "-b", "x:1", "--since", "200s", "-o", "json")
+    doc = json.loads(out)
+    assert [(p["status"], p["lag"], p["end"]) for p in doc["partitions"]] == [("STOP", 160, 200), ("STOP", 192, 200)]
+    assert (code, doc["status"]) == (0, "ERR")
+
+
+def test_the_table_has_a_sparkline_and_names_the_partitions_per_status(cluster, log):
+    for k in range(1, 5):
+        log.commit("G", "T", 1, 2 * k, 10_000 * k)
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "160s")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["TOPIC", "PARTITION", "STATUS", "COMPLETE", "LAG", "COMMITTED", "END", "CONSUME/S",
+                                "PRODUCE/S", "CATCH-UP", "LAG", "OVER", "WINDOW"]
+    # lags 8, 16, 24, 32 over [0, 40 s] in 24 slots: blank before the first commit, then rising
+    row = lines[2]
+    # 6 offsets consumed and 30 produced in the 30 s from the first commit
+    assert row.split()[:12] == ["T", "1", "WARN", "0.4", "32", "8", "40", "0.2", "1", "not", "catching", "up"]
+    # (not a UTF-8 stream: ASCII levels) 5 slots before 10 s dotted, then 8 (level 2 of 7), 16 (4),
+    # 24 (5) six slots each, 32 (7) in the last
+    assert row.endswith(".....======******######@")
+    assert lines[-1] == "group G: WARN (WARN: T-1); window 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:40.000Z"
+
+
+def test_unknown_points_make_the_answer_incomplete_even_with_fail_on(cluster, log):
+    cluster.unknown = {("T", 0, 10_000)}
+    for k in range(1, 4):
+        log.commit("G", "T", 0, k, 10_000 * k)
+    code, out, err = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "165s", "--fail-on", "warn",
+                         "-o", "json")
+    assert code == 3
+    assert json.loads(out)["partitions"][0]["points"][0] == {"time_ms": 10_000, "committed": 1, "end": None,
+                                                              "lag": None}
+    assert err.splitlines() == [
+        "kgroup: warning: T-0: 1 of 3 points unknown: retention removed the records of that time",
+        "kgroup: warning: INCOMPLETE: some values are unknown (shown as -); the status is computed from the "
+        "known points"]
+
+
+def test_fail_on(cluster, log):
+    for k in range(1, 4):
+        log.commit("G", "T", 0, k, 10_000 * k)  # lags 9, 18, 27: WARN
+    assert run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "165s", "--fail-on", "err")[0] == 0
+    code, _, err = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "165s", "--fail-on", "warn")
+    assert (code, err) == (1, "kgroup: warning: group G is WARN\n")
+
+
+def test_time_lag(cluster, log):
+    log.commit("G", "T", 0, 4, 10_000)  # lag 6: the record at offset 4 was produced at 4 s
+    log.commit("G", "T", 0, 20, 20_000)  # caught up
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "180s", "--time-lag", "-o", "json")
+    assert code == 0
+    assert [p["time_lag_ms"] for p in json.loads(out)["partitions"][0]["points"]] == [6_000, 0]
+
+
+def test_no_commit_of_the_group(cluster, log):
+    log.commit("other", "T", 0, 1, 1_000)
+    assert run("lag", "G", "-b", "x:1") == (
+        2, "", "kgroup: error: the offsets log holds no commit of group G at or before --until\n")
+
+
+def test_an_unreadable_offsets_log_names_watch(cluster, monkeypatch):
+    def refused(*args):
+        raise ClusterError("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
+
+    monkeypatch.setattr("kgroup.cli.log.group_entries", refused)
+    code, out, err = run("lag", "G", "-b", "x:1")
+    assert (code, out) == (3, "")
+    assert err == ("kgroup: error: cannot read the offsets log __consumer_offsets: not authorized to read topic "
+                   "__consumer_offsets (Broker: Topic authorization failed); 'kgroup lag G --watch' samples the "
+                   "lag live without it\n")
+
+
+def test_watch_writes_a_json_line_per_sample_without_the_offsets_log(cluster, monkeypatch):
+    def refused(*args):
+        raise ClusterError("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
+
+    monkeypatch.setattr("kgroup.cli.log.group_entries", refused)
+    samples = iter([(NOW_MS, 150), (NOW_MS + 10_000, 160), (NOW_MS + 20_000, 160)])
+    sleeps = []
+
+    def clock():
+        return samples_now[0] / 1000
+
+    samples_now = [NOW_MS]
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        try:
+            samples_now[0], cluster.committed[("T", 0)] = next(samples)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    cluster.committed[("T", 0)] = 150
+    monkeypatch.setattr("time.time", clock)
+    monkeypatch.setattr("time.sleep", sleep)
+    code, out, err = run("lag", "G", "-b", "x:1", "--watch")
+    assert code == 130 and sleeps == [10.0] * 4
+    assert err.splitlines()[0].startswith("kgroup: warning: the offsets log cannot be read")
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert len(docs) == 4
+    for d in docs:
+        validate("lag", d)
+    # the log ends at 200 throughout; commits seen: 150 (first sample), 160 (at +10 s)
+    assert [d["partitions"][0]["lag"] for d in docs] == [50, 50, 40, 40]
+    assert [len(d["partitions"][0]["points"]) for d in docs] == [1, 1, 2, 2]
+
+
+def test_watch_takes_an_interval(cluster, log, monkeypatch):
+    log.commit("G", "T", 0, 150, 150_000)
+    cluster.committed[("T", 0)] = 150
+
+    def sleep(seconds):
+        assert seconds == 2.5
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("time.sleep", sleep)
+    code, out, _ = run("lag", "G", "-b", "x:1", "--watch", "2.5", "-o", "json")
+    assert code == 130 and json.loads(out)["partitions"][0]["lag"] == 50
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--watch", "0.5"], "Invalid value for '--watch'"),
+    (["--watch", "--until", "1h"], "--watch runs until now; it takes no --until"),
+    (["--since", "1h", "--until", "2h"], "--since is later than --until"),
+])
+def test_usage_errors(cluster, log, args, message):
+    code, out, err = run("lag", "G", "-b", "x:1", *args)
+    assert code == 2 and out == "" and message in err and len(err.splitlines()) == 1

@@ -1,0 +1,114 @@
+"""kgroup lag against a real broker (Tansu): scenario groups get exactly their status, and every
+point's lag equals the value computed here from the records produced.
+
+A data topic of five partitions holds one record a second from BASE on (one record per batch,
+CreateTime stamps set by the test), so the log of every partition ended at BASE + t at offset
+ceil(t / 1 s). Offsets-log commit records, built by kgroup's writer, go into an ordinary topic
+read with --offsets-topic (Tansu has no __consumer_offsets of its own). Tansu answers
+ListOffsets by timestamp with the log start, so this runs through kgroup's check of every
+answer and its search of the records.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+import uuid
+
+import pytest
+from conftest import run_kgroup
+from logbuilder import Log, produce
+
+pytestmark = pytest.mark.broker
+
+RECORDS = 200  # per partition, one a second
+BASE = (int(time.time()) - 3600) * 1000  # an hour ago
+UNTIL = BASE + 130_000
+GROUP = "lag-scenarios"
+
+# partition -> its commits (seconds after BASE, offset) and the status Burrow's rules give
+SCENARIOS = {
+    0: ([(10 * k, 10 * k) for k in range(1, 14)], "OK"),  # caught up at every commit
+    1: ([(10 * k, 5 * k) for k in range(1, 14)], "WARN"),  # half the production rate: lag grows
+    2: ([(10 * k, 20) for k in range(3, 14)], "STALL"),  # the same offset again and again
+    3: ([(10 * k, 10 * k) for k in range(1, 6)], "STOP"),  # caught up, then nothing for 80 s
+    4: ([(10 * k, 10 * k) for k in range(1, 9)] + [(10 * k, 10 * k - 60) for k in range(9, 14)], "REWIND"),
+}
+
+
+def end_at(ms: int) -> int:
+    """Where a partition's log ended at ms: the first record at or after it (ceil), or the end."""
+    return min(RECORDS, max(0, math.ceil((ms - BASE) / 1000)))
+
+
+@pytest.fixture(scope="module")
+def topics(tansu):
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    data = f"lagdata-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": tansu})
+    for f in admin.create_topics([NewTopic(data, len(SCENARIOS), 1)], request_timeout=10).values():
+        f.result(15)
+    producer = Producer({"bootstrap.servers": tansu, "linger.ms": 0, "batch.num.messages": 1})
+    for p in SCENARIOS:
+        for i in range(RECORDS):
+            producer.produce(data, value=b"x", partition=p, timestamp=BASE + i * 1000)
+            producer.flush(10)  # one record per batch: Tansu's latest offset is right only then
+    log = Log(partitions=1)
+    for p, (commits, _) in SCENARIOS.items():
+        for seconds, offset in commits:
+            log.commit(GROUP, data, p, offset, BASE + seconds * 1000)
+    offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    produce(tansu, offsets_topic, log)
+    return data, offsets_topic
+
+
+def lag_json(tansu, offsets_topic, *extra):
+    r = run_kgroup("lag", GROUP, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-o", "json", *extra, timeout=120)
+    return r, (json.loads(r.stdout) if r.stdout else None)
+
+
+def test_scenarios_get_their_status_and_every_point_its_lag(tansu, topics):
+    data, offsets_topic = topics
+    r, doc = lag_json(tansu, offsets_topic)
+    assert r.returncode == 0, r.stderr
+    from schemas import validate
+
+    validate("lag", doc)
+    got = {p["partition"]: p for p in doc["partitions"]}
+    assert sorted(got) == sorted(SCENARIOS)
+    for p, (commits, status) in SCENARIOS.items():
+        part = got[p]
+        assert part["topic"] == data and part["status"] == status, (p, part["status"])
+        expected = [{"time_ms": BASE + s * 1000, "committed": o, "end": end_at(BASE + s * 1000),
+                     "lag": max(0, end_at(BASE + s * 1000) - o)} for s, o in commits]
+        assert part["points"] == expected, p
+        assert part["end"] == end_at(UNTIL) == 130
+        assert part["lag"] == 130 - commits[-1][1]
+    assert doc["status"] == "ERR"
+    assert doc["partitions_by_status"] == {"OK": [f"{data}-0"], "WARN": [f"{data}-1"], "STALL": [f"{data}-2"],
+                                           "STOP": [f"{data}-3"], "REWIND": [f"{data}-4"]}
+    assert doc["total_lag"] == 0 + 65 + 110 + 80 + 60
+
+
+def test_fail_on_and_the_table(tansu, topics):
+    data, offsets_topic = topics
+    r, _ = lag_json(tansu, offsets_topic, "--fail-on", "err")
+    assert r.returncode == 1 and r.stderr == f"kgroup: warning: group {GROUP} is ERR\n", r.stderr
+    r = run_kgroup("lag", GROUP, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-t", data, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split()[:4] == ["TOPIC", "PARTITION", "STATUS", "COMPLETE"]
+    assert lines[2].split()[:5] == [data, "0", "OK", "1.0", "0"]
+    assert lines[-1].startswith(f"group {GROUP}: ERR (REWIND: {data}-4; STALL: {data}-2; STOP: {data}-3; "
+                                f"WARN: {data}-1)")
+
+
+def test_a_group_with_no_commit_is_refused(tansu, topics):
+    _, offsets_topic = topics
+    r = run_kgroup("lag", "nobody", "-b", tansu, "--offsets-topic", offsets_topic, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr == "kgroup: error: the offsets log holds no commit of group nobody at or before --until\n"
