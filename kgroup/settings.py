@@ -242,6 +242,24 @@ class ConnectionSettings:
         secrets = sorted({v for k, v in props.items() if is_secret_key(k) and v}, key=len, reverse=True)
         return cls(properties=props, timeout=timeout, verbose=verbose, secrets=secrets)
 
+    def to_json(self) -> str:
+        """The settings as JSON text, for a process of kgroup's own that needs the same cluster
+        (kgroup scan's read tasks on Spark executors); it holds the secrets, so whatever carries
+        it must keep it from view (scan passes it under an option name Spark redacts)."""
+        import json
+
+        return json.dumps({"properties": self.properties, "timeout": self.timeout, "verbose": self.verbose,
+                           "secrets": self.secrets})
+
+    @classmethod
+    def from_json(cls, text: str) -> "ConnectionSettings":
+        """The settings :meth:`to_json` wrote."""
+        import json
+
+        d = json.loads(text)
+        return cls(properties=dict(d["properties"]), timeout=float(d["timeout"]), verbose=bool(d["verbose"]),
+                   secrets=list(d["secrets"]))
+
     def require_bootstrap(self) -> str:
         if not self.bootstrap:
             raise UsageError(f"no bootstrap server: pass -b HOST:PORT, set {BOOTSTRAP_ENV}, "

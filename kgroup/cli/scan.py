@@ -1,7 +1,7 @@
 """kgroup scan: the fleet-wide report over the whole offsets log, on Spark."""
 import sys
 import time
-from typing import Annotated, List, Optional
+from typing import Annotated, Any, List, Optional
 
 import typer
 
@@ -99,20 +99,21 @@ def scan(
             spark_input, notes = for_spark(input_, workdir)
             for note in notes:
                 warn(note)
-    settings = ranges = leaders = brokers = None
-    if input_ is None:
-        from kgroup.adapter import offsets_log_leaders, offsets_log_ranges
+    settings = plan = None
+    if input_ is None:  # one metadata read: the log's ranges and leaders, the data topics' log ends
+        from kgroup.adapter import scan_plan
 
         settings = conn.settings()
-        ranges = offsets_log_ranges(settings, offsets_topic)
-        leaders, brokers = offsets_log_leaders(settings, offsets_topic)
+        plan = scan_plan(settings, offsets_topic)
 
     from kgroup.progress import progress_bar
     from kgroup.scan.run import ScanRequest, scan_report
     from kgroup.scan.session import build_session
 
-    request = ScanRequest(input=input_, source=spark_input, save=save, topic=offsets_topic, settings=settings, ranges=ranges,
-                          leaders=leaders, brokers=brokers, since_ms=window.since_ms, until_ms=window.until_ms,
+    live: dict[str, Any] = {} if plan is None else dict(ranges=plan.ranges, leaders=plan.leaders, brokers=plan.brokers, ends=plan.ends,
+                                        unknown=plan.unknown)
+    request = ScanRequest(input=input_, source=spark_input, save=save, topic=offsets_topic, settings=settings,
+                          **live, since_ms=window.since_ms, until_ms=window.until_ms,
                           stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table else 0,
                           out=out, master=master, scratch=scratch)
     with progress_bar() as progress:
@@ -144,6 +145,14 @@ def scan(
         first = summary["errors"][0]
         warn(f"{summary['undecodable']} of {summary['records']} records could not be decoded "
              f"(first: partition {first['partition']} offset {first['offset']}: {first['error']})")
+    if summary["lag_unknown"]:
+        unknown = summary["lag_unknown"]
+        named = "; ".join(f"{printable(u['group'])} ({printable(u['reason'])})" for u in unknown[:5])
+        more = f"; and {len(unknown) - 5} more (-o json lists them)" if len(unknown) > 5 else ""
+        warn(f"INCOMPLETE: the lag of {len(unknown)} group{'s' * (len(unknown) != 1)} is unknown (shown as -): "
+             f"{named}{more}")
+        raise typer.Exit(ExitCode.CLUSTER)
+    if summary["undecodable"]:
         raise typer.Exit(ExitCode.FLAGGED)
     if conn.verbose or sys.stderr.isatty():
         info(f"scanned {summary['records_read']} records ({summary['records']} in the window) of {len(rows)} groups "
@@ -205,6 +214,6 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     tables.append(Table(["RECORDS", "UNDECODABLE", "GROUPS", "COMMITS", "REBALANCES", "STALE", "STORMS", "REWINDS",
                          "DELETED", "HOT PARTITIONS", "SECONDS", "SPARK START-UP S"],
                         [[s["records"], s["undecodable"], s["groups"], s["commits"], s["rebalances"], s["stale"],
-                          s["storms"], s["rewinds"], s["deleted"], ",".join(map(str, s["hot_partitions"])) or None,
+                          s["storms"], s["rewinds"], s["deleted"], len(s["hot_partitions"]),
                           s["seconds"], s["spark_start_seconds"]]], title="SUMMARY"))
     return tables

@@ -154,6 +154,25 @@ def group_lag(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, 
     return out
 
 
+def lag_unknown(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None],
+                unknown: dict[tuple[str, int], str]) -> dict[str, str]:
+    """Why each group whose lag is unknown has it so (the first of its partitions that makes it):
+    a topic or partition the cluster no longer has, or a log end it did not give (``unknown``:
+    why, per partition). ``ends`` holds every partition the cluster has."""
+    topics = {t for t, _ in ends}
+    out: dict[str, str] = {}
+    for group, topic, partition, _ in committed:
+        if group in out:
+            continue
+        tp = (topic, partition)
+        if tp not in ends:
+            out[group] = (f"topic {topic} does not exist" if topic not in topics
+                          else f"partition {topic}-{partition} does not exist")
+        elif ends[tp] is None:
+            out[group] = f"the log end of {topic}-{partition} is unknown ({unknown.get(tp, 'not answered')})"
+    return out
+
+
 def top_groups(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """The rows worth a look first: storms, stale groups, then by rebalances and commits."""
     return sorted(rows, key=lambda r: (not r["storm"], not r["stale"], -r["rebalances"], -r["commits"],

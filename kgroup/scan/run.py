@@ -4,6 +4,7 @@ The CLI builds the session and renders; tests call :func:`scan_report` on theirs
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from functools import partial
@@ -24,6 +25,8 @@ class ScanRequest:
     ranges: list[Any] | None = None   # LogRange per partition, fixed on the driver (live)
     leaders: dict[int, int | None] | None = None  # offsets-log partition -> leader broker id (live)
     brokers: dict[int, tuple[str, int]] | None = None  # broker id -> (host, port) (live)
+    ends: dict[tuple[str, int], int | None] | None = None  # log end of every data partition (live; None: read after)
+    unknown: dict[tuple[str, int], str] = field(default_factory=dict)  # why an end in ends is unknown
     since_ms: int | None = None
     until_ms: int | None = None
     stale_after_ms: int = 3_600_000
@@ -112,19 +115,42 @@ def _from_spark(e: Exception) -> bool:
     return any(c.__module__.startswith(("pyspark", "py4j")) for c in type(e).__mro__)
 
 
-def spark_failure(e: Exception) -> str:
+def spark_failure(e: BaseException) -> str:
     """The line of a failed Spark job that says what went wrong: the exception raised in the
     executor's Python (its last line, e.g. ``ModuleNotFoundError: No module named 'kgroup'``;
-    kgroup's own errors without their module path), else the first line of Spark's message."""
+    kgroup's own errors by their message alone), else the first Java exception's message,
+    unwrapped to its root cause, else what the JVM printed last, else the first line."""
+    from kgroup.scan.session import java_cause, spark_cause
+
     lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
-    python = [line for line in lines if not line.startswith(("at ", "File ", "JVM stacktrace", "py4j", "^", "~"))
+    python = [line for line in lines if not line.startswith(("at ", "File ", "JVM stacktrace", "py4j", "^", "~",
+                                                             "Caused by: ", "org.", "java.", "scala."))
               and ("Error: " in line or "Exception: " in line)]
-    line = python[-1] if python else (lines[0] if lines else type(e).__name__)
-    for prefix in ("kgroup.errors.", "pyspark.errors.exceptions.captured."):
-        line = line.replace(prefix, "")
+    if python:
+        line = re.sub(r"^kgroup\.errors\.(?:ClusterError|UsageError|KgroupError): ", "", python[-1])
+        line = line.replace("kgroup.errors.", "").replace("pyspark.errors.exceptions.captured.", "")
+    else:
+        line = java_cause(lines) or spark_cause() or (lines[0] if lines else type(e).__name__)
     if "No module named 'kgroup'" in line:
         line += " (the executors' Python has no kgroup: let kgroup ship it, the default, or install it there)"
     return line[:400]
+
+
+def spark_error(e: BaseException) -> KgroupError:
+    """A failed Spark job as kgroup's one line: an executor's own kgroup error keeps its exit code
+    (a cluster the executors cannot reach is exit 3 as on the driver); a JVM that went away says so."""
+    text = str(e)
+    reason = spark_failure(e)
+    if "kgroup.errors.UsageError: " in text:
+        return UsageError(reason)
+    if "kgroup.errors.ClusterError: " in text:
+        return ClusterError(reason)
+    if type(e).__module__.startswith("py4j") and "Py4JJavaError" not in type(e).__name__:
+        from kgroup.scan.session import spark_cause
+
+        cause = spark_cause()
+        return ClusterError("Spark's JVM went away during the scan" + (f": {cause}" if cause else ""))
+    return ClusterError(f"the Spark job failed: {reason}")
 
 
 def _delete(spark, path: str) -> None:
@@ -146,7 +172,7 @@ def scan_report(spark, req: ScanRequest, progress=lambda stage, done, total: Non
     except Exception as e:  # a Spark job failed (an executor, its Python, the reading tasks): one line
         if not _from_spark(e):
             raise
-        raise ClusterError(f"the Spark job failed: {spark_failure(e)}") from None
+        raise spark_error(e) from None
     finally:
         if stage_dir is not None:
             _delete(spark, stage_dir)
@@ -183,8 +209,9 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
     rows = [report.group_row(f, result.window, req.stale_after_ms, req.storm) for f in result.facts]
     coordinators = report.coordinator_rows(result.per_partition, result.window)
     broker_rows: list[dict[str, Any]] = []
+    unknown_lag: dict[str, str] = {}
     if live:
-        _live_columns(rows, coordinators, result, req.settings, req.leaders, req.brokers)
+        unknown_lag = _live_columns(rows, coordinators, result, req)
         broker_rows = report.broker_rows(result.per_partition, req.leaders or {}, req.brokers or {}, result.window)
     rows.sort(key=lambda r: r["group"])
     latest_commits, latest_events = result.latest_commits, result.latest_events
@@ -203,6 +230,8 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
                    "first_ms": result.window.first_ms, "last_ms": result.window.last_ms,
                    "seconds": result.window.seconds},
         "stale_after_ms": req.stale_after_ms, "storm": req.storm, "master": req.master,
+        "incomplete": bool(unknown_lag),
+        "lag_unknown": [{"group": g, "reason": unknown_lag[g]} for g in sorted(unknown_lag)],
     }
     return ScanReport(rows, coordinators, broker_rows, summary, latest_commits, latest_events)
 
@@ -212,11 +241,14 @@ def _refold(raw, fold: dict[str, Any]):
 
 
 class _watch:
-    """Progress of the running Spark stages on stderr (records read of the total)."""
+    """Progress of the running Spark stages on stderr (records read of the total). It only goes
+    forward (the stages after the read start their own task counts from zero), and says the
+    total once the work it watched is done."""
 
     def __init__(self, spark, total: int | None, progress):
         self.spark, self.total, self.progress = spark, total, progress
         self.stop = threading.Event()
+        self.shown = 0
 
     def __enter__(self):
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -234,30 +266,41 @@ class _watch:
                         done, tasks = done + s.numCompletedTasks, tasks + s.numTasks
                 if tasks:
                     if self.total:
-                        self.progress("reading offsets log", int(self.total * done / tasks), self.total)
+                        self._show("reading offsets log", int(self.total * done / tasks), self.total)
                     else:
-                        self.progress("scanning (tasks)", done, tasks)
+                        self._show("scanning (tasks)", done, tasks)
         except Exception:  # progress is best effort; never fail the scan for it
             pass
+
+    def _show(self, stage: str, done: int, total: int) -> None:
+        if self.total and done < self.shown:
+            return
+        self.shown = done
+        self.progress(stage, done, total)
 
     def __exit__(self, *exc):
         self.stop.set()
         self.thread.join(2)
+        if exc[0] is None and self.total:
+            self.progress("reading offsets log", self.total, self.total)
         return False
 
 
-def _live_columns(rows, coordinators, result, settings, leaders, brokers) -> None:
-    """lag (log-end offsets fetched in batches) and coordinator (leader of the group's partition)."""
-    from kgroup.adapter import connect
-    from kgroup.scan.report import group_lag
+def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str]:
+    """lag (against the log ends read with the plan) and coordinator (leader of the group's
+    partition); returns why each group whose lag is unknown has it so."""
+    from kgroup.scan.report import group_lag, lag_unknown
 
-    cluster = connect(settings)
-    md = cluster.metadata()
-    wanted = sorted({(t, p) for _, t, p, _ in result.committed if t in md.topics and p in md.topics[t].partitions})
-    ends: dict[tuple[str, int], int | None] = {}
-    if wanted:
-        offsets, _problems = cluster.log_offsets(wanted)
+    ends, unknown = req.ends, req.unknown
+    if ends is None:  # a caller without a plan's ends (tests): read them now
+        from kgroup.adapter import connect
+
+        cluster = connect(req.settings)
+        md = cluster.metadata()
+        everything = sorted((t, p) for t, info in md.topics.items() if info.error is None for p in info.partitions)
+        offsets, _problems = cluster.log_offsets(everything)
         ends = {tp: v[1] for tp, v in offsets.items()}
+    leaders, brokers = req.leaders or {}, req.brokers or {}
     lag = group_lag(result.committed, ends)
     for r in rows:
         leader = leaders.get(r["offsets_partition"])
@@ -268,11 +311,10 @@ def _live_columns(rows, coordinators, result, settings, leaders, brokers) -> Non
         leader = leaders.get(c["offsets_partition"])
         host_port = brokers.get(leader) if leader is not None else None
         c["leader"] = f"{host_port[0]}:{host_port[1]} ({leader})" if host_port else None
+    return lag_unknown(result.committed, ends, unknown)
 
 
 def _write_tables(spark, out: str, result, rows, coordinators, broker_rows) -> None:
-    from kgroup.scan.source import _short
-
     base = out.rstrip("/")
     try:
         result.commits_df.write.mode("overwrite").parquet(f"{base}/commits")
@@ -281,6 +323,6 @@ def _write_tables(spark, out: str, result, rows, coordinators, broker_rows) -> N
             if data:
                 spark.createDataFrame(data, samplingRatio=None).coalesce(1).write.mode("overwrite").parquet(f"{base}/{name}")
     except Exception as e:
-        raise UsageError(f"cannot write --out {out}: {_short(e)}") from None
+        raise UsageError(f"cannot write --out {out}: {spark_failure(e)}") from None
 
 

@@ -186,20 +186,32 @@ def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbos
     conf = SparkConf(loadDefaults=False).setMaster(master).setAppName(app_name)
     for key, value in settings.items():
         conf.set(key, value)
+    import pyspark.java_gateway as java_gateway
+
+    from kgroup import _on_interrupt
+
     output = JvmOutput(verbose)
+    _launched["output"] = output
+    _on_interrupt.append(end_jvm)
+    popen = java_gateway.Popen
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:  # the JVM's process, known from its first moment
+        proc = popen(*args, **kwargs)
+        _launched["proc"] = proc
+        return proc
+
+    java_gateway.Popen = recorded  # type: ignore[misc, assignment]
     try:
         gateway = launch_gateway(conf, popen_kwargs={"stdout": output.writer, "stderr": output.writer,
                                                      "start_new_session": True})
     except Exception as e:
         output.close_writer()
         cause = output.cause()
+        end_jvm()
         raise _start_failure(master, cause or _first_line(e)) from None
     finally:
+        java_gateway.Popen = popen  # type: ignore[misc]
         output.close_writer()
-    _launched.update(proc=gateway.proc, output=output)
-    from kgroup import _on_interrupt
-
-    _on_interrupt.append(end_jvm)
     SparkContext._ensure_initialized(gateway=gateway)
 
 
@@ -274,10 +286,20 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
+    import signal as signals
+    import threading as threads
+
+    main = threads.current_thread() is threads.main_thread()
+    sigint = signals.getsignal(signals.SIGINT) if main else None
     try:
         spark = builder.getOrCreate()
     except Exception as e:  # the master cannot be reached, or refuses the application
         raise _start_failure(master, spark_cause() or _first_line(e)) from None
+    finally:
+        # PySpark's own Ctrl-C handler raises KeyboardInterrupt in the middle of a py4j call (a
+        # traceback of its own): kgroup's (kgroup.cli.interrupt) stays in charge
+        if main and sigint is not None:
+            signals.signal(signals.SIGINT, sigint)
     if not verbose:
         spark.sparkContext.setLogLevel("ERROR")
     _quiet_accumulator_server(spark.sparkContext, verbose)

@@ -86,7 +86,9 @@ class OffsetsLogReader(DataSourceReader):
 
         from kgroup.adapter import LogRange, read_log_range_columns
 
-        settings = settings_from_json(self.connection)
+        from kgroup.settings import ConnectionSettings
+
+        settings = ConnectionSettings.from_json(self.connection)
         rng = LogRange(partition.partition, partition.start, partition.end)
         if self.fold is not None:  # fold in the reading task: only partial rows leave it
             from kgroup.scan.fold import fold_columns, to_batches
@@ -100,19 +102,6 @@ class OffsetsLogReader(DataSourceReader):
             yield pa.RecordBatch.from_arrays([pa.array(c, t) for c, t in zip(columns, types)], schema=schema)
 
 
-def settings_to_json(settings) -> str:
-    return json.dumps({"properties": settings.properties, "timeout": settings.timeout,
-                       "verbose": settings.verbose, "secrets": settings.secrets})
-
-
-def settings_from_json(text: str):
-    from kgroup.settings import ConnectionSettings
-
-    d = json.loads(text)
-    return ConnectionSettings(properties=d["properties"], timeout=d["timeout"], verbose=d["verbose"],
-                              secrets=d["secrets"])
-
-
 def live_frame(spark, settings, topic: str, ranges, split: int = DEFAULT_SPLIT, fold: dict[str, Any] | None = None):
     """The records of the live log, [start, end) of every range: raw (RAW_DDL), or with
     ``fold`` (the keyword arguments of fold.fold_columns) the read tasks' partial rows
@@ -124,7 +113,7 @@ def live_frame(spark, settings, topic: str, ranges, split: int = DEFAULT_SPLIT, 
 
         return spark.createDataFrame([], PARTIAL_DDL if fold is not None else RAW_DDL)
     reader = (spark.read.format(SOURCE_NAME).option("topic", topic).option("tasks", json.dumps(tasks))
-              .option("connection.secret", settings_to_json(settings)))
+              .option("connection.secret", settings.to_json()))
     if fold is not None:
         reader = reader.option("fold", json.dumps(fold))
     return reader.load()
