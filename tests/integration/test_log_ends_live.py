@@ -266,3 +266,62 @@ def test_finding_ends_joins_no_group_and_commits_nothing(broker, data, monkeypat
     request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in TIMES])
     result = admin.list_consumer_group_offsets([request], request_timeout=10)[group].result()
     assert [tp.offset for tp in result.topic_partitions] == [-1001] * len(TIMES)  # nothing committed
+
+
+def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
+    """librdkafka's mock cluster answers -1 to every timestamp (and has no DescribeConfigs, so
+    log_ends_at itself calls every end unknown there: whether a topic is compacted cannot be
+    read). The adapter's record source under ends_at, with the bounds as read: the ends equal the
+    linear scan, and each slot sends one ListOffsets request to each leader broker."""
+    import logging
+    import re
+
+    from confluent_kafka import Producer
+
+    from kgroup.adapter import _RecordReader
+    from kgroup.log_ends import LogBounds, ends_at
+
+    topic = f"ends-mock-{uuid.uuid4().hex[:8]}"
+    producer = Producer({"bootstrap.servers": mock_cluster.bootstrap})
+    producer.list_topics(topic, timeout=10)  # the mock creates it: 4 partitions
+    times = {p: [BASE + 100 * i + p for i in range(12 + p)] for p in range(4)}
+    for p, stamps in times.items():
+        for ts in stamps:
+            producer.produce(topic, b"v", partition=p, timestamp=ts)
+            producer.flush(10)
+    leaders = {p.id: p.leader for p in producer.list_topics(topic, timeout=10).topics[topic].partitions.values()}
+
+    cluster = Cluster(ConnectionSettings.build(mock_cluster.bootstrap, ["debug=protocol"], None, 10.0))
+    sent: list[str] = []
+
+    class Sends(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            message = record.getMessage()
+            if "Sent ListOffsetsRequest" in message:
+                sent.append(re.search(r"/(\d+): Sent", message).group(1))
+
+    cluster._logger.handlers[0].setLevel(logging.CRITICAL + 1)  # not on stderr
+    cluster._logger.addHandler(Sends())
+    partitions = [(topic, p) for p in times]
+    offsets, problems = cluster.log_offsets(partitions)
+    assert problems == []
+    bounds = {tp: LogBounds(*offsets[tp]) for tp in partitions}
+    moments = {(topic, p): moments_of(ts) for p, ts in times.items()}
+    reader = _RecordReader(cluster)
+    cluster._admin.poll(0.5)  # the admin client's log lines are handed over on poll: those of earliest and latest
+    sent.clear()
+    try:
+        ends, stats = ends_at(reader, moments, bounds)
+    finally:
+        reader.close()
+    cluster._admin.poll(0.5)
+    assert ends == {(topic, p, t): linear_end(ts, 0, t) for p, ts in times.items() for t in moments_of(ts)}
+    assert reader.problems == []
+    # -1 (the log end) is right for the moments after a partition's last record only
+    assert stats.searched == sum(1 for p, ts in times.items() for t in moments_of(ts) if t <= ts[-1])
+    # slot k asks the partitions with a k-th moment: one request to each broker leading one of them
+    expected = 0
+    for k in range(stats.list_offsets_calls):
+        expected += len({leaders[p] for p, ts in times.items() if len(moments_of(ts)) > k})
+    assert len(set(leaders.values())) > 1, leaders
+    assert len(sent) == expected, (len(sent), expected)
