@@ -174,26 +174,6 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
     return tables
 
 
-def _switch_rebalances(state, steps) -> list:
-    """For each step of a rolling switch: the rebalance with its selected assignor, of the group
-    as the snapshot holds it with the members in the group at that step (kgroup.whatif.rebalance_with),
-    or None where no client-side assignor is selected. Each distinct rebalance is run once."""
-    from kgroup.assignors.registry import CLIENT_SIDE
-    from kgroup.whatif import rebalance_with
-
-    done: dict = {}
-    out: list[Any] = []
-    for s in steps:
-        if s.selected not in CLIENT_SIDE:
-            out.append(None)
-            continue
-        key = (s.selected, tuple(sorted(s.group)))
-        if key not in done:
-            done[key] = rebalance_with(state, s.selected, list(s.group))
-        out.append(done[key])
-    return out
-
-
 def _kafka_class(strategy: str) -> str:
     return STRATEGIES[strategy].kafka_class.rsplit(".", 1)[-1]
 
@@ -320,10 +300,15 @@ def vote(
         except ValueError as e:
             raise UsageError(str(e)) from None
         # with the group at hand, each step's rebalance is run: does the selected assignor return?
-        outcomes = _switch_rebalances(state, steps) if state is not None else [None] * len(steps)
+        if state is not None:
+            from kgroup.whatif import switch_rebalances
+
+            outcomes: list[Any] = switch_rebalances(state, steps)
+        else:
+            outcomes = [None] * len(steps)
         steps = [s if o is None or o.completes else s._replace(
                      note=f"{s.note} NEVER COMPLETES: Kafka's {_kafka_class(o.strategy)} never returns on the "
-                          "group as the snapshot holds it, so this rebalance never completes.")
+                          "group as it stands at this step, so this rebalance never completes.")
                  for s, o in zip(steps, outcomes)]
         doc: dict[str, Any] = {"switch": {"from": source, "to": target}, "steps": [
             {"step": s.step, "bounce": s.bounce, "member": s.member, "protocols": s.protocols,

@@ -183,12 +183,59 @@ def test_a_follow_up_rebalance_that_never_completes_is_named(monkeypatch):
     assert "so the follow-up rebalance (the one that hands out the revoked partitions) never completes" in r.reason
 
 
-def test_rebalance_with_keeps_only_the_members_named_and_adds_unknown_ones():
+def test_switch_rebalances_bring_what_kafkas_consumers_bring(monkeypatch):
+    """range -> cooperative-sticky, to-first, on a and b (generation 4; a owns T-0,1, b T-2,3).
+    Step 1 (a restarts, lists both) still selects range; from step 2 cooperative-sticky runs. Worked
+    by hand: a consumer listing range rebalances EAGER and brings nothing; a restarted consumer
+    owns nothing in generation -1; a COOPERATIVE one (step 4: a, restarted in step 3) brings what
+    the last rebalance gave it, in that rebalance's generation (4 + one per completed rebalance)."""
+    from kgroup.assignors import cooperative_sticky
     from kgroup.model import Member
-    from kgroup.whatif import rebalance_with
+    from kgroup.protocol import plan_rolling_switch
+    from kgroup.whatif import switch_rebalances
 
+    calls = []
+
+    def record(topics, members, topic_racks=None):
+        calls.append([(m.member_id, m.owned, m.generation) for m in members])
+        return {"a": [("T", 0), ("T", 1), ("T", 2), ("T", 3)], "b": []}
+
+    monkeypatch.setattr(cooperative_sticky, "assign", record)
     state = _group(Member("a", subscription=["T"], assignment={"T": [0, 1]}),
                    Member("b", subscription=["T"], assignment={"T": [2, 3]}))
-    r = rebalance_with(state, "range", ["b", "c"])
-    # b and c share T's 4 partitions by range: b (sorts first) 0-1, c 2-3; a has left
-    assert r.completes and r.assignment == {"b": {"T": [0, 1]}, "c": {"T": [2, 3]}}
+    state.group.generation = 4
+    steps = plan_rolling_switch({"a": ["range"], "b": ["range"]}, "range", "cooperative-sticky")
+    assert [s.selected for s in steps] == ["range", "range", "cooperative-sticky", "cooperative-sticky",
+                                           "cooperative-sticky"]
+    out = switch_rebalances(state, steps)
+    assert out[0] is None and all(o is not None and o.completes for o in out[1:])
+    everything = (("T", 0), ("T", 1), ("T", 2), ("T", 3))
+    assert calls == [[("a", (), 5), ("b", (), -1)],
+                     [("a", (), -1), ("b", (), 6)],
+                     [("a", everything, 7), ("b", (), -1)]]
+
+
+def test_switch_rebalances_give_sticky_its_memory(monkeypatch):
+    """sticky -> range, from-first, on a and b running sticky (generation 2): every bounce-1 step
+    still selects sticky; its userData is the member's assignment of the last sticky rebalance,
+    none for a restarted consumer."""
+    from kgroup.assignors import sticky
+    from kgroup.model import Member
+    from kgroup.protocol import plan_rolling_switch
+    from kgroup.whatif import switch_rebalances
+
+    calls = []
+
+    def record(topics, members, topic_racks=None):
+        calls.append([(m.member_id, m.owned, m.generation) for m in members])
+        return {"a": [("T", 0), ("T", 1)], "b": [("T", 2), ("T", 3)]}
+
+    monkeypatch.setattr(sticky, "assign", record)
+    state = _group(Member("a", subscription=["T"], assignment={"T": [0, 1]}),
+                   Member("b", subscription=["T"], assignment={"T": [2, 3]}), protocol="sticky")
+    state.group.generation = 2
+    steps = plan_rolling_switch({"a": ["sticky"], "b": ["sticky"]}, "sticky", "range", first_bounce="from-first")
+    assert [s.selected for s in steps[:3]] == ["sticky"] * 3
+    switch_rebalances(state, steps)
+    assert calls[:2] == [[("a", (), -1), ("b", (("T", 2), ("T", 3)), 2)],
+                         [("a", (("T", 0), ("T", 1)), 3), ("b", (), -1)]]
