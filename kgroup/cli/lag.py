@@ -239,6 +239,7 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
     import json
 
     from kgroup.adapter import connect
+    from kgroup.capture import capture
     from kgroup.lag_history import Watch, document
 
     settings = conn.settings()
@@ -248,20 +249,19 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
         cluster = connect(settings)
         ends = ends_for_commits(cluster, commits, now_ms + since_offset_ms, now_ms, True, conn.verbose) if commits else None
         watcher = Watch(group, commits, ends)
-    except ClusterError as e:
-        if not e.message.startswith("not authorized"):
+    except (ClusterError, UsageError) as e:
+        if input_ is not None:  # a file given is read, or its fault said
             raise
         warn(f"the offsets log cannot be read ({e.message}); the lag is sampled from now on")
         watcher = Watch(group)
     terminal = output == OutputFormat.table and sys.stdout.isatty()
     while True:
-        cluster = connect(settings)  # --timeout bounds each sample
         sample_ms = int(time.time() * 1000)
-        found = cluster.committed_offsets({group: None}).get(group, {})
-        committed = {tp: o.committed for tp, o in found.items() if not topics or tp[0] in topics}
-        wanted = sorted(set(committed) | set(watcher.commits))
-        bounds, _problems = cluster.log_offsets(wanted) if wanted else ({}, [])
-        watcher.add(sample_ms, committed, {tp: b[1] for tp, b in bounds.items()})
+        # the group's committed offsets and log ends, read as `kgroup offsets` reads them; a new
+        # client each time: --timeout bounds each sample
+        state = capture(connect(settings), [group], topics=topics).states[group]
+        offsets = [((t, p), o) for t, parts in state.offsets.items() for p, o in parts.items()]
+        watcher.add(sample_ms, {tp: o.committed for tp, o in offsets}, {tp: o.log_end for tp, o in offsets})
         report = watcher.report(sample_ms + since_offset_ms, allowed_lag)
         if output == OutputFormat.json or not terminal and output == OutputFormat.table:
             sys.stdout.write(json.dumps(document(report), separators=(",", ":")) + "\n")

@@ -44,12 +44,6 @@ class FakeCluster:
         return LogEndsAt(ends, EndsAtStats(max(map(len, moments.values()), default=0), len(ends), 0, 0),
                          {tp: LogBounds(0, end(NOW_MS)) for tp in moments}, [])
 
-    def committed_offsets(self, groups):
-        return {g: {tp: PartitionOffsets(o) for tp, o in self.committed.items()} for g in groups}
-
-    def log_offsets(self, partitions):
-        return {tp: (0, end(NOW_MS)) for tp in partitions}, []
-
     def record_timestamps(self, positions):
         return {(t, p, o): o * 1000 for (t, p), offsets in positions.items() for o in offsets}
 
@@ -59,6 +53,18 @@ def cluster(monkeypatch):
     fake = FakeCluster()
     monkeypatch.setattr("kgroup.adapter.connect", lambda settings: fake)
     monkeypatch.setattr("time.time", lambda: NOW_MS / 1000)
+
+    def capture(cluster, groups, topics=None):
+        """What kgroup.capture makes of the group: its committed offsets and the log ends."""
+        from kgroup.capture import Capture
+        from kgroup.model import GroupDescription, GroupState
+
+        offsets = {}
+        for (t, p), o in cluster.committed.items():
+            offsets.setdefault(t, {})[p] = PartitionOffsets(o, 0, end(NOW_MS))
+        return Capture({g: GroupState(GroupDescription(g), {}, offsets=offsets) for g in groups})
+
+    monkeypatch.setattr("kgroup.capture.capture", capture)
     return fake
 
 
