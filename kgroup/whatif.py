@@ -418,6 +418,16 @@ def switch_rebalances(state: GroupState, steps: list[Any], jdk: int = DEFAULT_JD
         if chosen not in registry.CLIENT_SIDE or not step.group:
             out.append(None)
             continue
+        if chosen not in ("sticky", "cooperative-sticky"):
+            # range and roundrobin always return, and what they assign never reaches a later
+            # input: every member of a group that selects them is EAGER (revokes it before
+            # rejoining) until it restarts with nothing
+            generation += 1
+            for member_id in step.group:
+                c = consumers.setdefault(member_id, _Consumer((), -1, None))
+                c.owned, c.generation = (), generation
+            out.append(StepRebalance(chosen, True))
+            continue
         eager = {m: rebalance_protocol(ps) != "COOPERATIVE" for m, ps in step.group.items()}
         members = []
         for member_id in step.group:
