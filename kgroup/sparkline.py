@@ -3,7 +3,7 @@
 Pure. However many points a window holds, the line has a fixed width: the window is cut into
 equal slots, each showing the highest value in it (or the last value before it, carried
 forward: a lag stands until the next commit changes it). Unknown values show as ``?``, slots
-before the first value as a blank.
+before the first value as a dot.
 """
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from collections.abc import Iterable, Sequence
 
 WIDTH = 24
 BLOCKS = "▁▂▃▄▅▆▇█"
-ASCII_BLOCKS = "_.-=+*#@"
+ASCII_BLOCKS = "_-=+*#%@"
+# a slot before the first value (a table strips blanks, so it is drawn)
+BLANK = "·"
+ASCII_BLANK = "."
 UNKNOWN = "?"
 
 Series = Sequence[tuple[int, int | None]]  # (time ms, value or None: unknown), in time order
@@ -56,13 +59,13 @@ def total(series: Iterable[Series], start_ms: int, end_ms: int, width: int = WID
     return out
 
 
-def draw(values: Sequence[int | None | str], blocks: str = BLOCKS) -> str:
+def draw(values: Sequence[int | None | str], blocks: str = BLOCKS, blank: str = BLANK) -> str:
     """The slots as characters, scaled from 0 to the highest value."""
     top = max((v for v in values if isinstance(v, int)), default=0)
     chars = []
     for v in values:
         if v == "" or v is None:
-            chars.append(" ")
+            chars.append(blank)
         elif v == UNKNOWN:
             chars.append(UNKNOWN)
         else:

@@ -27,6 +27,6 @@ def test_total_sums_slot_by_slot_and_is_unknown_where_one_series_is():
 
 def test_draw_scales_from_zero_to_the_highest_value():
     # 0 is the lowest block, 14 (the highest) the top one, 1 the second lowest, 7: 1 + 7*6//14 = 4
-    assert sparkline.draw([0, 1, 7, 14, "", "?"]) == "▁▂▅█ ?"
+    assert sparkline.draw([0, 1, 7, 14, "", "?"]) == "▁▂▅█·?"
     assert sparkline.draw([0, 0]) == "▁▁"
-    assert sparkline.draw([0, 3], sparkline.ASCII_BLOCKS) == "_@"
+    assert sparkline.draw(["", 0, 3], sparkline.ASCII_BLOCKS, sparkline.ASCII_BLANK) == "._@"
