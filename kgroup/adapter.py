@@ -784,6 +784,18 @@ class Cluster:
             reader.close()
         return LogEndsAt(ends, stats, bounds, problems + reader.problems)
 
+    def record_timestamps(self, positions: Mapping[tuple[str, int], Iterable[int]]) -> dict[tuple[str, int, int], int]:
+        """The timestamp of the record at each offset of each partition, read by assignment only
+        (kgroup.log_ends.record_times): ``{(topic, partition, offset): ms}``; what could not be
+        read is left out."""
+        from kgroup.log_ends import record_times
+
+        reader = _RecordReader(self)
+        try:
+            return record_times(reader, positions)
+        finally:
+            reader.close()
+
     def _renew_deadline(self) -> None:
         self._deadline = max(self._deadline, time.monotonic() + self.settings.timeout)
 

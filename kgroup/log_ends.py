@@ -336,3 +336,20 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
 
     unknown = sum(1 for e in out.values() if e.offset is None)
     return out, EndsAtStats(calls, checked, searched, reads, positions, records, unknown)
+
+
+def record_times(source: RecordSource, positions: Mapping[TopicPartition, Iterable[int]]
+                 ) -> dict[tuple[str, int, int], int]:
+    """The timestamp of the record at each position (``lag --time-lag``: the record at a committed
+    offset), ``{(topic, partition, offset): ms}``: one read per slot (the k-th position of every
+    partition), one record each. Where the log has no record at a position (compaction, a
+    control record), the next record stands for it; a position that could not be read is left
+    out (its time lag is unknown)."""
+    wanted = {tp: sorted(set(offsets)) for tp, offsets in positions.items()}
+    out: dict[tuple[str, int, int], int] = {}
+    for k in range(max((len(v) for v in wanted.values()), default=0)):
+        slot = {tp: (offsets[k], 1) for tp, offsets in wanted.items() if k < len(offsets)}
+        for tp, found in source.records_at(slot).items():
+            if found:
+                out[(tp[0], tp[1], slot[tp][0])] = found[0][1]
+    return out

@@ -112,3 +112,14 @@ def test_a_group_with_no_commit_is_refused(tansu, topics):
     r = run_kgroup("lag", "nobody", "-b", tansu, "--offsets-topic", offsets_topic, timeout=60)
     assert r.returncode == 2
     assert r.stderr == "kgroup: error: the offsets log holds no commit of group nobody at or before --until\n"
+
+
+def test_time_lag_at_every_point(tansu, topics):
+    _, offsets_topic = topics
+    r, doc = lag_json(tansu, offsets_topic, "--time-lag")
+    assert r.returncode == 0, r.stderr
+    for part in doc["partitions"]:
+        commits, _ = SCENARIOS[part["partition"]]
+        # the record at offset o was produced at BASE + o s; a commit at BASE + s with lag waited s - o
+        assert [pt["time_lag_ms"] for pt in part["points"]] == [
+            0 if end_at(BASE + s * 1000) <= o else (s - o) * 1000 for s, o in commits]

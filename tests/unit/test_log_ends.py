@@ -273,3 +273,17 @@ def test_any_log_any_broker_answers_as_the_linear_scan(case):
     if mode == "kafka" and all(b.end - (r[-1][0] if r else b.start) <= 2 and all(q - o <= 2 for (o, _), (q, _) in zip(r, r[1:]))
                                for r, b in ((records[tp], bounds[tp]) for tp in asked)):
         assert stats.searched == 0
+
+
+def test_record_times_one_read_per_slot():
+    from kgroup.log_ends import record_times
+
+    # offsets 3 and 4 of b are gone (compaction): offset 3 stands for the next record, 5
+    records = {("a", 0): contiguous(0, [100, 200, 300, 400]), ("b", 0): [(0, 10), (1, 20), (2, 30), (5, 60)]}
+    source = MemoryLog(records, {})
+    got = record_times(source, {("a", 0): [3, 1], ("b", 0): [3]})
+    assert got == {("a", 0, 1): 200, ("a", 0, 3): 400, ("b", 0, 3): 60}
+    # two slots: a's two offsets, b's one; one record asked each
+    assert source.read_calls == [{("a", 0): (1, 1), ("b", 0): (3, 1)}, {("a", 0): (3, 1)}]
+    source.unreadable = {("a", 0)}
+    assert record_times(source, {("a", 0): [1]}) == {}
