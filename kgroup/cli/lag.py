@@ -179,7 +179,8 @@ def _tables(report, output: OutputFormat, time_lag: bool):
     series = {}
     for p in report.partitions:
         last_time_lag = p.points[-1].time_lag_ms if p.points else None
-        points = [(pt.time_ms, pt.lag) for pt in p.points]
+        # the lag at each commit, then at --until (a consumer that stopped shows its lag growing)
+        points = [(pt.time_ms, pt.lag) for pt in p.points] + [(report.until_ms, p.lag)]
         series[(p.topic, p.partition)] = points
         if table:
             row = [p.topic, p.partition, p.status, f"{p.complete:.1f}", p.lag, p.committed, p.end,
