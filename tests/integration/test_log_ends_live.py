@@ -8,21 +8,19 @@ timestamps: the first offset whose timestamp is >= T, else the log end.
 - Tansu answers ListOffsets by timestamp with the log start for every timestamp, so on it the
   ends are found from the records (the fallback path).
 - The proxy then answers ListOffsets as Kafka does (computed from the same known timestamps,
-  encoded here for the version librdkafka sends): the answers pass the check and nothing is
+  by tests/listoffsets.py for the version librdkafka sends): the answers pass the check and nothing is
   searched, one ListOffsets request per slot (one broker: one leader). Answering `earliest`
   past offset 0 shows retention: the moments before the first record left are unknown.
 """
 from __future__ import annotations
 
-import struct
 import uuid
 
 import pytest
+from listoffsets import kafka_list_offsets, produce_one_per_batch
 
 from kgroup.adapter import Cluster
 from kgroup.log_ends import COMPACTED, NO_BOUNDS, RETENTION, EndAt
-from kgroup.offsets_log import codec
-from kgroup.offsets_log.schema import F, Layout
 from kgroup.settings import ConnectionSettings
 
 pytestmark = pytest.mark.broker
@@ -37,34 +35,6 @@ TIMES = {
     3: [BASE - 5_000 + 250 * i for i in range(40)],
 }
 
-# ListOffsets v7 as librdkafka sends it (Kafka's ListOffsetsRequest/Response, flexible from v6)
-LIST_OFFSETS_VERSION = 7
-LIST_OFFSETS_REQUEST = Layout("ListOffsetsRequest", versions="7", flexible="6+", fields=(
-    F("replicaId", "int32", "0+"),
-    F("isolationLevel", "int8", "2+"),
-    F("topics", "[]struct", "0+", fields=(
-        F("name", "string", "0+"),
-        F("partitions", "[]struct", "0+", fields=(
-            F("partitionIndex", "int32", "0+"),
-            F("currentLeaderEpoch", "int32", "4+"),
-            F("timestamp", "int64", "0+"),
-        )),
-    )),
-))
-LIST_OFFSETS_RESPONSE = Layout("ListOffsetsResponse", versions="7", flexible="6+", fields=(
-    F("throttleTimeMs", "int32", "2+"),
-    F("topics", "[]struct", "0+", fields=(
-        F("name", "string", "0+"),
-        F("partitions", "[]struct", "0+", fields=(
-            F("partitionIndex", "int32", "0+"),
-            F("errorCode", "int16", "0+"),
-            F("timestamp", "int64", "1+"),
-            F("offset", "int64", "1+"),
-            F("leaderEpoch", "int32", "4+"),
-        )),
-    )),
-))
-EARLIEST, LATEST = -2, -1
 JOIN_GROUP, HEARTBEAT, SYNC_GROUP, OFFSET_COMMIT, LEAVE_GROUP = 11, 12, 14, 8, 13
 
 
@@ -84,64 +54,8 @@ def moments_of(times: list[int]) -> list[int]:
     return sorted(out)
 
 
-def kafka_list_offsets(times: dict[tuple[str, int], list[int]], start: dict[tuple[str, int], int]):
-    """A proxy answer maker: ListOffsets answered as Apache Kafka answers it, from the known records."""
-    def make(version: int, frame: bytes) -> bytes:
-        assert version == LIST_OFFSETS_VERSION
-        (length,) = struct.unpack_from(">h", frame, 12)
-        body = codec.skip_tagged_fields(frame, 14 + max(length, 0))
-        asked, _ = codec.read(LIST_OFFSETS_REQUEST, version, frame, body)
-        topics = []
-        for topic in asked["topics"]:
-            partitions = []
-            for p in topic["partitions"]:
-                key = (topic["name"], p["partitionIndex"])
-                ts, first = times[key], start.get(key, 0)
-                t = p["timestamp"]
-                if t == EARLIEST:
-                    found = (-1, first)
-                elif t == LATEST:
-                    found = (-1, len(ts))
-                else:  # the first record at or after t; none: -1 (Kafka's "no such offset")
-                    found = next(((ts[o], o) for o in range(first, len(ts)) if ts[o] >= t), (-1, -1))
-                partitions.append({"partitionIndex": p["partitionIndex"], "errorCode": 0, "timestamp": found[0],
-                                   "offset": found[1], "leaderEpoch": 0})
-            topics.append({"name": topic["name"], "partitions": partitions})
-        # the response header's tagged fields (flexible), then the body
-        return b"\x00" + codec.write(LIST_OFFSETS_RESPONSE, version, {"throttleTimeMs": 0, "topics": topics})
-    return make
-
-
 def _cluster(proxy, timeout: float = 10.0) -> Cluster:
     return Cluster(ConnectionSettings.build(proxy.address, [], None, timeout))
-
-
-def produce_one_per_batch(bootstrap: str, topic: str, times: dict[int, list[int]], config: dict | None = None) -> None:
-    from confluent_kafka import Producer
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    for f in admin.create_topics([NewTopic(topic, len(times), 1, config=config or {})], request_timeout=10).values():
-        f.result(15)
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "batch.num.messages": 1,
-                         "allow.auto.create.topics": False})
-    for partition, stamps in times.items():
-        for i, ts in enumerate(stamps):
-            producer.produce(topic, key=f"k{i % 3}".encode(), value=f"v{i}".encode(), partition=partition, timestamp=ts)
-            assert producer.flush(10) == 0  # one record per batch
-    # CreateTime kept as produced: the test's expectations stand on it
-    from confluent_kafka import Consumer, TopicPartition
-
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"unused-{uuid.uuid4().hex}",
-                         "enable.auto.commit": False})
-    consumer.assign([TopicPartition(topic, p, 0) for p, stamps in times.items() if stamps])
-    seen: dict[int, list[int]] = {p: [] for p in times}
-    while sum(map(len, seen.values())) < sum(map(len, times.values())):
-        msg = consumer.poll(10)
-        assert msg is not None and msg.error() is None
-        seen[msg.partition()].append(msg.timestamp()[1])
-    consumer.close()
-    assert seen == times
 
 
 @pytest.fixture(scope="module")
