@@ -110,10 +110,35 @@ def whatif(
     doc["refused"] = refused
     if vote is not None:
         doc["protocol_vote"] = vote
-    emit(output, doc, [] if output == OutputFormat.json else _whatif_tables(state, result, vote, refused, subs))
+    tables = [] if output == OutputFormat.json else [_whatif_csv(state, result)] if output == OutputFormat.csv \
+        else _whatif_tables(state, result, vote, refused, subs)
+    emit(output, doc, tables)
     if problems:  # what the cluster did not answer is not presented as a complete answer
         warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
         raise typer.Exit(ExitCode.CLUSTER)
+
+
+def _whatif_csv(state, result) -> Table:
+    """-o csv: one row per strategy and member (NOW, FIRST-ROUND for cooperative-sticky, AFTER as
+    the compact form); a strategy that never completes is one row saying so."""
+    from kgroup.assignment import compact, partition_count
+
+    client = {m.member_id: m.client_id for m in state.group.members}
+    rows = []
+    for r in result.results:
+        if not r.completes:
+            rows.append([r.strategy, "false", None, None, None, None, None, None, None, None])
+            continue
+        for member in sorted(set(result.current) | set(r.assignment)):
+            now = result.current.get(member, {})
+            after = r.assignment.get(member)
+            first = None if r.first_round is None or after is None else compact(r.first_round.get(member, {}))
+            rows.append([r.strategy, "true", member, client.get(member), compact(now), first,
+                         "(removed)" if after is None else compact(after), _delta(now, after or {}),
+                         None if after is None else partition_count(after),
+                         None if r.lag is None else r.lag.get(member)])
+    return Table(["STRATEGY", "COMPLETES", "MEMBER-ID", "CLIENT-ID", "NOW", "FIRST-ROUND", "AFTER", "CHANGE",
+                  "PARTITIONS", "LAG"], rows)
 
 
 def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[Table]:

@@ -312,3 +312,24 @@ def test_the_vote_line_says_when_the_selected_assignor_never_completes(tmp_path)
     r = run_kgroup("whatif", "--snapshot", str(path), *NEVER_ADD, "--protocols", "sticky")
     assert r.returncode == 0, r.stderr
     assert "protocol vote after the change: sticky, whose rebalance never completes (see [sticky])" in r.stdout
+
+
+def test_csv_has_a_row_per_strategy_and_member():
+    import csv
+    import io
+
+    r = run_kgroup("whatif", "--snapshot", SEED, "--remove", "C3", "-s", "range", "-o", "csv")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    # range over Order (7) and Stock (5) with C1 and C2 left: Order 0-3 / 4-6, Stock 0-2 / 3-4
+    assert [(row["strategy"], row["member_id"][:2], row["after"], row["partitions"]) for row in rows] == [
+        ("range", "C1", "Order:0-3 Stock:0-2", "7"), ("range", "C2", "Order:4-6 Stock:3-4", "5"),
+        ("range", "C3", "(removed)", "")]
+    assert {row["completes"] for row in rows} == {"true"}
+
+
+def test_csv_says_a_strategy_never_completes():
+    r = run_kgroup("whatif", "--snapshot", str(ROOT / "examples" / "sticky-never-returns.json"), "-s", "sticky",
+                   "--add", "new-0-95b1=logs,zeta", "--add", "new-1-0e35=logs,zeta", "-o", "csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1] == "sticky,false,,,,,,,,"
