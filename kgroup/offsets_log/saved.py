@@ -301,6 +301,8 @@ def _parquet_order(table: Any, places: Any) -> tuple[Any, bool, int]:
     dup = np.flatnonzero((sp[1:] == sp[:-1]) & (so[1:] == so[:-1])) + 1  # positions in `order` repeating the one before
     if len(dup) == 0:
         return order, out_of_order, 0
+    if "key" not in table.column_names:  # positions only: the caller reads the records to compare them
+        return None, out_of_order, len(dup)
     key, value, ts = table.column("key"), table.column("value"), table.column("timestamp")
     first_of_run: dict[int, int] = {}
     for d in dup.tolist():
