@@ -22,4 +22,5 @@ bench: setup
 	@.venv/bin/python bench/offsets_scale_bench.py --readme
 	@.venv/bin/python bench/whatif_bench.py --readme
 	@.venv/bin/python bench/log_bench.py --readme
+	@.venv/bin/python bench/lag_bench.py --readme
 	@.venv/bin/python bench/scan_bench.py --readme
