@@ -9,7 +9,7 @@ _kgroup() {
     done
     case "$cmd" in
     "")
-        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator history lag list log offsets scan snapshot vote whatif" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--version -h --help describe find-coordinator history lag list log offsets report scan snapshot vote whatif" -- "$cur")) ;;
     describe)
         case "$prev" in
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -99,6 +99,23 @@ _kgroup() {
             --timeout) COMPREPLY=(); return ;;
         esac
         COMPREPLY=($(compgen -W "--all-groups --topic -t --lag-above --time-lag --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+    report)
+        case "$prev" in
+            --since) COMPREPLY=(); return ;;
+            --until) COMPREPLY=(); return ;;
+            --out) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --topic|-t) COMPREPLY=(); return ;;
+            --allowed-lag) COMPREPLY=(); return ;;
+            --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --offsets-topic) COMPREPLY=(); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --bootstrap-server|-b) COMPREPLY=(); return ;;
+            -X) COMPREPLY=(); return ;;
+            --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --timeout) COMPREPLY=(); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--since --until --out --topic -t --allowed-lag --input --snapshot --offsets-topic --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     scan)
         case "$prev" in
             --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;

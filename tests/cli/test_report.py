@@ -1,0 +1,135 @@
+"""kgroup report run in process against an in-memory cluster (tests/reportcase.py, worked by hand
+there): its document is lag's, history's, describe's and offsets' documents unchanged plus the
+total lag and commits per member; what it needs (a cluster for the lag, plotly for the page);
+escaping. The page in a real browser: tests/integration/test_report_browser.py."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+from conftest import ROOT
+from reportcase import (COMMIT_TIMES, HOSTILE, M2, SINCE_MS, T0_LAGS, T1_LAGS, TOTAL_LAGS, UNTIL_MS, WINDOW,
+                        build_log, run, use_fake_cluster, write_log)
+from schemas import validate
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    use_fake_cluster(monkeypatch)
+    log = write_log(tmp_path / "log.jsonl", build_log())
+    seed = json.loads((ROOT / "examples" / "seed-g1.json").read_text())
+    seed["group"]["group_id"] = HOSTILE
+    snapshot = tmp_path / "now.json"
+    snapshot.write_text(json.dumps(seed))
+    return log, snapshot
+
+
+def test_the_document_is_the_other_commands_documents(files):
+    log, snapshot = files
+    code, out, err = run("report", HOSTILE, "-b", "x:1", "--input", str(log), "--snapshot", str(snapshot), *WINDOW,
+                         "-o", "json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    validate("report", doc)
+    assert (doc["group"], doc["since_ms"], doc["until_ms"]) == (HOSTILE, SINCE_MS, UNTIL_MS)
+    # the lag part is lag -o json for the same input and window
+    code, lag_out, _ = run("lag", HOSTILE, "--input", str(log), *WINDOW, "-o", "json")
+    assert code == 0
+    assert doc["lag"] == json.loads(lag_out)
+    validate("lag", doc["lag"])
+    t0, t1 = doc["lag"]["partitions"]
+    assert [p["lag"] for p in t0["points"]] == T0_LAGS and [p["lag"] for p in t1["points"]] == T1_LAGS
+    assert (t0["status"], t1["status"], doc["lag"]["status"]) == ("OK", "WARN", "WARN")
+    assert doc["total_lag"] == [{"time_ms": t, "lag": v} for t, v in zip(COMMIT_TIMES, TOTAL_LAGS)]
+    # the history part is history -o json (every rebalance of the log is in the window)
+    code, history_out, _ = run("history", HOSTILE, "--input", str(log), "-o", "json")
+    assert code == 0
+    assert doc["history"] == json.loads(history_out)
+    validate("history", doc["history"])
+    assert [(r["generation"], r["left"], len(r["moved"])) for r in doc["history"]["rebalances"]] == [
+        (1, [], 2), (2, [M2], 1)]
+    # the group now is describe's and offsets' document of the snapshot
+    for command, key in (("describe", "describe"), ("offsets", "offsets")):
+        code, now_out, _ = run(command, "--snapshot", str(snapshot), "-o", "json")
+        assert doc["now"][key] == json.loads(now_out)["groups"][0]
+    validate("describe", {"groups": [doc["now"]["describe"]]})
+    # commits per member owning the partition at the commit's moment, 1 s buckets over 40 s
+    rate = doc["commit_rate"]
+    assert (rate["start_ms"], rate["bucket_ms"], rate["buckets"]) == (0, 1_000, 40)
+    c1, m2 = rate["series"]
+    assert (c1["member"], c1["commits"], m2["member"], m2["commits"]) == ("c1", 6, M2, 2)
+    assert {i: n for i, n in enumerate(c1["counts"]) if n} == {10: 1, 20: 1, 30: 2, 39: 2}
+    assert {i: n for i, n in enumerate(m2["counts"]) if n} == {10: 1, 20: 1}
+    assert doc["source"] == {"cluster": "x:1", "input": str(log), "snapshot": str(snapshot), "offsets_topic": None,
+                             "now": "snapshot"}
+    assert (doc["offsets_partition"], doc["warnings"], doc["incomplete"]) == (
+        build_log().records[0].partition, [], False)
+
+
+def test_the_page_embeds_the_document_and_escapes_every_string(files, tmp_path):
+    log, snapshot = files
+    page = tmp_path / "incident.html"
+    code, out, err = run("report", HOSTILE, "-b", "x:1", "--input", str(log), "--snapshot", str(snapshot), *WINDOW,
+                         "--out", str(page), "-o", "json")
+    assert code == 0, err
+    assert err == f"kgroup: wrote the report of {HOSTILE} to {page} ({page.stat().st_size // 1024} KiB)\n"
+    text = page.read_text()
+    embedded = re.search(r'<script type="application/json" id="kgroup-report-data">(.*?)</script>', text, re.S)
+    assert json.loads(embedded.group(1)) == json.loads(out)
+    # the ids appear only escaped: as HTML text, as JSON with < and > escaped, as plotly text
+    assert HOSTILE not in text and M2 not in text and "<b>app</b>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    # nothing is loaded from anywhere: no tag outside the scripts has a src or href, no style a url(
+    outside = re.sub(r"<script[^>]*>.*?</script>", "", text, flags=re.S)
+    tags = re.findall(r"<[a-zA-Z][^>]*>", outside)
+    assert [t for t in tags if re.search(r"\b(src|href)\s*=", t)] == []
+    assert not re.search(r"url\(|@import", "".join(re.findall(r"<style>(.*?)</style>", outside, re.S)))
+
+
+def test_without_a_cluster_the_lag_is_said_to_need_one(files):
+    log, snapshot = files
+    code, out, err = run("report", HOSTILE, "--input", str(log), *WINDOW, "-o", "json")
+    assert code == 0
+    doc = json.loads(out)
+    validate("report", doc)
+    message = "the lag needs a cluster: the log ends at past moments are asked of it (give -b with --input)"
+    assert (doc["lag"], doc["lag_unavailable"], doc["total_lag"], doc["now"]) == (None, message, [], None)
+    assert err == f"kgroup: warning: no lag: {message}\n"
+    assert doc["warnings"] == [f"no lag: {message}"]
+    assert len(doc["history"]["rebalances"]) == 2 and doc["commit_rate"]["series"][0]["commits"] == 6
+
+
+def test_the_page_needs_the_report_extra(files, tmp_path, monkeypatch):
+    log, _ = files
+    monkeypatch.setitem(sys.modules, "plotly", None)  # as if not installed
+    code, out, err = run("report", HOSTILE, "--input", str(log), "--out", str(tmp_path / "x.html"))
+    assert (code, out) == (2, "")
+    assert err == "kgroup: error: the HTML page needs plotly: pip install 'kgroup[report]'\n"
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--out", "/nonexistent-dir/x.html"], "cannot write --out /nonexistent-dir/x.html: no such directory"),
+    (["--until", "9999999999999", "-o", "json"], "--until is in the future"),
+])
+def test_usage_errors(files, args, message):
+    log, _ = files
+    code, out, err = run("report", HOSTILE, "--input", str(log), *args)
+    assert (code, out, err) == (2, "", f"kgroup: error: {message}\n")
+
+
+def test_without_out_the_summary_only(files):
+    log, snapshot = files
+    code, out, err = run("report", HOSTILE, "-b", "x:1", "--input", str(log), "--snapshot", str(snapshot), *WINDOW,
+                         "-o", "csv")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == ["group,status,total_lag,partitions,rebalances,commits,members_now,page",
+                                f"{HOSTILE},WARN,32,2,2,8,3,"]
+
+
+def test_a_group_without_records(files):
+    log, _ = files
+    assert run("report", "other", "--input", str(log), "-o", "json") == (
+        2, "", "kgroup: error: the offsets log holds no record of group other at or before --until\n")
