@@ -27,13 +27,7 @@ def _interrupted(signum: object = None, frame: object = None) -> None:
         return
     err = 2
     if _on_interrupt:
-        # whatever the main thread says while the JVM ends under it is not for the user
-        try:
-            err = os.dup(2)
-            quiet = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(quiet, 2)
-        except OSError:
-            pass
+        err = _mute_stderr()
         for hook in _on_interrupt:
             try:
                 hook()
@@ -44,6 +38,27 @@ def _interrupted(signum: object = None, frame: object = None) -> None:
     except OSError:
         pass
     os._exit(EXIT_INTERRUPTED)
+
+
+_muting = _thread.allocate_lock()
+_stderr: "list[int]" = []
+
+
+def _mute_stderr() -> int:
+    """Send what anyone writes to stderr from now on to /dev/null (what the main thread says while
+    the JVM ends under it is not for the user); returns a descriptor of the real stderr, for
+    kgroup's own last line. Once; the signal handler and the watcher may both ask."""
+    with _muting:
+        if not _stderr:
+            try:
+                saved = os.dup(2)
+                quiet = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(quiet, 2)
+                os.close(quiet)
+                _stderr.append(saved)
+            except OSError:
+                _stderr.append(2)
+        return _stderr[0]
 
 
 def _starts_the_program() -> bool:

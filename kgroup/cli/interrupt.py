@@ -54,5 +54,14 @@ def install() -> None:
 
     threading.Thread(target=watch, daemon=True, name="kgroup-interrupt").start()
     install.fds = (reader, writer)  # type: ignore[attr-defined]  # open for the life of the process
-    # only now that the watcher runs: the main thread no longer acts on SIGINT itself
-    signal.signal(signal.SIGINT, lambda signum, frame: None)
+    # only now that the watcher runs: the main thread no longer acts on SIGINT itself, but for
+    # silencing stderr at once when something must end first (the JVM of kgroup scan): the main
+    # thread may be interrupted in the middle of a call to it and say so before the watcher runs
+    signal.signal(signal.SIGINT, _on_main_thread)
+
+
+def _on_main_thread(signum: object, frame: object) -> None:
+    from kgroup import _mute_stderr, _on_interrupt
+
+    if _on_interrupt:
+        _mute_stderr()

@@ -193,14 +193,14 @@ def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbos
     output = JvmOutput(verbose)
     _launched["output"] = output
     _on_interrupt.append(end_jvm)
-    popen = java_gateway.Popen
+    popen = getattr(java_gateway, "Popen")  # noqa: B009  # (not re-exported, to mypy)
 
     def recorded(*args: Any, **kwargs: Any) -> Any:  # the JVM's process, known from its first moment
         proc = popen(*args, **kwargs)
         _launched["proc"] = proc
         return proc
 
-    java_gateway.Popen = recorded  # type: ignore[misc, assignment]
+    setattr(java_gateway, "Popen", recorded)  # noqa: B010
     try:
         gateway = launch_gateway(conf, popen_kwargs={"stdout": output.writer, "stderr": output.writer,
                                                      "start_new_session": True})
@@ -210,7 +210,7 @@ def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbos
         end_jvm()
         raise _start_failure(master, cause or _first_line(e)) from None
     finally:
-        java_gateway.Popen = popen  # type: ignore[misc]
+        setattr(java_gateway, "Popen", popen)  # noqa: B010
         output.close_writer()
     SparkContext._ensure_initialized(gateway=gateway)
 
