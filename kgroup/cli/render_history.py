@@ -60,6 +60,11 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
             notes.append(f"still reconciling {when} ({format_ms(r.reconciliation_timestamp or 0)}): "
                          f"{len(r.reconciliation)} member{'s' * (len(r.reconciliation) != 1)}")
             notes.extend("  " + describe_line(m.member_id, m.to_json()) for m in r.reconciliation)
+        if r.offsets_deleted:
+            shown = [f"{t}-{p} (tombstone at {at[0]}/{at[1]})" for t, p, at in r.offsets_deleted[:20]]
+            more = f" (+{len(r.offsets_deleted) - 20} more)" if len(r.offsets_deleted) > 20 else ""
+            n = len(r.offsets_deleted)
+            notes.append(f"then {n} committed offset{'s' * (n != 1)} deleted: {printable('; '.join(shown))}{more}")
         for member_id, problems in sorted(r.problems.items()):
             notes.extend(printable(f"member {member_id}: {p}") for p in problems)
         rows = [[printable(str(v)) if isinstance(v, str) else v for v in

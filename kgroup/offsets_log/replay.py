@@ -56,6 +56,9 @@ class Rebalance:
     since_previous_ms: int | None = None
     commits: int = 0  # offset commits between this rebalance and the next
     last_commits: dict[str, dict[int, int]] = field(default_factory=dict)
+    # committed offsets deleted (offset-commit tombstones) between this rebalance and the next:
+    # (topic, partition, (log partition, log offset) of the tombstone)
+    offsets_deleted: list[tuple[str, int, tuple[int, int]]] = field(default_factory=list)
     members_ids: list[str] = field(default_factory=list)  # KIP-848: membership at the epoch record
     closed: bool = False  # KIP-848: its target assignment has been read
     problems: dict[str, list[str]] = field(default_factory=dict)  # member id -> what could not be decoded
@@ -74,6 +77,8 @@ class Rebalance:
                 "commits": self.commits,
                 "last_commits": {t: {str(p): o for p, o in sorted(ps.items())}
                                  for t, ps in sorted(self.last_commits.items())},
+                "offsets_deleted": [{"topic": t, "partition": p, "log_partition": at[0], "log_offset": at[1]}
+                                    for t, p, at in self.offsets_deleted],
                 **({"reconciliation": {"timestamp": self.reconciliation_timestamp, "epoch_ended": self.epoch_ended,
                                        "members": [
                     {"member_id": r.member_id, **r.to_json()} for r in self.reconciliation]}}
@@ -153,6 +158,8 @@ class GroupReplay:
         topic, partition = key["topic"], key["partition"]
         if v is None:
             self.offsets.get(topic, {}).pop(partition, None)
+            if self.rebalances:
+                self.rebalances[-1].offsets_deleted.append((topic, partition, pos))
             return
         epoch = v.get("leaderEpoch", -1)
         self.offsets.setdefault(topic, {})[partition] = Commit(
