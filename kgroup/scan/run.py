@@ -115,6 +115,9 @@ def _from_spark(e: Exception) -> bool:
     return any(c.__module__.startswith(("pyspark", "py4j")) for c in type(e).__mro__)
 
 
+_PYTHON_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit): ")
+
+
 def spark_failure(e: BaseException) -> str:
     """The line of a failed Spark job that says what went wrong: the exception raised in the
     executor's Python (its last line, e.g. ``ModuleNotFoundError: No module named 'kgroup'``;
@@ -123,9 +126,9 @@ def spark_failure(e: BaseException) -> str:
     from kgroup.scan.session import java_cause, spark_cause
 
     lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
-    python = [line for line in lines if not line.startswith(("at ", "File ", "JVM stacktrace", "py4j", "^", "~",
-                                                             "Caused by: ", "org.", "java.", "scala."))
-              and ("Error: " in line or "Exception: " in line)]
+    # an exception raised in Python (the executors' or this process's): "[module.]NameError: message"
+    python = [line for line in lines if _PYTHON_EXCEPTION.match(line)
+              and not line.startswith(("org.", "java.", "javax.", "scala.", "py4j."))]
     if python:
         line = re.sub(r"^kgroup\.errors\.(?:ClusterError|UsageError|KgroupError): ", "", python[-1])
         line = line.replace("kgroup.errors.", "").replace("pyspark.errors.exceptions.captured.", "")

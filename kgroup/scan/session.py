@@ -111,7 +111,8 @@ def package_zip() -> Path:
 # The JVM's own line on start-up (Java 17 with Spark's vector module), which no log setting silences.
 INCUBATOR_WARNING = "WARNING: Using incubator modules"
 # a Java exception line: "Exception in thread "main" a.b.SomeException: message" or "Caused by: ..."
-_JAVA_EXCEPTION = re.compile(r'^(?:Exception in thread "[^"]*" |Caused by: )?((?:[\w$]+\.)+[\w$]*(?:Exception|Error)): ?(.*)$')
+_JAVA_EXCEPTION = re.compile(
+    r'^(?:Exception in thread "[^"]*" |Caused by: )?((?:[\w$]+\.)+[\w$]*(?:Exception|Error))(?:: ?(.*))?$')
 
 
 class JvmOutput:
@@ -158,12 +159,14 @@ def java_cause(lines: list[str]) -> str | None:
     of its chain when it has one."""
     chain: list[tuple[str, str]] = []
     for line in lines:
-        m = _JAVA_EXCEPTION.match(line.strip())
+        text = line.strip()
+        text = text[2:] if text.startswith(": ") else text  # py4j's "An error occurred while calling X.\n: ..."
+        m = _JAVA_EXCEPTION.match(text)
         if m is None:
             continue
-        if chain and not line.strip().startswith("Caused by: "):
+        if chain and not text.startswith("Caused by: "):
             break  # a second, separate exception
-        chain.append((m.group(1), m.group(2).strip()))
+        chain.append((m.group(1), (m.group(2) or "").strip()))
     if not chain:
         return None
     name, message = chain[-1]

@@ -82,3 +82,61 @@ def test_java_options_quiet_logs_parallel_gc_and_the_users_last():
     assert java_options("-Xss4m", verbose=False) == f"{quiet} -XX:+UseParallelGC -Xss4m"
     # a collector of the user's own: no second one (the JVM refuses two)
     assert java_options("-XX:+UseG1GC -Xss4m", verbose=True) == "-XX:+UseG1GC -Xss4m"
+
+
+def test_lag_unknown_names_each_group_and_why():
+    committed = [("g", "t", 0, 5), ("g", "t", 1, 9), ("h", "t", 0, 12), ("k", "gone", 0, 1), ("m", "t", 7, 1),
+                 ("n", "u", 0, 3), ("n", "gone", 1, 1)]
+    ends = {("t", 0): 10, ("t", 1): None, ("u", 0): 4}
+    why = report.lag_unknown(committed, ends, {("t", 1): "t-1: no latest offset within 10 s"})
+    assert why == {"g": "the log end of t-1 is unknown (t-1: no latest offset within 10 s)",
+                   "k": "topic gone does not exist", "m": "partition t-7 does not exist",
+                   "n": "topic gone does not exist"}
+    assert "h" not in why  # every end known: its lag is a fact
+    assert {g for g, v in report.group_lag(committed, ends).items() if v is None} == set(why)
+
+
+def test_java_cause_is_the_first_exception_unwrapped_to_its_root():
+    from kgroup.scan.session import java_cause
+
+    assert java_cause(["WARNING: Using incubator modules: jdk.incubator.vector",
+                       'Exception in thread "main" org.apache.spark.SparkException: Master must start with spark',
+                       "\tat org.apache.spark.deploy.SparkSubmit.error(SparkSubmit.scala:1068)"]) == \
+        "Master must start with spark"
+    assert java_cause(["org.apache.spark.SparkException: Job aborted.", "\tat x.y(Z.scala:1)",
+                       "Caused by: java.io.IOException: Mkdirs failed to create /x/y", "\tat a.b(C.java:2)",
+                       "java.lang.IllegalStateException: a second, unrelated one"]) == "Mkdirs failed to create /x/y"
+    assert java_cause(["Caused by: java.net.ConnectException"]) == "ConnectException"
+    assert java_cause(["nothing", "at all"]) is None
+
+
+def test_spark_errors_keep_the_executors_kgroup_error_and_its_exit_code():
+    import pytest
+
+    pytest.importorskip("pyspark")
+    from kgroup.errors import ClusterError, UsageError
+    from kgroup.scan.run import spark_error
+
+    class Py4JJavaError(Exception):
+        pass
+
+    Py4JJavaError.__module__ = "py4j.protocol"
+    executor = Py4JJavaError("An error occurred while calling o88.toArrow.\n: org.apache.spark.SparkException: Job "
+                             "aborted due to stage failure: Task 0 failed: org.apache.spark.api.python.PythonException:"
+                             " Traceback (most recent call last):\n  File \"x.py\", line 1, in read\n"
+                             "kgroup.errors.ClusterError: cannot reach the cluster at h:1 within 2 s while trying to "
+                             "read t-0\n\tat org.apache.spark.api.python.BasePythonRunner(PythonRunner.scala:1)")
+    e = spark_error(executor)
+    assert isinstance(e, ClusterError) and not isinstance(e, UsageError)
+    assert e.message == "cannot reach the cluster at h:1 within 2 s while trying to read t-0"
+    java = Py4JJavaError("An error occurred while calling o347.parquet.\n: org.apache.spark.SparkException: Job "
+                         "aborted.\n\tat org.apache.spark.sql.X(X.scala:1)\nCaused by: java.io.IOException: "
+                         "Mkdirs failed to create file:/ro/out\n\tat org.apache.hadoop.Y(Y.java:2)")
+    assert spark_error(java).message == "the Spark job failed: Mkdirs failed to create file:/ro/out"
+
+    class Py4JNetworkError(Exception):
+        pass
+
+    Py4JNetworkError.__module__ = "py4j.protocol"
+    assert spark_error(Py4JNetworkError("Answer from Java side is empty")).message.startswith(
+        "Spark's JVM went away during the scan")
