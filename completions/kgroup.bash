@@ -130,13 +130,14 @@ _kgroup() {
             --master) COMPREPLY=(); return ;;
             --scratch) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --conf) COMPREPLY=(); return ;;
+            --html) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--input --save --offsets-topic --since --until --top --stale-after --storm --out --master --scratch --conf --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--input --save --offsets-topic --since --until --top --stale-after --storm --out --master --scratch --conf --html --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     snapshot)
         case "$prev" in
             --out) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;

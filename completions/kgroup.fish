@@ -112,6 +112,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from scan' -l out -r -F -d 'Write 
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l master -r -d 'Spark master: local(*), spark://HOST:PORT, yarn, k8s://..'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l scratch -r -F -d 'With --out, where the records read are staged during the scan, on a path the driver and every executor reach (hdfs://, s3a://, a shared mount); default: a temporary directory on a local master, Sparks disk cache otherwise'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l conf -r -d 'Spark property, repeatable'
+complete -c kgroup -n '__fish_seen_subcommand_from scan' -l html -r -F -d 'Also write the fleet page: one self-contained HTML file with charts (needs pip install kgroup\(report))'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l output -s o -r -a 'table json csv' -d 'Output format; data goes to stdout'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l bootstrap-server -s b -r -d 'Kafka bootstrap servers'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -s X -r -d 'librdkafka client property, repeatable (as kcat takes them)'

@@ -39,8 +39,8 @@ class _Warnings:
 
 @app.command("report", epilog=examples(
     "kgroup report G1 -b broker:9092 --since 6h --out incident.html",
-    "kgroup report G1 -b broker:9092 --since 2026-11-22T01:00Z --until 2026-11-22T04:00Z --out incident.html",
-    "kgroup report G1 --input examples/offsets-log-g1.jsonl --snapshot examples/seed-g1.json --out g1.html",
+    "kgroup report G1 -b broker:9092 --until 2026-11-22T04:00Z --out g1.html",
+    "kgroup report G1 --input examples/offsets-log-g1.jsonl -o json",
 ))
 @connection_options
 def report(

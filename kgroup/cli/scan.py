@@ -1,10 +1,12 @@
 """kgroup scan: the fleet-wide report over the whole offsets log, on Spark."""
 import sys
 import time
+from pathlib import Path
 from typing import Annotated, Any, List, Optional
 
 import typer
 
+from kgroup import __version__
 from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
 from kgroup.model import OFFSETS_TOPIC
@@ -50,6 +52,9 @@ def scan(
         "Spark's disk cache otherwise.")] = None,
     conf: Annotated[Optional[List[str]], typer.Option(
         "--conf", metavar="KEY=VALUE", rich_help_panel=SPARK, help="Spark property, repeatable.")] = None,
+    html: Annotated[Optional[Path], typer.Option(
+        "--html", metavar="FILE", help="Also write the fleet page: one self-contained HTML file with charts "
+        "(needs pip install 'kgroup\\[report]').")] = None,
     output: Output = OutputFormat.table,
     *, conn: ConnectionOptions,
 ) -> None:
@@ -66,6 +71,12 @@ def scan(
     if storm < 1:
         raise UsageError("--storm must be 1 or more")
     stale_ms = parse_duration_ms(stale_after, "--stale-after")
+    if html is not None:
+        from kgroup.report import require_plotly
+
+        require_plotly()
+        if html.is_dir() or not html.parent.is_dir():
+            raise UsageError(f"cannot write --html {html}: " + ("a directory" if html.is_dir() else "no such directory"))
     window = Window.parse(since, until, int(time.time() * 1000))
 
     from kgroup.scan import require_pyspark
@@ -114,7 +125,7 @@ def scan(
                                         unknown=plan.unknown)
     request = ScanRequest(input=input_, source=spark_input, save=save, topic=offsets_topic, settings=settings,
                           **live, since_ms=window.since_ms, until_ms=window.until_ms,
-                          stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table else 0,
+                          stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table or html else 0,
                           out=out, master=master, scratch=scratch)
     with progress_bar() as progress:
         progress("starting Spark", 0, 1)
@@ -141,6 +152,14 @@ def scan(
     else:
         emit(output, {}, _tables(rows, coordinators, broker_rows, latest_commits, latest_events, summary, top,
                                  all_groups=output == OutputFormat.csv, live=input_ is None))
+    if html is not None:
+        _write_html(html, {"groups": rows, "coordinators": coordinators, "brokers": broker_rows, "summary": summary},
+                    _tables(rows, coordinators, broker_rows, latest_commits, latest_events, summary, top,
+                            all_groups=False, live=input_ is None),
+                    [("source", input_ if input_ is not None else f"{offsets_topic} of {settings.bootstrap if settings else '-'}"),
+                     ("window", f"{_ms(window.since_ms) or 'the first record'} to {_ms(window.until_ms) or 'the newest record'}"),
+                     ("stale after", stale_after), ("storm", f"{storm} rebalances within an hour"),
+                     ("generated", _ms(int(time.time() * 1000))), ("by", f"kgroup {__version__}")])
     if summary["undecodable"]:
         first = summary["errors"][0]
         warn(f"{summary['undecodable']} of {summary['records']} records could not be decoded "
@@ -157,6 +176,16 @@ def scan(
     if conn.verbose or sys.stderr.isatty():
         info(f"scanned {summary['records_read']} records ({summary['records']} in the window) of {len(rows)} groups "
              f"in {elapsed:.1f} s (Spark start-up {spark_start:.1f} s)")
+
+
+def _write_html(path: Path, doc, tables, asked) -> None:
+    from kgroup.report.fleet import render
+
+    try:
+        path.write_text(render(doc, tables, asked), encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write --html {path}: {e.strerror or e}") from None
+    info(f"wrote the fleet page to {path} ({path.stat().st_size // 1024} KiB)")
 
 
 def _ms(ms) -> str | None:
