@@ -23,6 +23,8 @@ from seed import LiveGroup, create_topics, produce  # noqa: E402
 
 SNAPSHOT = "examples/seed-g1.json"
 LOG_EXAMPLE = "examples/offsets-log-g1.jsonl"
+# where the demo leaves its pages (outside the repository), to open in a browser
+PAGES = Path(os.environ.get("TMPDIR", "/tmp")) / "kgroup-demo"
 
 
 def say(text: str) -> None:
@@ -90,6 +92,12 @@ def _offsets_log_demo(bootstrap: str) -> None:
     kgroup("log", "G1", "--type", "group")
     say("G1's rebalance history: generations, who joined and left, what moved, the commits between")
     kgroup("history", "G1")
+    PAGES.mkdir(parents=True, exist_ok=True)
+    report = PAGES / "g1-report.html"
+    say("the post-mortem page of G1 over the day of that log: lag over time, rebalances and commits on one "
+        "time axis, the group now")
+    kgroup("report", "G1", "--since", "2025-11-22T00:00Z", "--until", "2025-11-23T00:00Z", "--out", str(report))
+    say(f"open {report} in a browser (one self-contained file: it loads nothing from the network)")
     with tempfile.TemporaryDirectory() as tmp:
         past = str(Path(tmp) / "g1-past.json")
         say("G1 as it stood just after generation 2, rebuilt from the log, then a what-if on that past state")
@@ -107,7 +115,10 @@ def _scan_demo(bootstrap: str) -> None:
     say(f"writing a synthetic fleet log ({len(scenario.raw())} records, 300 groups) into the topic fleet-offsets")
     write_to_broker(scenario, bootstrap, "fleet-offsets")
     say("the fleet report: kgroup scan reads the whole log on Spark (local[*]) and flags what needs a look")
-    kgroup("scan", "--offsets-topic", "fleet-offsets", "--top", "5")
+    PAGES.mkdir(parents=True, exist_ok=True)
+    fleet = PAGES / "fleet.html"
+    kgroup("scan", "--offsets-topic", "fleet-offsets", "--top", "5", "--html", str(fleet))
+    say(f"the fleet page, with charts of the same scan: open {fleet} in a browser")
 
 
 def _more_commands() -> list[tuple[str, ...]]:
