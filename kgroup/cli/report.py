@@ -189,7 +189,13 @@ def _now(group: str, snapshot: Optional[Path], conn: ConnectionOptions, cluster_
     from kgroup.cli.common import group_states
     from kgroup.groups import describe_group, offsets_group
 
-    states, problems = group_states(snapshot, [group], conn)
+    try:
+        states, problems = group_states(snapshot, [group], conn)
+    except UsageError as e:
+        if snapshot is not None:
+            raise
+        warn(f"the group now is not shown: {e.message}")  # a group gone since the incident is no reason to stop
+        return None
     for p in problems:
         warn(p)
     state = states.get(group)
