@@ -1,0 +1,87 @@
+"""The report's pure parts, worked by hand: the total lag over time (unknowns, partitions that
+start late), the commit buckets and the owner of each commit, what the page draws of a large
+group, the fleet page's status counts, and the escaping helpers."""
+from __future__ import annotations
+
+import json
+
+from kgroup.lag_history import Commit
+from kgroup.model import Member
+from kgroup.offsets_log.replay import Rebalance
+from kgroup.report import data, fleet
+from kgroup.report.html import chart_text, chart_time, embed_json, esc
+
+
+def _lag(*partitions):
+    return {"partitions": [{"topic": "T", "partition": i, "points": [{"time_ms": t, "lag": v} for t, v in pts]}
+                           for i, pts in enumerate(partitions)]}
+
+
+def test_total_lag_sums_each_partitions_latest_point():
+    # T-0: 5 at 10, 3 at 30; T-1 starts at 20 with 4, then 6 at 30 (same moment as T-0's)
+    assert data.total_lag(_lag([(10, 5), (30, 3)], [(20, 4), (30, 6)])) == [
+        {"time_ms": 10, "lag": 5}, {"time_ms": 20, "lag": 9}, {"time_ms": 30, "lag": 9}]
+
+
+def test_an_unknown_point_makes_the_total_unknown_until_it_is_known_again():
+    assert data.total_lag(_lag([(10, 5), (20, None), (40, 1)], [(30, 2)])) == [
+        {"time_ms": 10, "lag": 5}, {"time_ms": 20, "lag": None}, {"time_ms": 30, "lag": None},
+        {"time_ms": 40, "lag": 3}]
+
+
+def test_bucket_width_is_the_smallest_giving_at_most_60():
+    assert data.bucket_ms(0, 60_000) == 1_000  # 60 buckets of 1 s
+    assert data.bucket_ms(0, 61_000) == 5_000  # 61 would be too many: 13 of 5 s
+    assert data.bucket_ms(0, 6 * 3_600_000) == 600_000  # 6 h: 36 of 10 min (5 min would be 72)
+    assert data.bucket_ms(5, 5) == 1_000
+
+
+def test_each_commit_counts_for_the_owner_at_its_moment():
+    def gen(ts, type_, owners):
+        return Rebalance(ts, (0, 0), type_, 1, members=[Member(m, assignment=a) for m, a in owners.items()])
+
+    rebalances = [gen(1_000, "classic", {"a": {"T": [0]}, "b": {"T": [1]}}),
+                  gen(5_000, "classic", {"a": {"T": [0, 1]}}),
+                  gen(8_000, "deleted", {})]
+    commits = {("T", 0): [Commit(500, 1), Commit(2_000, 2), Commit(9_000, 3)],
+               ("T", 1): [Commit(2_500, 1), Commit(6_000, 2), Commit(12_000, 9)]}
+    rate = data.commit_rate(commits, rebalances, 0, 10_000)
+    assert (rate["start_ms"], rate["bucket_ms"], rate["buckets"]) == (0, 1_000, 10)
+    # 500: before any rebalance; 2,000 a; 9,000 after the deletion; 2,500 b; 6,000 a; 12,000 out of the window
+    # busiest first; on a tie the members before no owner
+    assert rate["series"] == [
+        {"member": "a", "commits": 2, "counts": [0, 0, 1, 0, 0, 0, 1, 0, 0, 0]},
+        {"member": None, "commits": 2, "counts": [1, 0, 0, 0, 0, 0, 0, 0, 0, 1]},
+        {"member": "b", "commits": 1, "counts": [0, 0, 1, 0, 0, 0, 0, 0, 0, 0]}]
+
+
+def test_a_large_group_is_summarised():
+    from kgroup.report.page import MAX_MEMBER_BARS, MAX_PARTITION_LINES, drawn_members, drawn_partitions
+
+    lag = _lag(*[[(10, p)] for p in range(100)])
+    drawn = drawn_partitions(lag)
+    assert [p["partition"] for p in drawn] == list(range(99, 99 - MAX_PARTITION_LINES, -1))
+    rate = {"buckets": 2, "series": [{"member": f"m{i}", "commits": 30 - i, "counts": [30 - i, 0]} for i in range(15)]}
+    members = drawn_members(rate)
+    assert len(members) == MAX_MEMBER_BARS
+    # the last 6 (m9..m14: 21 + 20 + ... + 16 = 111) as one series
+    assert members[-1] == {"member": "others (6 members)", "commits": 111, "counts": [111, 0], "others": True}
+
+
+def test_fleet_status_counts_flags_or_statuses():
+    rows = [{"storm": True, "stale": True, "deleted": False, "rewinds": 0},
+            {"storm": False, "stale": False, "deleted": False, "rewinds": 2},
+            {"storm": False, "stale": False, "deleted": False, "rewinds": 0}]
+    assert fleet.status_counts(rows) == {"storm": 1, "stale": 1, "rewinds": 1, "deleted": 0, "none": 1}
+    assert fleet.status_counts([{"status": "OK"}, {"status": "ERR"}, {"status": "OK"}]) == {"ERR": 1, "OK": 2}
+
+
+def test_escaping():
+    hostile = '<script>alert("x")</script>&'
+    assert esc(hostile) == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;"
+    assert (esc(None), esc(True), esc(3)) == ("-", "yes", "3")
+    assert chart_text(hostile) == '&lt;script&gt;alert("x")&lt;/script&gt;&amp;'
+    block = embed_json({"g": hostile + "\u2028"}, "d")
+    assert "</script>" not in block[:-len("</script>")] and "<script>" not in block.split(">", 1)[1]
+    assert json.loads(block.split(">", 1)[1].rsplit("<", 1)[0]) == {"g": hostile + "\u2028"}
+    assert chart_time(5_000) == "1970-01-01 00:00:05.000"  # not the year 5000
