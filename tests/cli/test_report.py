@@ -133,3 +133,12 @@ def test_a_group_without_records(files):
     log, _ = files
     assert run("report", "other", "--input", str(log), "-o", "json") == (
         2, "", "kgroup: error: the offsets log holds no record of group other at or before --until\n")
+
+
+def test_the_fleet_page_needs_the_report_extra_before_spark_starts(files, tmp_path, monkeypatch):
+    log, _ = files
+    monkeypatch.setitem(sys.modules, "plotly", None)  # as if not installed
+    monkeypatch.setattr("kgroup.scan.require_pyspark", lambda: pytest.fail("Spark was reached"))
+    code, out, err = run("scan", "--input", str(log), "--html", str(tmp_path / "fleet.html"))
+    assert (code, out) == (2, "")
+    assert err == "kgroup: error: the HTML page needs plotly: pip install 'kgroup[report]'\n"
