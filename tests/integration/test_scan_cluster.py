@@ -53,7 +53,10 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
                      env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
     assert res.returncode == 1, res.stderr  # the scenario's undecodable records are flagged
     assert "could not be decoded" in res.stderr and "Traceback" not in res.stderr
+    assert all(line.startswith("kgroup: ") for line in res.stderr.splitlines()), res.stderr
     doc = json.loads(res.stdout)
+    # every committed topic exists: each lag is a fact (null only for a group with nothing committed)
+    assert doc["summary"]["incomplete"] is False and doc["summary"]["lag_unknown"] == []
     from schemas import validate
 
     validate("scan", doc)

@@ -173,3 +173,39 @@ def test_a_broker_killed_during_the_scan_is_one_line_exit_3_and_no_jvm_left():
         _no_jvm_left(tag)
     finally:
         stop_process(broker)
+
+
+def test_a_group_whose_lag_cannot_be_read_makes_the_scan_incomplete():
+    """A group committing to a topic the cluster does not have: its lag is unknown, said (the
+    groups and why), exit 3 as offsets does, and the JSON lists them."""
+    from brokers import start_tansu, stop_process
+    from spark_env import build_scenario, write_to_broker
+
+    scenario = build_scenario(groups=120, partitions=2, seed=5)
+    gone = sorted(scenario.data_topics)[0]
+    del scenario.data_topics[gone]  # never created on the broker
+    # worked from the records: the groups whose newest commit of some partition of `gone` has a value
+    newest = {}
+    for r in scenario.records:  # per partition in log order; a group lives in one partition
+        if r.type in (0, 1) and r.raw_key is None and r.key["topic"] == gone:
+            newest[(r.key["group"], r.key["partition"])] = r.value is not None
+    unknown = sorted({g for (g, _), has_value in newest.items() if has_value})
+    assert unknown
+    broker, bootstrap = start_tansu()
+    try:
+        topic = f"scan-gone-{uuid.uuid4().hex[:8]}"
+        write_to_broker(scenario, bootstrap, topic)
+        conf, tag = _marker()
+        res = _scan("-b", bootstrap, "--offsets-topic", topic, "-o", "json", tag_conf=conf)
+        _no_jvm_left(tag)
+    finally:
+        stop_process(broker)
+    assert res.returncode == 3, res.stderr  # INCOMPLETE wins over the undecodable records' 1
+    lines = _only_kgroup_lines(res.stderr)
+    named = "; ".join(f"{g} (topic {gone} does not exist)" for g in unknown[:5])
+    assert f"kgroup: warning: INCOMPLETE: the lag of {len(unknown)} groups is unknown (shown as -): {named}" \
+        in lines[-1]
+    doc = json.loads(res.stdout)
+    assert doc["summary"]["incomplete"] is True
+    assert doc["summary"]["lag_unknown"] == [{"group": g, "reason": f"topic {gone} does not exist"} for g in unknown]
+    assert {g["group"] for g in doc["groups"] if g["lag"] is None} >= set(unknown)
