@@ -6,5 +6,5 @@ Everything else about the package is in pyproject.toml.
 """
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("kgroup.offsets_log._walk", ["kgroup/offsets_log/_walk.c"], optional=True,
+setup(ext_modules=[Extension("kgroup.kmsg._walk", ["kgroup/kmsg/_walk.c"], optional=True,
                              extra_compile_args=["-O2"])])

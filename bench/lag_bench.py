@@ -149,7 +149,7 @@ def run_phases(args: dict) -> None:
     """What `kgroup lag` does, phase by phase, timed; prints one JSON document."""
     from kgroup.cli.common import ConnectionOptions
     from kgroup.cli.lag import ends_for_commits, read_commits
-    from kgroup.lag_history import document, evaluate
+    from kgroup.lag.history import document, evaluate
 
     start = time.perf_counter()
     read = ConnectionOptions(args["bootstrap"], [f"client.id={READ_ID}"], None, 120.0)

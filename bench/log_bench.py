@@ -39,7 +39,7 @@ from figures import measured_on, write_block  # noqa: E402
 from logbuilder import Log  # noqa: E402
 
 from kgroup.offsets_log.raw import RawRecord, read_jsonl, write_jsonl  # noqa: E402
-from kgroup.offsets_log import codec  # noqa: E402
+from kgroup.kmsg import codec  # noqa: E402
 from kgroup.offsets_log.records import decode  # noqa: E402
 
 T0 = 1763780000000

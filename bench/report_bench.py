@@ -71,7 +71,7 @@ def build(path: Path, partitions: int, commits: int, members: int = 10, rebalanc
 
 
 def run_once(path: Path, out: Path) -> dict:
-    from kgroup.lag_history import EndsAt, commits_from_log, document, evaluate, moments
+    from kgroup.lag.history import EndsAt, commits_from_log, document, evaluate, moments
     from kgroup.offsets_log.replay import GroupReplay
     from kgroup.offsets_log.saved import iter_saved
     from kgroup.offsets_log.selection import Selection, select

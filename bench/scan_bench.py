@@ -40,7 +40,7 @@ def write_log(bootstrap: str, topic: str, records: int, groups: int, partitions:
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    from kgroup.hashing import offsets_partition_for
+    from kgroup.group.hashing import offsets_partition_for
     from kgroup.offsets_log.records import encode
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -92,8 +92,8 @@ def plain_loop(bootstrap: str, topic: str) -> tuple[int, float]:
     """(a): one process, one consumer assigned every partition, reading everything."""
     from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-    from kgroup.adapter import offsets_log_ranges
-    from kgroup.settings import ConnectionSettings
+    from kgroup.kafka.cluster import offsets_log_ranges
+    from kgroup.kafka.settings import ConnectionSettings
 
     ranges = offsets_log_ranges(ConnectionSettings.build(bootstrap, [], None, 30.0), topic)
     start = time.perf_counter()

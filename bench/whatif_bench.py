@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from figures import measured_on, write_block  # noqa: E402
 
-from kgroup.assignors.registry import CLIENT_SIDE, SERVER_SIDE  # noqa: E402
+from kgroup.whatif.assignors.registry import CLIENT_SIDE, SERVER_SIDE  # noqa: E402
 
 STRATEGIES = CLIENT_SIDE + SERVER_SIDE
 ALL = "all"  # kgroup runs all six strategies in one process; the JVM the four client-side ones in one JVM
@@ -116,8 +116,8 @@ def snapshot_doc(topics: dict[str, int], members: list[dict], strategy: str,
 
 def current_assignment(fresh: dict, strategy: str) -> dict[str, dict[str, list[int]]]:
     """What kgroup's own assignor gives the full group: the group's current assignment."""
-    from kgroup.snapshot import parse
-    from kgroup.whatif import Change, run
+    from kgroup.group.snapshot import parse
+    from kgroup.whatif.compare import Change, run
 
     if strategy == ALL:
         strategy = "cooperative-sticky"

@@ -31,8 +31,8 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,spark,report]'
 
-if ! .venv/bin/python -c 'import kgroup.offsets_log._walk' 2>/dev/null; then
-    echo "setup: the offsets-log walker (kgroup/offsets_log/_walk.c) did not build; .venv/bin/python -m pip install -v -e . shows why" >&2
+if ! .venv/bin/python -c 'import kgroup.kmsg._walk' 2>/dev/null; then
+    echo "setup: the offsets-log walker (kgroup/kmsg/_walk.c) did not build; .venv/bin/python -m pip install -v -e . shows why" >&2
     exit 1
 fi
 

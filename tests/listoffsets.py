@@ -15,8 +15,8 @@ from __future__ import annotations
 import struct
 import uuid
 
-from kgroup.offsets_log import codec
-from kgroup.offsets_log.schema import F, Layout
+from kgroup.kmsg import codec
+from kgroup.kmsg.schema import F, Layout
 
 # ListOffsets v7 as librdkafka sends it (Kafka's ListOffsetsRequest/Response, flexible from v6)
 LIST_OFFSETS_VERSION = 7

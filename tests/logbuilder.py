@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kgroup.hashing import offsets_partition_for
-from kgroup.offsets_log.consumer_protocol import encode_assignment, encode_subscription
+from kgroup.group.hashing import offsets_partition_for
+from kgroup.kmsg.consumer_protocol import encode_assignment, encode_subscription
 from kgroup.offsets_log.raw import RawRecord
 from kgroup.offsets_log.records import encode
 

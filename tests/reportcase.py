@@ -25,7 +25,7 @@ from pathlib import Path
 
 from logbuilder import Log
 
-from kgroup.log_ends import EndAt, EndsAtStats, LogBounds, LogEndsAt
+from kgroup.lag.ends import EndAt, EndsAtStats, LogBounds, LogEndsAt
 
 NOW_MS = 200_000
 HOSTILE = "<script>alert(1)</script>"
@@ -75,7 +75,7 @@ def write_log(path: Path, log: Log) -> Path:
 
 def use_fake_cluster(monkeypatch) -> FakeCluster:
     fake = FakeCluster()
-    monkeypatch.setattr("kgroup.adapter.connect", lambda settings: fake)
+    monkeypatch.setattr("kgroup.kafka.cluster.connect", lambda settings: fake)
     monkeypatch.setattr("time.time", lambda: NOW_MS / 1000)
     return fake
 

@@ -153,7 +153,7 @@ def build_scenario(groups: int = 2000, partitions: int = 8, seed: int = 7) -> Sc
     classic groups (generations, members, commits), KIP-848 consumer groups, share and
     streams groups, legacy commits, tombstones (offsets and groups deleted), stale groups,
     one rebalance storm, two rewinds (one across a deleted commit), and one undecodable record."""
-    from kgroup.hashing import offsets_partition_for
+    from kgroup.group.hashing import offsets_partition_for
 
     rnd = random.Random(seed)
     topics = {"orders": 6, "payments": 4, "clicks": 8}

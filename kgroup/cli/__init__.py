@@ -141,7 +141,7 @@ def _run(command: str | None, args: list[str] | None = None) -> None:
     import typer
 
     from kgroup.errors import ExitCode, KgroupError
-    from kgroup.render import error
+    from kgroup.output.render import error
 
     try:
         code = load_app(command)(args=args, standalone_mode=False, prog_name="kgroup")
@@ -172,8 +172,8 @@ def _run(command: str | None, args: list[str] | None = None) -> None:
 def _internal_error(e: Exception) -> int:
     """One line for a failure kgroup did not expect (a bug); the trace only with -v."""
     from kgroup.errors import ExitCode
-    from kgroup.render import printable
-    from kgroup.settings import redact_patterns
+    from kgroup.output.render import printable
+    from kgroup.kafka.settings import redact_patterns
 
     detail = redact_patterns(f"{type(e).__name__}: {e}")
     if len(detail) > 300:

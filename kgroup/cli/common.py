@@ -8,7 +8,7 @@ import typer
 from kgroup import __version__
 from kgroup.cli.params import KgroupCommand, KgroupGroup
 from kgroup.errors import UsageError
-from kgroup.render import OutputFormat
+from kgroup.output.render import OutputFormat
 
 CONNECTION = "Connection"
 # States a group can be in, as Kafka names them (ConsumerGroupState / GroupState): the values
@@ -58,7 +58,7 @@ DEFAULT_TIMEOUT = 10.0
 def _timeout(value: float) -> float:
     if value == DEFAULT_TIMEOUT:  # valid: an offline command need not load the settings module
         return value
-    from kgroup.settings import check_timeout
+    from kgroup.kafka.settings import check_timeout
 
     return check_timeout(value)
 
@@ -108,7 +108,7 @@ class ConnectionOptions:
         """The core's ConnectionSettings (translated --command-config, -X, defaults). Every way to
         the cluster starts here, so Ctrl-C is routed to its watcher here (see kgroup.cli.interrupt)."""
         from kgroup.cli import interrupt
-        from kgroup.settings import ConnectionSettings
+        from kgroup.kafka.settings import ConnectionSettings
 
         interrupt.install()
 
@@ -117,7 +117,7 @@ class ConnectionOptions:
 
     def cluster(self):
         if self._cluster is None:
-            from kgroup.adapter import connect
+            from kgroup.kafka.cluster import connect
 
             self._cluster = connect(self.settings())
         return self._cluster
@@ -159,9 +159,9 @@ def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOp
                  offsets: bool = True, racks: bool = False, drop_deleted: bool = False):
     """GroupState per group, from a snapshot file or captured live; returns (states, problems).
     ``drop_deleted``: assignments of topics missing from the metadata are set apart (with a
-    warning), as the assignors do (kgroup.capture.drop_deleted_topics)."""
+    warning), as the assignors do (kgroup.group.capture.drop_deleted_topics)."""
     if snapshot is not None:
-        from kgroup import snapshot as snapshot_format
+        from kgroup.group import snapshot as snapshot_format
 
         state = snapshot_format.load(snapshot)
         wanted = groups or [state.group.group_id]
@@ -169,15 +169,15 @@ def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOp
         if missing:
             raise UsageError(f"snapshot {snapshot} holds group {state.group.group_id}, not {', '.join(missing)}")
         return {state.group.group_id: state}, []
-    from kgroup.capture import capture
-    from kgroup.progress import progress_bar
+    from kgroup.group.capture import capture
+    from kgroup.output.progress import progress_bar
 
     cluster = conn.cluster()
     with progress_bar() as progress:
         result = capture(cluster, groups, topics=topics, offsets=offsets, racks=racks, drop_deleted=drop_deleted,
                          progress=progress)
     if result.notes:
-        from kgroup.render import warn
+        from kgroup.output.render import warn
 
         for note in result.notes:
             warn(note)

@@ -5,7 +5,7 @@ import typer
 
 from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, broker_label, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
-from kgroup.render import OutputFormat, Table, emit, warn
+from kgroup.output.render import OutputFormat, Table, emit, warn
 
 
 @app.command("find-coordinator", epilog=examples(
@@ -31,8 +31,8 @@ def find_coordinator(
 ) -> None:
     """Which __consumer_offsets partition each group hashes to, who leads it, who the cluster
     says coordinates the group, and whether the two agree."""
-    from kgroup import coordinator
-    from kgroup.hashing import OFFSETS_TOPIC
+    from kgroup.group import coordinator
+    from kgroup.group.hashing import OFFSETS_TOPIC
 
     groups = list(groups or [])
     if snapshot is not None:

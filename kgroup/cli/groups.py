@@ -9,7 +9,7 @@ import typer
 
 from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples, group_states
 from kgroup.errors import ExitCode, UsageError
-from kgroup.render import OutputFormat, Table, duration, warn
+from kgroup.output.render import OutputFormat, Table, duration, warn
 
 Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,
                                                        help="Group ids (use -- before ids that start with -).")]
@@ -59,8 +59,8 @@ def list_groups(
     *, conn: ConnectionOptions,
 ) -> None:
     """Every group: type, state, protocol type, assignor, member count, coordinator."""
-    from kgroup.groups import listing_row
-    from kgroup.stream import GroupsWriter
+    from kgroup.group.documents import listing_row
+    from kgroup.output.stream import GroupsWriter
 
     if type_ is not None and type_ not in ("classic", "consumer"):
         raise UsageError("--type must be classic or consumer")
@@ -96,16 +96,16 @@ def describe(
 ) -> None:
     """Group type, state, assignor, coordinator and members with their assignments
     (and, for KIP-848 groups, target assignments and who is still reconciling)."""
-    from kgroup.assignment import compact
-    from kgroup.groups import describe_group, describe_notes
-    from kgroup.stream import GroupsWriter
+    from kgroup.group.assignment import compact
+    from kgroup.group.documents import describe_group, describe_notes
+    from kgroup.output.stream import GroupsWriter
 
     _quiet_gc()
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
     problems: list[str] = []
     if snapshot is None and all_groups:
         # every group of the cluster: each written as its description arrives (sliding window)
-        from kgroup.capture import describe_stream
+        from kgroup.group.capture import describe_stream
 
         states = describe_stream(conn.cluster(), ids, listed, problems)
     else:
@@ -156,9 +156,9 @@ def offsets(
     """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
     lag totals per topic and per group. Any value that could not be read makes the answer
     INCOMPLETE (exit 3, also with --lag-above)."""
-    from kgroup.groups import LagVerdict, offsets_group, offsets_group_json
-    from kgroup.lag import ROW_FIELDS, time_lag_positions
-    from kgroup.stream import GroupsWriter
+    from kgroup.group.documents import LagVerdict, offsets_group, offsets_group_json
+    from kgroup.lag.now import ROW_FIELDS, time_lag_positions
+    from kgroup.output.stream import GroupsWriter
 
     _quiet_gc()
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
@@ -167,7 +167,7 @@ def offsets(
     now_ms = int(time.time() * 1000)
     timestamps = None
     if snapshot is None and not time_lag:
-        # live: each group is written as soon as it is complete (see kgroup.capture.CaptureStream)
+        # live: each group is written as soon as it is complete (see kgroup.group.capture.CaptureStream)
         # no progress line where the groups being written share the terminal with it
         states = live_states(ids, conn, topics=topic, listed=listed,
                              progress=output == OutputFormat.table or not sys.stdout.isatty())
@@ -248,13 +248,13 @@ class live_states:
         self.problems: list[str] = []
 
     def __enter__(self):
-        from kgroup.progress import progress_bar
+        from kgroup.output.progress import progress_bar
 
         self._bar = progress_bar()
         progress = self._bar.__enter__()
         if not self.progress:
             progress = _no_progress
-        from kgroup.capture import CaptureStream
+        from kgroup.group.capture import CaptureStream
 
         self._stream = CaptureStream(self.conn.cluster(), self.ids, topics=self.topics, listed=self.listed,
                                      progress=progress, raw=True)
@@ -291,7 +291,7 @@ def snapshot(
 
     With --at, rebuild it as it stood at a past moment from the offsets log (members, subscriptions, assignments, committed offsets), so whatif, describe and offsets work on the group as it was before an incident; what the log does not hold is left out and said on stderr.
     """
-    from kgroup import snapshot as snapshot_format
+    from kgroup.group import snapshot as snapshot_format
 
     if output != OutputFormat.json:
         raise UsageError(f"-o {output.value}: a snapshot is a JSON file; read it as a table with "
@@ -320,7 +320,7 @@ def _state_from_log(group: str, at: str, input_: Optional[Path], offsets_topic: 
     from kgroup.offsets_log.replay import GroupReplay
     from kgroup.offsets_log.timetravel import GroupNotInLog, state_at
     from kgroup.offsets_log.window import parse_instant_ms
-    from kgroup.progress import progress_bar
+    from kgroup.output.progress import progress_bar
 
     at_ms = parse_instant_ms(at, int(time.time() * 1000), "--at")
     replay = GroupReplay(group)

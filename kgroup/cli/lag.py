@@ -10,8 +10,8 @@ import typer
 from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
 from kgroup.cli.log import Input, OffsetsTopic
 from kgroup.errors import ClusterError, ExitCode, UsageError
-from kgroup.model import OFFSETS_TOPIC
-from kgroup.render import OutputFormat, info, warn
+from kgroup.group.model import OFFSETS_TOPIC
+from kgroup.output.render import OutputFormat, info, warn
 
 
 class FailOn(str, Enum):
@@ -96,7 +96,7 @@ def lag(
         if time_lag:
             raise UsageError("--time-lag reads past records; it does not work with --watch")
         return _watch(group, topic, since_ms - now_ms, allowed_lag, watch, input_, offsets_topic, output, conn)
-    from kgroup.lag_history import evaluate
+    from kgroup.lag.history import evaluate
 
     cluster = conn.cluster()
     commits = read_commits(group, topic, until_ms, input_, offsets_topic, conn, watch_hint=True)
@@ -114,8 +114,8 @@ def read_commits(group, topics, until_ms, input_: Optional[Path], offsets_topic:
              watch_hint: bool):
     """The group's commits per partition, from --input or the live offsets log."""
     from kgroup.cli.log import group_entries
-    from kgroup.lag_history import commits_from_log
-    from kgroup.progress import progress_bar
+    from kgroup.lag.history import commits_from_log
+    from kgroup.output.progress import progress_bar
 
     try:
         with progress_bar() as progress:
@@ -129,8 +129,8 @@ def read_commits(group, topics, until_ms, input_: Optional[Path], offsets_topic:
 
 
 def ends_for_commits(cluster, commits, since_ms: int, until_ms: int, until_is_now: bool, verbose: bool):
-    """The log ends :func:`kgroup.lag_history.evaluate` needs, asked of the cluster."""
-    from kgroup.lag_history import EndsAt, moments
+    """The log ends :func:`kgroup.lag.history.evaluate` needs, asked of the cluster."""
+    from kgroup.lag.history import EndsAt, moments
 
     answer = cluster.log_ends_at(moments(commits, since_ms, until_ms, until_is_now))
     ends = {k: e.offset for k, e in answer.ends.items()}
@@ -147,14 +147,14 @@ def ends_for_commits(cluster, commits, since_ms: int, until_ms: int, until_is_no
 
 def _record_times(cluster, commits, ends, since_ms: int, until_ms: int, until_is_now: bool):
     """For --time-lag: the timestamp of the record at each committed offset with lag."""
-    from kgroup.lag_history import evaluate, time_lag_positions
+    from kgroup.lag.history import evaluate, time_lag_positions
 
     draft = evaluate("", commits, ends, since_ms, until_ms, until_is_now)
     return cluster.record_timestamps(time_lag_positions(draft))
 
 
 def _catch_up(p) -> Optional[str]:
-    from kgroup.render import duration
+    from kgroup.output.render import duration
 
     if p.lag == 0:
         return "caught up"
@@ -168,9 +168,9 @@ def _rate(value: Optional[float]) -> Optional[str]:
 
 
 def _tables(report, output: OutputFormat, time_lag: bool):
-    from kgroup import sparkline
+    from kgroup.output import sparkline
     from kgroup.offsets_log.window import format_ms
-    from kgroup.render import Table, duration
+    from kgroup.output.render import Table, duration
 
     table = output == OutputFormat.table
     blocks, blank = (sparkline.BLOCKS, sparkline.BLANK) if _utf8() else (sparkline.ASCII_BLOCKS, sparkline.ASCII_BLANK)
@@ -211,8 +211,8 @@ def _utf8() -> bool:
 
 
 def _render(report, output: OutputFormat, time_lag: bool) -> None:
-    from kgroup.lag_history import document
-    from kgroup.render import emit
+    from kgroup.lag.history import document
+    from kgroup.output.render import emit
 
     emit(output, document(report, time_lag) if output == OutputFormat.json else {}, _tables(report, output, time_lag))
 
@@ -239,9 +239,9 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
     """Sample, re-evaluate and show, every ``every`` seconds until Ctrl-C."""
     import json
 
-    from kgroup.adapter import connect
-    from kgroup.capture import capture
-    from kgroup.lag_history import Watch, document
+    from kgroup.kafka.cluster import connect
+    from kgroup.group.capture import capture
+    from kgroup.lag.history import Watch, document
 
     settings = conn.settings()
     now_ms = int(time.time() * 1000)
@@ -268,13 +268,13 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
             sys.stdout.write(json.dumps(document(report), separators=(",", ":")) + "\n")
             sys.stdout.flush()
         elif terminal:
-            from kgroup.render import table_block
+            from kgroup.output.render import table_block
 
             sys.stdout.write("\x1b[H\x1b[2J" + "\n\n".join(table_block(t) for t in _tables(report, output, False))
                              + f"\n\nsampling every {every:g} s; Ctrl-C to stop\n")
             sys.stdout.flush()
         else:  # csv, not at a terminal: the rows of each sample
-            from kgroup.render import emit
+            from kgroup.output.render import emit
 
             emit(output, {}, _tables(report, output, False))
         time.sleep(every)

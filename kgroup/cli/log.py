@@ -9,8 +9,8 @@ import typer
 
 from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples, no_cluster_with
 from kgroup.errors import ExitCode, UsageError
-from kgroup.model import OFFSETS_TOPIC
-from kgroup.render import OutputFormat, printable, warn
+from kgroup.group.model import OFFSETS_TOPIC
+from kgroup.output.render import OutputFormat, printable, warn
 
 class LogKind(str, Enum):
     """The record kinds of ``--type`` (kgroup.offsets_log.records.KINDS)."""
@@ -40,7 +40,7 @@ def live_records(settings, topic: str, partitions: list[int] | None, follow: boo
                  selection) -> Iterator:
     """Raw records of the live offsets log, partition by partition; with ``follow``, then
     every new record until interrupted. Only the partitions wanted are probed and read."""
-    from kgroup.adapter import offsets_log_leaders, offsets_log_ranges, read_log_range
+    from kgroup.kafka.cluster import offsets_log_leaders, offsets_log_ranges, read_log_range
 
     count = len(offsets_log_leaders(settings, topic)[0])
     wanted = set(selection.partitions(count))
@@ -126,7 +126,7 @@ def log(
     from kgroup.offsets_log.records import KINDS
     from kgroup.offsets_log.selection import Selection, Tally, select
     from kgroup.offsets_log.window import Window
-    from kgroup.progress import progress_bar
+    from kgroup.output.progress import progress_bar
 
     kinds = list(dict.fromkeys(k.value for k in type_ or []))
     assert set(kinds) <= set(KINDS)
@@ -208,7 +208,7 @@ def history(
     """
     from kgroup.offsets_log.replay import GroupReplay
     from kgroup.offsets_log.window import Window
-    from kgroup.progress import progress_bar
+    from kgroup.output.progress import progress_bar
 
     window = Window.parse(since, None, int(time.time() * 1000))
     replay = GroupReplay(group)

@@ -6,9 +6,9 @@ import sys
 from kgroup.java.jackson import dumps
 from kgroup.offsets_log.replay import GroupReplay, Rebalance
 from kgroup.offsets_log.window import format_ms
-from kgroup.assignment import compact
-from kgroup.reconciliation import describe_line
-from kgroup.render import OutputFormat, Table, duration, emit, printable
+from kgroup.group.assignment import compact
+from kgroup.group.reconciliation import describe_line
+from kgroup.output.render import OutputFormat, Table, duration, emit, printable
 
 
 def _title(r: Rebalance) -> str:

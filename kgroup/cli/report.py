@@ -8,8 +8,8 @@ import typer
 
 from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples
 from kgroup.errors import ClusterError, ExitCode, UsageError
-from kgroup.model import OFFSETS_TOPIC
-from kgroup.render import OutputFormat, Table, emit, info, warn
+from kgroup.group.model import OFFSETS_TOPIC
+from kgroup.output.render import OutputFormat, Table, emit, info, warn
 
 WARNING = "kgroup: warning: "
 # as kgroup log's (not imported from there: an offline command loads only its own module)
@@ -109,7 +109,7 @@ def report(
 def _document(group, since_ms, until_ms, until_is_now, now_ms, topics, allowed_lag, input_, snapshot, offsets_topic,
               conn: ConnectionOptions, captured: _Warnings):
     from kgroup import __version__
-    from kgroup.lag_history import commits_from_log
+    from kgroup.lag.history import commits_from_log
     from kgroup.offsets_log.replay import GroupReplay
     from kgroup.report.data import report_document
 
@@ -135,7 +135,7 @@ def _document(group, since_ms, until_ms, until_is_now, now_ms, topics, allowed_l
                        "--input)")
     else:
         from kgroup.cli.lag import ends_for_commits
-        from kgroup.lag_history import document, evaluate
+        from kgroup.lag.history import document, evaluate
 
         ends = ends_for_commits(conn.cluster(), commits, since_ms, until_ms, until_is_now, conn.verbose)
         evaluated = evaluate(group, commits, ends, since_ms, until_ms, until_is_now, allowed_lag)
@@ -161,7 +161,7 @@ def _entries(group: str, input_: Optional[Path], offsets_topic: str, settings, u
     """Every decoded record of the group up to ``until_ms``, from --input or the live offsets log."""
     from kgroup.offsets_log.selection import Selection, select
     from kgroup.offsets_log.window import Window
-    from kgroup.progress import progress_bar
+    from kgroup.output.progress import progress_bar
 
     selection = Selection(frozenset([group]), frozenset(), Window(None, until_ms))
     try:
@@ -187,7 +187,7 @@ def _now(group: str, snapshot: Optional[Path], conn: ConnectionOptions, cluster_
     if snapshot is None and not cluster_named:
         return None
     from kgroup.cli.common import group_states
-    from kgroup.groups import describe_group, offsets_group
+    from kgroup.group.documents import describe_group, offsets_group
 
     try:
         states, problems = group_states(snapshot, [group], conn)

@@ -9,8 +9,8 @@ import typer
 from kgroup import __version__
 from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
-from kgroup.model import OFFSETS_TOPIC
-from kgroup.render import OutputFormat, Table, emit, info, printable, warn
+from kgroup.group.model import OFFSETS_TOPIC
+from kgroup.output.render import OutputFormat, Table, emit, info, printable, warn
 
 SPARK = "Spark"
 
@@ -112,12 +112,12 @@ def scan(
                 warn(note)
     settings = plan = None
     if input_ is None:  # one metadata read: the log's ranges and leaders, the data topics' log ends
-        from kgroup.adapter import scan_plan
+        from kgroup.kafka.cluster import scan_plan
 
         settings = conn.settings()
         plan = scan_plan(settings, offsets_topic)
 
-    from kgroup.progress import progress_bar
+    from kgroup.output.progress import progress_bar
     from kgroup.scan.run import ScanRequest, scan_report
     from kgroup.scan.session import build_session
 

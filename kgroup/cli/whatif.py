@@ -3,10 +3,10 @@ from typing import Annotated, Any, List, Optional
 
 import typer
 
-from kgroup.assignors.registry import STRATEGIES
+from kgroup.whatif.assignors.registry import STRATEGIES
 from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples, group_states
 from kgroup.errors import ExitCode, UsageError
-from kgroup.render import OutputFormat, Table, emit, warn
+from kgroup.output.render import OutputFormat, Table, emit, warn
 
 STRATEGY_NAMES = [*STRATEGIES, "all"]
 
@@ -57,7 +57,7 @@ def whatif(
     # one group read, computed over and printed: its objects all live to the output, and the
     # cyclic collector would only rescan them (a tenth of a big what-if's time)
     gc.disable()
-    from kgroup.whatif import AddedMember, Change, ChangeError, refused_joins, run, vote_after
+    from kgroup.whatif.compare import AddedMember, Change, ChangeError, refused_joins, run, vote_after
 
     if strategy not in STRATEGY_NAMES:
         raise UsageError(f"--strategy must be one of {', '.join(STRATEGY_NAMES)}")
@@ -121,7 +121,7 @@ def whatif(
 def _whatif_csv(state, result) -> Table:
     """-o csv: one row per strategy and member (NOW, FIRST-ROUND for cooperative-sticky, AFTER as
     the compact form); a strategy that never completes is one row saying so."""
-    from kgroup.assignment import compact, partition_count
+    from kgroup.group.assignment import compact, partition_count
 
     client = {m.member_id: m.client_id for m in state.group.members}
     rows = []
@@ -142,7 +142,7 @@ def _whatif_csv(state, result) -> Table:
 
 
 def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[Table]:
-    from kgroup.assignment import compact, partition_count
+    from kgroup.group.assignment import compact, partition_count
 
     client = {m.member_id: m.client_id for m in state.group.members}
     change_bits = [f"remove {r}" for r in result.removed] + [
@@ -205,8 +205,8 @@ def _kafka_class(strategy: str) -> str:
 
 def _delta(now: dict, after: dict) -> str:
     """``+Order:4-5 -Stock:0``: what a member gains and loses, ``=`` when nothing."""
-    from kgroup.assignment import compact
-    from kgroup.whatif import gained_lost
+    from kgroup.group.assignment import compact
+    from kgroup.whatif.compare import gained_lost
 
     gained, lost = gained_lost(now, after)
     parts = []
@@ -218,8 +218,8 @@ def _delta(now: dict, after: dict) -> str:
 
 
 def _worded(e) -> UsageError:
-    """A change the group cannot take (kgroup.whatif.ChangeError), said in terms of the options."""
-    from kgroup import whatif as w
+    """A change the group cannot take (kgroup.whatif.compare.ChangeError), said in terms of the options."""
+    from kgroup.whatif import compare as w
 
     if isinstance(e, w.UnknownTopic):
         return UsageError(f"--partitions {e.topic}={e.partitions}: the group has no topic {e.topic}; "
@@ -238,7 +238,7 @@ def _worded(e) -> UsageError:
 
 
 def _note(note) -> str:
-    from kgroup.whatif import SubscriptionsInferred
+    from kgroup.whatif.compare import SubscriptionsInferred
 
     if isinstance(note, SubscriptionsInferred):
         return f"{note}; override with --subscription MEMBER=TOPIC,..."
@@ -282,12 +282,12 @@ def vote(
     output: Output = OutputFormat.table,
 ) -> None:
     """Which protocol (assignor) a classic group selects, as Kafka's coordinator votes."""
-    from kgroup.protocol import plan_rolling_switch, select_protocol
+    from kgroup.whatif.vote import plan_rolling_switch, select_protocol
 
     members: dict[str, list[str]] = {}
     state = None
     if snapshot is not None:
-        from kgroup.whatif import member_protocols
+        from kgroup.whatif.compare import member_protocols
 
         (state,) = group_states(snapshot, [], ConnectionOptions())[0].values()
         for m in state.group.members:
@@ -313,7 +313,7 @@ def vote(
         source, sep, target = switch.partition(":")
         if not sep or not source or not target:
             raise UsageError("--switch expects FROM:TO, e.g. range:cooperative-sticky")
-        from kgroup.assignors.registry import CLIENT_SIDE as client_side
+        from kgroup.whatif.assignors.registry import CLIENT_SIDE as client_side
         for name in (source, target):
             if name not in client_side:
                 raise UsageError(f"--switch {switch}: {name!r} is not a classic-group assignor; one of "
@@ -326,7 +326,7 @@ def vote(
             raise UsageError(str(e)) from None
         # with the group at hand, each step's rebalance is run: does the selected assignor return?
         if state is not None:
-            from kgroup.whatif import switch_rebalances
+            from kgroup.whatif.compare import switch_rebalances
 
             outcomes: list[Any] = switch_rebalances(state, steps)
         else:

@@ -2,5 +2,5 @@
 one generic codec, Kafka's JSON form, a group's history and time travel.
 
 Pure: nothing here imports confluent_kafka or typer. Reading a live log is the
-adapter's job (kgroup.adapter); it hands back :class:`RawRecord` values.
+adapter's job (kgroup.kafka.cluster); it hands back :class:`RawRecord` values.
 """

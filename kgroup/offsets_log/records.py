@@ -10,10 +10,10 @@ import struct
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from kgroup.offsets_log import codec
-from kgroup.offsets_log.codec import DecodeError, Reader
-from kgroup.offsets_log.layouts import RECORD_TYPES
-from kgroup.offsets_log.schema import RecordType
+from kgroup.kmsg import codec
+from kgroup.kmsg.codec import DecodeError, Reader
+from kgroup.kmsg.layouts import RECORD_TYPES
+from kgroup.kmsg.schema import RecordType
 
 __all__ = ["CoordinatorRecord", "DecodeError", "KINDS", "RECORD_TYPES", "decode", "encode", "kind_of",
            "kafka_json"]

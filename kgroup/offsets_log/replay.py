@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgroup.assignment import merged, owners_of
-from kgroup.model import GroupDescription, Member
-from kgroup.offsets_log.codec import DecodeError
-from kgroup.offsets_log.consumer_protocol import decode_assignment, decode_subscription
+from kgroup.group.assignment import merged, owners_of
+from kgroup.group.model import GroupDescription, Member
+from kgroup.kmsg.codec import DecodeError
+from kgroup.kmsg.consumer_protocol import decode_assignment, decode_subscription
 from kgroup.offsets_log.selection import Entry
-from kgroup.reconciliation import Reconciliation, explain
+from kgroup.group.reconciliation import Reconciliation, explain
 
 
 def member_json(m: Member, problems: list[str] | None = None) -> dict[str, Any]:

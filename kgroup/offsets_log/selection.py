@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from kgroup.hashing import offsets_partition_for
+from kgroup.group.hashing import offsets_partition_for
 from kgroup.offsets_log.raw import RawRecord
 from kgroup.offsets_log.records import KINDS, CoordinatorRecord, DecodeError, decode, kind_of
 from kgroup.offsets_log.window import Window

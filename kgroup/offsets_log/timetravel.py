@@ -9,10 +9,10 @@ substitution comes back as a note.
 """
 from __future__ import annotations
 
-from kgroup.model import GroupDescription, GroupState, PartitionOffsets, TopicLayout
+from kgroup.group.model import GroupDescription, GroupState, PartitionOffsets, TopicLayout
 from kgroup.offsets_log.replay import GroupReplay
 from kgroup.offsets_log.window import format_ms
-from kgroup.reconciliation import explain
+from kgroup.group.reconciliation import explain
 
 
 class GroupNotInLog(LookupError):

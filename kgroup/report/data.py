@@ -20,8 +20,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kgroup.assignment import owners_of
-from kgroup.lag_history import Commit
+from kgroup.group.assignment import owners_of
+from kgroup.lag.history import Commit
 from kgroup.offsets_log.replay import GroupReplay, Rebalance
 
 TopicPartition = tuple[str, int]

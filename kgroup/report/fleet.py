@@ -89,7 +89,7 @@ def figures(doc: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str, Any]]) -> str:
     """The whole page: ``doc`` is ``scan -o json``'s document, ``tables`` the text output's tables
-    (kgroup.render.Table), ``asked`` what was asked (label, value) for the header."""
+    (kgroup.output.render.Table), ``asked`` what was asked (label, value) for the header."""
     charts = Charts()
     s = doc["summary"]
     flagged = [g for g in doc["groups"] if g["stale"] or g["storm"]]

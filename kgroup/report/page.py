@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgroup.assignment import compact
-from kgroup.render import duration
+from kgroup.group.assignment import compact
+from kgroup.output.render import duration
 from kgroup.report.html import Charts, chart_text, chart_time, embed_json, esc, facts, frame, table, when
 
 MAX_PARTITION_LINES = 20

@@ -296,7 +296,7 @@ def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str
 
     ends, unknown = req.ends, req.unknown
     if ends is None:  # a caller without a plan's ends (tests): read them now
-        from kgroup.adapter import connect
+        from kgroup.kafka.cluster import connect
 
         cluster = connect(req.settings)
         md = cluster.metadata()

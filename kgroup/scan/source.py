@@ -84,9 +84,9 @@ class OffsetsLogReader(DataSourceReader):
     def read(self, partition: RangePartition):  # type: ignore[override]  # Spark hands back our own partitions
         import pyarrow as pa
 
-        from kgroup.adapter import LogRange, read_log_range_columns
+        from kgroup.kafka.cluster import LogRange, read_log_range_columns
 
-        from kgroup.settings import ConnectionSettings
+        from kgroup.kafka.settings import ConnectionSettings
 
         settings = ConnectionSettings.from_json(self.connection)
         rng = LogRange(partition.partition, partition.start, partition.end)

@@ -77,11 +77,11 @@ def test_offline_commands_load_nothing_heavy(argv):
     modules, r = _imported(*argv)
     assert r.returncode in (0, 1), r.stderr[-2000:]
     assert not _tops(modules) & set(HEAVY), sorted(_tops(modules) & set(HEAVY))
-    assert "kgroup.adapter" not in modules  # the Kafka client wrapper
+    assert "kgroup.kafka.cluster" not in modules  # the Kafka client wrapper
     if argv[0] != "find-coordinator":  # what a live cluster answers: only find-coordinator explains in it
-        assert "kgroup.metadata" not in modules
+        assert "kgroup.group.metadata" not in modules
     # nor what only talking to a cluster needs: its settings, the Ctrl-C watcher (a thread, a socket)
-    assert not {"kgroup.settings", "kgroup.cli.interrupt", "socket"} & modules, modules & {"kgroup.settings",
+    assert not {"kgroup.kafka.settings", "kgroup.cli.interrupt", "socket"} & modules, modules & {"kgroup.kafka.settings",
                                                                                        "kgroup.cli.interrupt", "socket"}
     # only the module of the command asked for
     from kgroup.cli import COMMANDS
@@ -199,7 +199,7 @@ def test_fast_coercion_equals_typers_adapters():
 def test_plain_table_is_what_tabulate_draws():
     from tabulate import tabulate
 
-    from kgroup.render import _plain_table, cell, simple_table
+    from kgroup.output.render import _plain_table, cell, simple_table
 
     rng = random.Random(20261122)
     alphabet = "abc -_/:,.=+()[]0123456789XYZ"

@@ -13,7 +13,7 @@ def test_settings_translate_the_options():
 
 def test_one_cluster_per_options_value_and_no_module_global(monkeypatch):
     made = []
-    monkeypatch.setattr("kgroup.adapter.connect", lambda settings: made.append(settings) or object())
+    monkeypatch.setattr("kgroup.kafka.cluster.connect", lambda settings: made.append(settings) or object())
     a, b = ConnectionOptions("h:1"), ConnectionOptions("h:1")
     assert a.cluster() is a.cluster()
     assert b.cluster() is not a.cluster()

@@ -132,7 +132,7 @@ def test_hostile_file_is_refused_quickly(tmp_path, make, needle):
 
 
 def test_big_file_is_refused_without_reading_it_all(tmp_path):
-    from kgroup.snapshot import MAX_FILE_BYTES
+    from kgroup.group.snapshot import MAX_FILE_BYTES
 
     path = tmp_path / "huge.json"
     with open(path, "wb") as f:
@@ -142,7 +142,7 @@ def test_big_file_is_refused_without_reading_it_all(tmp_path):
 
 
 def test_depth_check_is_linear_and_exact():
-    from kgroup.snapshot import MAX_DEPTH, _nesting_problem
+    from kgroup.group.snapshot import MAX_DEPTH, _nesting_problem
 
     assert _nesting_problem("[" * MAX_DEPTH + "]" * MAX_DEPTH) is None
     assert "deeper than 32" in _nesting_problem("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
@@ -151,7 +151,7 @@ def test_depth_check_is_linear_and_exact():
 
 
 def test_old_snapshot_without_topic_ids_loads_and_ids_round_trip(tmp_path):
-    from kgroup import snapshot
+    from kgroup.group import snapshot
 
     state = snapshot.parse(copy.deepcopy(SEED), "seed")
     assert all(t.topic_id is None for t in state.topics.values())
@@ -214,7 +214,7 @@ def _run_main_with(patch: str, *args: str):
 
 
 def test_unexpected_exception_is_one_line_exit_4():
-    patch = ("import kgroup.snapshot as s\n"
+    patch = ("import kgroup.group.snapshot as s\n"
              "def boom(path):\n    raise KeyError('sasl.password=hunter22 \\x1b[2J')\n"
              "s.load = boom")
     r = _run_main_with(patch, "describe", "--snapshot", "examples/seed-g1.json")
@@ -229,7 +229,7 @@ def test_unexpected_exception_is_one_line_exit_4():
 
 
 def test_memory_error_is_bad_input():
-    patch = ("import kgroup.protocol as p\n"
+    patch = ("import kgroup.whatif.vote as p\n"
              "def boom(members):\n    raise MemoryError()\n"
              "p.select_protocol = boom")
     r = _run_main_with(patch, "vote", "-m", "A=range")

@@ -161,7 +161,7 @@ def test_sigint_at_each_stage_of_kgroup_start_up():
 def test_importing_kgroup_as_a_library_leaves_sigint_alone():
     """Only the program installs the handler: tests, Spark workers and other importers keep
     Python's KeyboardInterrupt."""
-    code = ("import signal, kgroup.capture, kgroup.snapshot; "
+    code = ("import signal, kgroup.group.capture, kgroup.group.snapshot; "
             "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler; print('ok')")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout) == (0, "ok\n"), r.stderr

@@ -43,7 +43,7 @@ def test_output_matches_its_schema(schema, args):
 
 
 def test_snapshot_files_match_the_snapshot_schema(tmp_path):
-    from kgroup.snapshot import dump, load
+    from kgroup.group.snapshot import dump, load
 
     example = json.loads((ROOT / "examples" / "seed-g1.json").read_text())
     validate("snapshot", example)

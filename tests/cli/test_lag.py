@@ -19,8 +19,8 @@ from schemas import validate
 
 from kgroup.cli import main
 from kgroup.errors import ClusterError
-from kgroup.log_ends import EndAt, EndsAtStats, LogBounds, LogEndsAt
-from kgroup.model import PartitionOffsets
+from kgroup.lag.ends import EndAt, EndsAtStats, LogBounds, LogEndsAt
+from kgroup.group.model import PartitionOffsets
 
 NOW_MS = 200_000
 
@@ -51,20 +51,20 @@ class FakeCluster:
 @pytest.fixture
 def cluster(monkeypatch):
     fake = FakeCluster()
-    monkeypatch.setattr("kgroup.adapter.connect", lambda settings: fake)
+    monkeypatch.setattr("kgroup.kafka.cluster.connect", lambda settings: fake)
     monkeypatch.setattr("time.time", lambda: NOW_MS / 1000)
 
     def capture(cluster, groups, topics=None):
-        """What kgroup.capture makes of the group: its committed offsets and the log ends."""
-        from kgroup.capture import Capture
-        from kgroup.model import GroupDescription, GroupState
+        """What kgroup.group.capture makes of the group: its committed offsets and the log ends."""
+        from kgroup.group.capture import Capture
+        from kgroup.group.model import GroupDescription, GroupState
 
         offsets = {}
         for (t, p), o in cluster.committed.items():
             offsets.setdefault(t, {})[p] = PartitionOffsets(o, 0, end(NOW_MS))
         return Capture({g: GroupState(GroupDescription(g), {}, offsets=offsets) for g in groups})
 
-    monkeypatch.setattr("kgroup.capture.capture", capture)
+    monkeypatch.setattr("kgroup.group.capture.capture", capture)
     return fake
 
 

@@ -12,7 +12,7 @@ from logbuilder import Log
 from unit.test_codec import rand_struct
 
 from kgroup.offsets_log import records
-from kgroup.offsets_log.layouts import RECORD_TYPES
+from kgroup.kmsg.layouts import RECORD_TYPES
 from kgroup.offsets_log.raw import RawRecord, write_jsonl
 
 T = 1763780000000  # 2025-11-22T02:53:20Z

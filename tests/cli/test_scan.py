@@ -35,7 +35,7 @@ def test_usage_errors_come_before_spark(tmp_path):
 
 
 def test_other_commands_never_import_pyspark():
-    code = ("import sys, kgroup.cli, kgroup.adapter, kgroup.cli.scan\n"
+    code = ("import sys, kgroup.cli, kgroup.kafka.cluster, kgroup.cli.scan\n"
             "from typer.testing import CliRunner\n"
             "CliRunner().invoke(kgroup.cli.app, ['scan', '--help'])\n"
             "assert not [m for m in sys.modules if m.split('.')[0] in ('pyspark', 'pyarrow', 'pandas')], "
@@ -48,8 +48,8 @@ def test_package_zip_ships_the_whole_package():
 
     with zipfile.ZipFile(package_zip()) as z:
         names = set(z.namelist())
-    for module in ("kgroup/__init__.py", "kgroup/adapter.py", "kgroup/scan/source.py", "kgroup/scan/decode.py",
-                   "kgroup/offsets_log/records.py", "kgroup/offsets_log/layouts.py"):
+    for module in ("kgroup/__init__.py", "kgroup/kafka/cluster.py", "kgroup/scan/source.py", "kgroup/scan/decode.py",
+                   "kgroup/offsets_log/records.py", "kgroup/kmsg/layouts.py"):
         assert module in names
     assert not any("__pycache__" in n for n in names)
 

@@ -54,7 +54,7 @@ def test_short_secret_never_mangles_messages_or_shows_where_it_is():
 
 
 def test_short_secret_as_a_value_masks_the_whole_line(tmp_path):
-    from kgroup.settings import REDACTED_LINE, ConnectionSettings
+    from kgroup.kafka.settings import REDACTED_LINE, ConnectionSettings
 
     s = ConnectionSettings.build("h:1", ["sasl.password=ab1"], None, 5.0)
     assert s.redact("login ab1 refused\nother") == f"{REDACTED_LINE}\nother"

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 import pytest
 
 import javadriver
-from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
+from kgroup.whatif.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
 from kgroup.java.hashmap import iteration_order as hash_iteration_order, spread
 from kgroup.java.strings import java_string_hash
 from pathlib import Path
 
-from kgroup.assignors.sticky_core import StickyAssignmentError
-from kgroup.assignors.base import AssignorNeverReturns, MemberSubscription
+from kgroup.whatif.assignors.sticky_core import StickyAssignmentError
+from kgroup.whatif.assignors.base import AssignorNeverReturns, MemberSubscription
 
 pytestmark = pytest.mark.java  # runs Kafka's own assignors from the kafka-clients jar
 
@@ -550,7 +550,8 @@ def _without_racks(doc: dict) -> dict:
 
 def _whatif_scenario(strategy: str, add: list[str]) -> dict:
     """The assignors' input of ``kgroup whatif --snapshot examples/sticky-never-returns.json --add ...``."""
-    from kgroup import snapshot, whatif
+    from kgroup.group import snapshot
+    from kgroup.whatif import compare as whatif
 
     state = snapshot.load(ROOT / "examples" / "sticky-never-returns.json")
     change = whatif.Change(add=[whatif.AddedMember(name, topics.split(",")) for name, _, topics in
@@ -586,7 +587,8 @@ def test_the_group_of_examples_never_completes_with_two_members_added(java_drive
     """examples/sticky-never-returns.json (the whatif page's example): with the two members added
     Kafka's assignor does not return and kgroup whatif says ``completes: false``; as it stands,
     both return the same assignment."""
-    from kgroup import snapshot, whatif
+    from kgroup.group import snapshot
+    from kgroup.whatif import compare as whatif
 
     jar, classes = java_driver
     java = javadriver.run_alone(jar, classes, "added", strategy, _whatif_scenario(strategy, ISSUE_ADD))

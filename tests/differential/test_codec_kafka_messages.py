@@ -33,8 +33,8 @@ import pytest
 
 import javadriver
 from kgroup.java import jackson
-from kgroup.offsets_log import codec
-from kgroup.offsets_log.schema import F, Layout
+from kgroup.kmsg import codec
+from kgroup.kmsg.schema import F, Layout
 
 pytestmark = pytest.mark.java
 

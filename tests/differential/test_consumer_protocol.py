@@ -1,4 +1,4 @@
-"""kgroup.offsets_log.consumer_protocol against kafka-clients' ConsumerProtocol.
+"""kgroup.kmsg.consumer_protocol against kafka-clients' ConsumerProtocol.
 
 Three directions, each with thousands of random scenarios, in one JVM run of
 tests/java/ConsumerProtocolDriver.java:
@@ -19,8 +19,8 @@ import struct
 import pytest
 
 import javadriver
-from kgroup.offsets_log.codec import DecodeError
-from kgroup.offsets_log.consumer_protocol import (decode_assignment, decode_subscription,
+from kgroup.kmsg.codec import DecodeError
+from kgroup.kmsg.consumer_protocol import (decode_assignment, decode_subscription,
                                                   encode_assignment, encode_subscription)
 
 pytestmark = pytest.mark.java

@@ -7,7 +7,7 @@ import random
 import javadriver
 import pytest
 
-from kgroup.hashing import offsets_partition_for
+from kgroup.group.hashing import offsets_partition_for
 from kgroup.java.strings import java_string_hash
 
 pytestmark = pytest.mark.java

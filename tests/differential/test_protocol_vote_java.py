@@ -6,7 +6,7 @@ import random
 import javadriver
 import pytest
 
-from kgroup.protocol import (
+from kgroup.whatif.vote import (
     select_protocol,
 )
 

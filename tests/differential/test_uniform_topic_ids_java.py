@@ -8,7 +8,7 @@ import struct
 import javadriver
 import pytest
 
-from kgroup.assignors import uniform
+from kgroup.whatif.assignors import uniform
 from kgroup.java.hashmap import hashset_copy_initial_capacity
 
 pytestmark = pytest.mark.java

@@ -1,4 +1,4 @@
-"""The wire client's requests and responses (kgroup/wire/messages.py) against Kafka's own
+"""The wire client's requests and responses (kgroup/kmsg/messages.py) against Kafka's own
 generated message classes (kafka-clients 4.3.0): random instances of every request kgroup sends
 are written by Python and by Java to the same bytes, and every response Java writes is read by
 Python to the instance Java was given, also with unknown tagged fields added (to be skipped).
@@ -12,8 +12,8 @@ import pytest
 
 import javadriver
 from differential.test_codec_kafka_messages import java_input, rand_struct
-from kgroup.offsets_log import codec
-from kgroup.wire import messages
+from kgroup.kmsg import codec
+from kgroup.kmsg import messages
 
 pytestmark = pytest.mark.java
 

@@ -10,9 +10,9 @@ import uuid
 
 import pytest
 
-from kgroup.adapter import LogRange, offsets_log_ranges, read_log_range, read_log_range_columns
+from kgroup.kafka.cluster import LogRange, offsets_log_ranges, read_log_range, read_log_range_columns
 from kgroup.errors import ClusterError, UsageError
-from kgroup.settings import ConnectionSettings
+from kgroup.kafka.settings import ConnectionSettings
 
 pytestmark = pytest.mark.broker
 

@@ -1,11 +1,11 @@
-"""Describing many groups per request (kgroup.wire.describe) gives what librdkafka's
+"""Describing many groups per request (kgroup.kafka.wire.describe) gives what librdkafka's
 one-group-per-request describe gives, on a real broker.
 
 Tansu answers ConsumerGroupDescribe and DescribeGroups for the groups it has with few fields
 filled in, so the recording proxy in front of it replaces those answers by random ones
 (members, assignments, states, group and protocol types, ConsumerProtocol assignment bytes of
 every version, odd strings), the same answer for each group whichever client asks. The
-adapter then describes the same groups through librdkafka and through kgroup.wire, and the
+adapter then describes the same groups through librdkafka and through kgroup.kafka.wire, and the
 descriptions must be equal (but for the epochs of consumer groups and their members, which
 only the batched path reads: librdkafka does not hand them on); where librdkafka reports an
 error, the batched path must report the same one.
@@ -17,9 +17,9 @@ import struct
 
 import pytest
 
-from kgroup.offsets_log import codec
-from kgroup.offsets_log.consumer_protocol import encode_assignment
-from kgroup.wire.messages import CONSUMER_GROUP_DESCRIBE, DESCRIBE_GROUPS
+from kgroup.kmsg import codec
+from kgroup.kmsg.consumer_protocol import encode_assignment
+from kgroup.kmsg.messages import CONSUMER_GROUP_DESCRIBE, DESCRIBE_GROUPS
 
 pytestmark = pytest.mark.broker
 
@@ -122,8 +122,8 @@ def broker():
 
 
 def _cluster(proxy, batched: bool, timeout: float = 30.0):
-    from kgroup.adapter import connect
-    from kgroup.settings import ConnectionSettings
+    from kgroup.kafka.cluster import connect
+    from kgroup.kafka.settings import ConnectionSettings
 
     cluster = connect(ConnectionSettings.build(proxy.address, [], None, timeout, False))
     cluster.metadata()

@@ -102,7 +102,7 @@ def test_snapshot_round_trips_offsets(seed_group, tansu, tmp_path):
     ids = {t: v.pop("topic_id") for t, v in doc["cluster"]["topics"].items()}
     assert doc["cluster"]["topics"] == {"Order": {"partitions": 7}, "Stock": {"partitions": 5}}
     # the broker reports topic ids (Metadata v10+): recorded for the uniform assignor
-    from kgroup.snapshot import valid_topic_id
+    from kgroup.group.snapshot import valid_topic_id
 
     assert set(ids) == {"Order", "Stock"} and ids["Order"] != ids["Stock"]
     assert all(valid_topic_id(i) for i in ids.values()), ids

@@ -19,9 +19,9 @@ import uuid
 import pytest
 from listoffsets import kafka_list_offsets, produce_one_per_batch
 
-from kgroup.adapter import Cluster
-from kgroup.log_ends import COMPACTED, NO_BOUNDS, RETENTION, EndAt
-from kgroup.settings import ConnectionSettings
+from kgroup.kafka.cluster import Cluster
+from kgroup.lag.ends import COMPACTED, NO_BOUNDS, RETENTION, EndAt
+from kgroup.kafka.settings import ConnectionSettings
 
 pytestmark = pytest.mark.broker
 
@@ -192,8 +192,8 @@ def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
 
     from confluent_kafka import Producer
 
-    from kgroup.adapter import _RecordReader
-    from kgroup.log_ends import LogBounds, ends_at
+    from kgroup.kafka.cluster import _RecordReader
+    from kgroup.lag.ends import LogBounds, ends_at
 
     topic = f"ends-mock-{uuid.uuid4().hex[:8]}"
     producer = Producer({"bootstrap.servers": mock_cluster.bootstrap})

@@ -1,4 +1,4 @@
-"""`offsets` over many groups fetches committed offsets many groups per request (kgroup.wire)
+"""`offsets` over many groups fetches committed offsets many groups per request (kgroup.kafka.wire)
 on a real broker: the answer is the one librdkafka's one-group-per-request path gives, the
 requests are batched, and when the batched path fails midway librdkafka answers instead."""
 from __future__ import annotations

@@ -56,10 +56,10 @@ def many_groups():
 def _built_whole(bootstrap: str) -> dict:
     """The document as the command built it before streaming: every group captured, then the
     whole document made at once."""
-    from kgroup.adapter import connect
-    from kgroup.capture import capture
-    from kgroup.groups import offsets_document
-    from kgroup.settings import ConnectionSettings
+    from kgroup.kafka.cluster import connect
+    from kgroup.group.capture import capture
+    from kgroup.group.documents import offsets_document
+    from kgroup.kafka.settings import ConnectionSettings
 
     cluster = connect(ConnectionSettings.build(bootstrap, [], None, 30.0, False))
     ids = sorted(g.group_id for g in cluster.list_groups())
@@ -69,7 +69,7 @@ def _built_whole(bootstrap: str) -> dict:
 
 
 def _table_and_csv(doc: dict) -> tuple[str, str]:
-    from kgroup.render import OutputFormat, Table, emit
+    from kgroup.output.render import OutputFormat, Table, emit
 
     headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
                "CLIENT-ID", "HOST", "METADATA"]
@@ -167,8 +167,8 @@ class _WindowAdmin:
 
 
 def _cluster_with(admin):
-    from kgroup.adapter import Cluster
-    from kgroup.settings import ConnectionSettings
+    from kgroup.kafka.cluster import Cluster
+    from kgroup.kafka.settings import ConnectionSettings
 
     cluster = Cluster.__new__(Cluster)
     cluster.settings = ConnectionSettings.build("127.0.0.1:9", [], None, 30.0, False)
@@ -214,8 +214,8 @@ class _Terminal(io.StringIO):
 @pytest.mark.parametrize("terminal", [False, True])
 @pytest.mark.parametrize("count", [0, 1, 3])
 def test_groups_written_one_by_one_are_the_document_emit_writes(terminal, count):
-    from kgroup.render import OutputFormat, emit
-    from kgroup.stream import GroupsWriter
+    from kgroup.output.render import OutputFormat, emit
+    from kgroup.output.stream import GroupsWriter
 
     groups = [{"group": f"g{i}\u2028\"é", "state": None, "partitions": [{"topic": "A", "partition": i, "lag": None}] * i,
                "total_lag": i, "complete": True, "unknown": [], "nested": {"empty": [], "obj": {}}}
@@ -230,8 +230,8 @@ def test_groups_written_one_by_one_are_the_document_emit_writes(terminal, count)
 
 
 def test_offsets_group_json_is_json_dumps_of_the_row_objects():
-    from kgroup.groups import offsets_group_json
-    from kgroup.lag import ROW_FIELDS
+    from kgroup.group.documents import offsets_group_json
+    from kgroup.lag.now import ROW_FIELDS
 
     rows = [("A", 0, 5, 0, 9, 4, "m-1", "c\"1", "/10.0.0.1", "", None),
             ("A\u2028é", 1, None, None, None, None, None, None, None, None, 1234),

@@ -76,7 +76,7 @@ def test_offsets_log_holds_the_groups_commits_and_generation(live):
 
 def test_many_groups_read_the_same_batched_or_one_by_one(live):
     """Ten groups or more are described and their offsets fetched many per request
-    (kgroup/wire/); any -X property other than client.id keeps every request on librdkafka's
+    (kgroup/kafka/wire/); any -X property other than client.id keeps every request on librdkafka's
     one-group path. On a real cluster (a live classic group among groups that only commit)
     both give the same documents."""
     from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition

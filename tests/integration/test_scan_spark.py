@@ -145,8 +145,8 @@ def _scan(spark, **kw):
 
 
 def _live_request(bootstrap, topic, **kw):
-    from kgroup.adapter import offsets_log_leaders, offsets_log_ranges
-    from kgroup.settings import ConnectionSettings
+    from kgroup.kafka.cluster import offsets_log_leaders, offsets_log_ranges
+    from kgroup.kafka.settings import ConnectionSettings
 
     settings = ConnectionSettings.build(bootstrap, [], None, 10.0)
     leaders, brokers = offsets_log_leaders(settings, topic)
@@ -239,7 +239,7 @@ def test_csv_and_table_rendering(spark, scenario, saved):
     import io
 
     from kgroup.cli.scan import _tables
-    from kgroup.render import OutputFormat, emit
+    from kgroup.output.render import OutputFormat, emit
 
     groups, _, _ = expected(scenario)
     rep = _scan(spark, input=str(saved / "log.parquet"))

@@ -1,10 +1,10 @@
-"""kgroup.assignment: one member's assignment, its conversions and its compact form; and the
-one table of strategies (kgroup.assignors.registry) everything derives from."""
+"""kgroup.group.assignment: one member's assignment, its conversions and its compact form; and the
+one table of strategies (kgroup.whatif.assignors.registry) everything derives from."""
 from __future__ import annotations
 
-from kgroup.assignment import (by_topic, compact, merged, normalized, owners, owners_of, partition_count, ranges,
+from kgroup.group.assignment import (by_topic, compact, merged, normalized, owners, owners_of, partition_count, ranges,
                                topic_partitions)
-from kgroup.model import Member
+from kgroup.group.model import Member
 
 
 def test_by_topic_sorts_topics_and_partitions_and_topic_partitions_inverts_it():
@@ -53,8 +53,8 @@ def test_compact_form():
 
 
 def test_the_strategy_registry():
-    from kgroup.assignors.registry import CLIENT_SIDE, SERVER_SIDE, STRATEGIES
-    from kgroup.protocol import BUILTIN_REBALANCE_PROTOCOLS
+    from kgroup.whatif.assignors.registry import CLIENT_SIDE, SERVER_SIDE, STRATEGIES
+    from kgroup.whatif.vote import BUILTIN_REBALANCE_PROTOCOLS
 
     assert list(STRATEGIES) == ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
     assert CLIENT_SIDE == ["range", "roundrobin", "sticky", "cooperative-sticky"]
@@ -73,13 +73,13 @@ def test_the_strategy_registry():
     assert [s.name for s in STRATEGIES.values() if s.takes_topic_ids] == ["uniform"]
     import importlib
     for s in STRATEGIES.values():  # each names a module that implements it
-        module = importlib.import_module(f"kgroup.assignors.{s.module}")
+        module = importlib.import_module(f"kgroup.whatif.assignors.{s.module}")
         assert callable(module.assign_rounds if s.two_rounds else module.assign)
 
 
 def test_a_strategy_runs_its_module():
-    from kgroup.assignors.base import MemberSubscription
-    from kgroup.assignors.registry import STRATEGIES
+    from kgroup.whatif.assignors.base import MemberSubscription
+    from kgroup.whatif.assignors.registry import STRATEGIES
 
     topics = {"T": 3}
     members = [MemberSubscription("a", ("T",)), MemberSubscription("b", ("T",))]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from kgroup.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
-from kgroup.assignors.sticky_core import AssignmentDoesNotTerminate
-from kgroup.assignment import by_topic
-from kgroup.assignors.base import MemberSubscription
-from kgroup.assignors.leader import member_info_key
+from kgroup.whatif.assignors import cooperative_sticky, range as range_assignor, roundrobin, sticky
+from kgroup.whatif.assignors.sticky_core import AssignmentDoesNotTerminate
+from kgroup.group.assignment import by_topic
+from kgroup.whatif.assignors.base import MemberSubscription
+from kgroup.whatif.assignors.leader import member_info_key
 from kgroup.java.hashmap import iteration_order as hash_iteration_order, spread
 from kgroup.java.strings import java_string_hash, java_string_key as java_key
 from kgroup.java.topic_partition import topic_partition_hash

@@ -1,4 +1,4 @@
-"""KIP-848 server-side assignors: ``uniform`` and ``range`` (kgroup.assignors.uniform/server_range).
+"""KIP-848 server-side assignors: ``uniform`` and ``range`` (kgroup.whatif.assignors.uniform/server_range).
 
 Most expected values are Kafka's own: the scenarios of UniformHomogeneousAssignmentBuilderTest,
 UniformHeterogeneousAssignmentBuilderTest, RangeAssignorTest and CommonAssignorTests
@@ -19,8 +19,8 @@ import random
 
 import pytest
 
-from kgroup.assignors import server_range, uniform
-from kgroup.assignors.base import MemberSubscription
+from kgroup.whatif.assignors import server_range, uniform
+from kgroup.whatif.assignors.base import MemberSubscription
 from kgroup.java.hashmap import bucket_index, iteration_order
 from kgroup.java.strings import java_string_hash
 from kgroup.java.uuid import parse_uuid, uuid_hash

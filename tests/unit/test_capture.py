@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kgroup.capture import capture, is_unknown
+from kgroup.group.capture import capture, is_unknown
 from kgroup.errors import ClusterError, UsageError
-from kgroup.model import (Broker, ClusterMetadata, GroupDescription, GroupListing, Member, PartitionInfo,
+from kgroup.group.model import (Broker, ClusterMetadata, GroupDescription, GroupListing, Member, PartitionInfo,
                           PartitionOffsets, TopicInfo)
 
 
@@ -165,7 +165,7 @@ def test_without_dropping_a_deleted_topic_stays_a_problem():
 
 def deleted_topic_snapshot() -> dict:
     """The snapshot document of a group still assigned partitions of a deleted topic, Gone."""
-    from kgroup import snapshot
+    from kgroup.group import snapshot
 
     cluster = ScriptedCluster({"G": _deleted_topic_group()},
                               committed_all={"G": {("Order", p): PartitionOffsets(5) for p in range(3)}},
@@ -177,8 +177,8 @@ def deleted_topic_snapshot() -> dict:
 def test_snapshot_of_a_deleted_topic_keeps_what_was_dropped_and_whatif_never_sees_it():
     import json
 
-    from kgroup import snapshot
-    from kgroup.whatif import Change, run
+    from kgroup.group import snapshot
+    from kgroup.whatif.compare import Change, run
 
     doc = deleted_topic_snapshot()
     members = doc["group"]["members"]
@@ -199,7 +199,7 @@ def test_snapshot_of_a_deleted_topic_keeps_what_was_dropped_and_whatif_never_see
     ([], "$.group.members[0].dropped_assignment must be an object, not a list"),
 ])
 def test_a_malformed_dropped_assignment_is_refused_with_its_path(dropped, problem):
-    from kgroup import snapshot
+    from kgroup.group import snapshot
 
     doc = {"kgroup_snapshot": 1, "cluster": {"topics": {"Order": {"partitions": 3}}},
            "group": {"group_id": "G", "members": [{"member_id": "m1", "assignment": {"Order": [0]},
@@ -213,7 +213,7 @@ def test_adapter_keys_an_unnamed_topic_as_empty():
     # a KIP-848 describe may name no topic for an id the broker no longer knows
     from types import SimpleNamespace as TP
 
-    from kgroup.adapter import _by_topic
+    from kgroup.kafka.cluster import _by_topic
 
     assert _by_topic([TP(topic="Order", partition=1), TP(topic=None, partition=0), TP(topic="Order", partition=0)]) \
         == {"": [0], "Order": [0, 1]}

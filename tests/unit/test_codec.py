@@ -22,9 +22,9 @@ import pytest
 
 from kgroup.java import jackson
 from kgroup.offsets_log import records
-from kgroup.offsets_log.codec import DecodeError
-from kgroup.offsets_log.layouts import RECORD_TYPES
-from kgroup.offsets_log.schema import F
+from kgroup.kmsg.codec import DecodeError
+from kgroup.kmsg.layouts import RECORD_TYPES
+from kgroup.kmsg.schema import F
 
 
 def h(*parts: str) -> bytes:
@@ -546,7 +546,7 @@ def test_random_round_trip(type_id):
 
 
 def test_defaults_of_absent_fields_are_not_shared_between_records():
-    from kgroup.offsets_log.consumer_protocol import decode_subscription
+    from kgroup.kmsg.consumer_protocol import decode_subscription
 
     v0 = h("0000 00000000 ffffffff")  # subscription v0: no topics, userData null; ownedPartitions absent
     first, second = decode_subscription(v0), decode_subscription(v0)

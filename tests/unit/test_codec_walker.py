@@ -16,9 +16,10 @@ import struct
 
 import pytest
 
-from kgroup.offsets_log import codec, records
-from kgroup.offsets_log.codec import DecodeError
-from kgroup.offsets_log.layouts import CONSUMER_PROTOCOL_ASSIGNMENT, CONSUMER_PROTOCOL_SUBSCRIPTION, RECORD_TYPES
+from kgroup.offsets_log import records
+from kgroup.kmsg import codec
+from kgroup.kmsg.codec import DecodeError
+from kgroup.kmsg.layouts import CONSUMER_PROTOCOL_ASSIGNMENT, CONSUMER_PROTOCOL_SUBSCRIPTION, RECORD_TYPES
 from unit.test_codec import rand_struct
 from differential.test_codec_kafka_messages import (CONSUMER_GROUP_HEARTBEAT_REQUEST, CONSUMER_GROUP_HEARTBEAT_RESPONSE,
                                        JOIN_GROUP_REQUEST)

@@ -1,12 +1,12 @@
-"""kgroup.offsets_log.consumer_protocol by hand: bytes worked out from the Subscription/Assignment schemas."""
+"""kgroup.kmsg.consumer_protocol by hand: bytes worked out from the Subscription/Assignment schemas."""
 from __future__ import annotations
 
 import struct
 
 import pytest
 
-from kgroup.offsets_log.codec import DecodeError
-from kgroup.offsets_log.consumer_protocol import (
+from kgroup.kmsg.codec import DecodeError
+from kgroup.kmsg.consumer_protocol import (
     decode_assignment,
     decode_subscription,
     encode_assignment,

@@ -1,10 +1,10 @@
-"""kgroup.coordinator in-process: how many partitions __consumer_offsets is taken to have,
+"""kgroup.group.coordinator in-process: how many partitions __consumer_offsets is taken to have,
 and where that number came from (the CLI words the warnings from these facts)."""
 from __future__ import annotations
 
-from kgroup.coordinator import PartitionCount, offline_survey, offsets_partition_count, snapshot_survey
-from kgroup.metadata import ClusterMetadata, PartitionInfo, TopicInfo
-from kgroup.model import Broker, GroupDescription, GroupState
+from kgroup.group.coordinator import PartitionCount, offline_survey, offsets_partition_count, snapshot_survey
+from kgroup.group.metadata import ClusterMetadata, PartitionInfo, TopicInfo
+from kgroup.group.model import Broker, GroupDescription, GroupState
 
 
 def _metadata(partitions: int) -> ClusterMetadata:

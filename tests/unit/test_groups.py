@@ -1,8 +1,8 @@
-"""kgroup.groups in-process: the verdict over an offsets answer taken group by group, and the list and
+"""kgroup.group.documents in-process: the verdict over an offsets answer taken group by group, and the list and
 describe documents (member order, reconciliation, filters) worked by hand."""
 from __future__ import annotations
 
-from kgroup.groups import LagVerdict
+from kgroup.group.documents import LagVerdict
 
 
 def _g(group, over=(), unknown=(), complete=True):
@@ -49,15 +49,15 @@ def test_without_a_threshold_nothing_is_over():
 # ------------------------------------------------------------------ list and describe documents
 
 def _state(*members, state="Stable", assignor="range"):
-    from kgroup.model import Broker, GroupDescription, GroupState, TopicLayout
+    from kgroup.group.model import Broker, GroupDescription, GroupState, TopicLayout
 
     return GroupState(GroupDescription("G", state=state, assignor=assignor, members=list(members),
                                        coordinator=Broker(2, "b2", 9092)), {"T": TopicLayout(4)})
 
 
 def test_describe_lists_static_members_first_then_by_member_id():
-    from kgroup.groups import describe_document
-    from kgroup.model import Member
+    from kgroup.group.documents import describe_document
+    from kgroup.group.model import Member
 
     doc = describe_document([_state(Member("b", assignment={"T": [3, 1]}),
                                     Member("z", group_instance_id="i2", assignment={"T": [0]}),
@@ -73,8 +73,8 @@ def test_describe_lists_static_members_first_then_by_member_id():
 
 
 def test_a_member_whose_target_differs_is_reconciling_and_said_so():
-    from kgroup.groups import describe_document, describe_notes
-    from kgroup.model import Member
+    from kgroup.group.documents import describe_document, describe_notes
+    from kgroup.group.model import Member
 
     doc = describe_document([_state(Member("m1", assignment={"T": [0, 1]}, target_assignment={"T": [1, 0]}),
                                     Member("m2", assignment={"T": [2]}, target_assignment={"T": [2, 3]}),
@@ -95,9 +95,9 @@ def test_a_member_whose_target_differs_is_reconciling_and_said_so():
 
 
 def test_list_filters_states_in_any_case_and_the_type():
-    from kgroup.groups import listing_row
-    from kgroup.metadata import GroupListing
-    from kgroup.model import GroupDescription, Member
+    from kgroup.group.documents import listing_row
+    from kgroup.group.metadata import GroupListing
+    from kgroup.group.model import GroupDescription, Member
 
     listed = [GroupListing("A", "classic", "Stable"), GroupListing("B", "consumer", "PreparingRebalance"),
               GroupListing("C", "classic", "Empty")]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgroup.hashing import kafka_abs, offsets_partition_for
+from kgroup.group.hashing import kafka_abs, offsets_partition_for
 from kgroup.java.strings import java_string_hash
 
 JAVA_VALUES = [

@@ -6,9 +6,9 @@ from typing import NamedTuple
 
 import pytest
 
-from kgroup.groups import lag_verdict, offsets_document
-from kgroup.lag import lag, offset_table
-from kgroup.model import GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
+from kgroup.group.documents import lag_verdict, offsets_document
+from kgroup.lag.now import lag, offset_table
+from kgroup.group.model import GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
 
 
 class Row(NamedTuple):
@@ -133,7 +133,7 @@ def test_threshold_cannot_pass_on_incomplete_data():
 
 
 def test_time_lag_reads_the_first_unconsumed_record_where_there_is_one():
-    from kgroup.lag import time_lag_positions
+    from kgroup.lag.now import time_lag_positions
 
     state = _state({0: PartitionOffsets(5, 0, 10),     # records 5..9 unconsumed: read offset 5
                     1: PartitionOffsets(10, 0, 10),    # caught up: nothing to read

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from kgroup.lag_history import (Commit, EndsAt, Watch, commits_from_log, document, evaluate, moments, shown,
+from kgroup.lag.history import (Commit, EndsAt, Watch, commits_from_log, document, evaluate, moments, shown,
                                 time_lag_positions)
 from kgroup.offsets_log.selection import Selection, select
 from logbuilder import Log

@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 import pytest
 
-from kgroup import lag_status as ls
-from kgroup.lag_status import OK, REWIND, STALL, STOP, WARN, Sample
+from kgroup.lag import status as ls
+from kgroup.lag.status import OK, REWIND, STALL, STOP, WARN, Sample
 
 
 class Case(NamedTuple):

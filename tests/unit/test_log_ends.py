@@ -1,4 +1,4 @@
-"""kgroup.log_ends.ends_at on in-memory logs: brokers answering ListOffsets by timestamp as Kafka
+"""kgroup.lag.ends.ends_at on in-memory logs: brokers answering ListOffsets by timestamp as Kafka
 does, as Tansu does (the log start for every timestamp) and as librdkafka's mock cluster does
 (-1), over logs with skipped offsets, retention and compaction.
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgroup.log_ends import (COMPACTED, NO_BOUNDS, NO_POLICY, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, LogBounds,
+from kgroup.lag.ends import (COMPACTED, NO_BOUNDS, NO_POLICY, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, LogBounds,
                              ends_at)
 
 MODES = ("kafka", "start", "none")
@@ -276,7 +276,7 @@ def test_any_log_any_broker_answers_as_the_linear_scan(case):
 
 
 def test_record_times_one_read_per_slot():
-    from kgroup.log_ends import record_times
+    from kgroup.lag.ends import record_times
 
     # offsets 3 and 4 of b are gone (compaction): offset 3 stands for the next record, 5
     records = {("a", 0): contiguous(0, [100, 200, 300, 400]), ("b", 0): [(0, 10), (1, 20), (2, 30), (5, 60)]}

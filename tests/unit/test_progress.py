@@ -1,10 +1,10 @@
-"""kgroup.progress in process: nothing on a pipe; on a terminal, one line redrawn in place and
+"""kgroup.output.progress in process: nothing on a pipe; on a terminal, one line redrawn in place and
 cleared at the end."""
 from __future__ import annotations
 
 import io
 
-from kgroup.progress import progress_bar
+from kgroup.output.progress import progress_bar
 
 
 class Terminal(io.StringIO):

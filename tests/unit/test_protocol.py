@@ -1,9 +1,9 @@
-"""Classic-group protocol selection (kgroup.protocol), as ClassicGroup.selectProtocol does it.
+"""Classic-group protocol selection (kgroup.whatif.vote), as ClassicGroup.selectProtocol does it.
 
 Expected values: Kafka's ClassicGroupTest scenarios (testSelectProtocol,
 testSelectProtocolChoosesCompatibleProtocol, testSupportsProtocols, ...), the worked
 example of shared seed 004 (checked against the rules, it is right), and hand
-derivations from the rules in kgroup/protocol.py.  Tie-breaking relies on Java's
+derivations from the rules in kgroup/whatif/vote.py.  Tie-breaking relies on Java's
 String.hashCode and HashMap bucket order; the hash values below were printed by Java 17,
 and a differential test re-checks the whole vote against a JVM.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgroup.protocol import (
+from kgroup.whatif.vote import (
     INCONSISTENT_GROUP_PROTOCOL,
     plan_rolling_switch,
     rebalance_protocol,

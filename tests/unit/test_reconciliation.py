@@ -1,10 +1,10 @@
-"""kgroup.reconciliation: why a KIP-848 member is still reconciling, on constructed
+"""kgroup.group.reconciliation: why a KIP-848 member is still reconciling, on constructed
 ConsumerGroupDescribe answers (as the model holds them) and offsets-log states; every expected
 value is worked out by hand in the comments."""
 from __future__ import annotations
 
-from kgroup.model import GroupDescription, Member
-from kgroup.reconciliation import Reconciliation, Waiting, describe_line, explain, reconciled
+from kgroup.group.model import GroupDescription, Member
+from kgroup.group.reconciliation import Reconciliation, Waiting, describe_line, explain, reconciled
 
 
 def _group(members, generation=5, assignment_epoch=5):

@@ -1,4 +1,4 @@
-"""kgroup.render in process: cells, escapes, durations and the three output formats, with
+"""kgroup.output.render in process: cells, escapes, durations and the three output formats, with
 every expected text written out by hand (and the plain table checked against tabulate)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 
 from tabulate import tabulate
 
-from kgroup.render import OutputFormat, Table, cell, duration, emit, printable, simple_table
+from kgroup.output.render import OutputFormat, Table, cell, duration, emit, printable, simple_table
 
 
 def test_cell_shows_nothing_as_a_dash_and_booleans_as_words():

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from kgroup.lag_history import Commit
-from kgroup.model import Member
+from kgroup.lag.history import Commit
+from kgroup.group.model import Member
 from kgroup.offsets_log.replay import Rebalance
 from kgroup.report import data, fleet
 from kgroup.report.html import chart_text, chart_time, embed_json, esc

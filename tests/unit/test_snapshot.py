@@ -1,4 +1,4 @@
-"""kgroup.snapshot in process: a small document parsed to the group it describes, written back, and
+"""kgroup.group.snapshot in process: a small document parsed to the group it describes, written back, and
 refused where a real cluster could not hold it, each refusal naming its JSON path."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from kgroup.errors import UsageError
-from kgroup.snapshot import decode, dump, parse
+from kgroup.group.snapshot import decode, dump, parse
 
 DOC = {"kgroup_snapshot": 1, "cluster": {"topics": {"T": {"partitions": 3}}},
        "group": {"group_id": "G", "members": [{"member_id": "m1", "assignment": {"T": [0, 2]}},
@@ -118,7 +118,7 @@ def test_depth_check_agrees_with_the_parsed_depth_on_random_documents():
     import json
     import random
 
-    from kgroup.snapshot import MAX_DEPTH, _nesting_problem
+    from kgroup.group.snapshot import MAX_DEPTH, _nesting_problem
 
     rng = random.Random(7)
     leaves = [1, None, "a[", '\\"]{', "\\", '"', 'x\\"[[', "\u00e9]", "\n[", "\\\\\\", "}{", '""']
@@ -165,7 +165,7 @@ def test_the_example_snapshot_is_version_2_and_loads():
     import json
     from pathlib import Path
 
-    from kgroup.snapshot import load
+    from kgroup.group.snapshot import load
 
     path = Path(__file__).resolve().parents[2] / "examples" / "seed-g1.json"
     doc = json.loads(path.read_text())

@@ -1,7 +1,7 @@
 """Sparklines: fixed width whatever the number of points, slots worked by hand."""
 from __future__ import annotations
 
-from kgroup import sparkline
+from kgroup.output import sparkline
 
 
 def test_slots_take_the_highest_value_and_carry_the_last_forward():

@@ -1,13 +1,13 @@
-"""kgroup/assignors/sticky_core/builder.py: the state Kafka's AbstractAssignmentBuilder holds for
+"""kgroup/whatif/assignors/sticky_core/builder.py: the state Kafka's AbstractAssignmentBuilder holds for
 both builders, Java's List.remove(Object) and the builders' two-pointer walk."""
 from __future__ import annotations
 
 import pytest
 
-from kgroup.assignors.sticky_core.builder import AbstractAssignmentBuilder, remove_first, unassigned_walk
-from kgroup.assignors.sticky_core.constrained import ConstrainedAssignmentBuilder
-from kgroup.assignors.sticky_core.general import GeneralAssignmentBuilder
-from kgroup.assignors.sticky_core.rack_info import RackInfo
+from kgroup.whatif.assignors.sticky_core.builder import AbstractAssignmentBuilder, remove_first, unassigned_walk
+from kgroup.whatif.assignors.sticky_core.constrained import ConstrainedAssignmentBuilder
+from kgroup.whatif.assignors.sticky_core.general import GeneralAssignmentBuilder
+from kgroup.whatif.assignors.sticky_core.rack_info import RackInfo
 
 NO_RACKS = RackInfo({}, {}, None)
 

@@ -1,12 +1,12 @@
-"""kgroup/assignors/sticky_core/constrained.py: Kafka's ConstrainedAssignmentBuilder (every member
+"""kgroup/whatif/assignors/sticky_core/constrained.py: Kafka's ConstrainedAssignmentBuilder (every member
 subscribes to the same topics), on groups worked by hand from its three steps: keep owned
 partitions up to the quota, rack-aware round robin, round robin."""
 from __future__ import annotations
 
-from kgroup.assignors.base import TopicPartition, TopicRacks
-from kgroup.assignors.sticky_core import MemberData, StickySubscription, assign_partitions
-from kgroup.assignors.sticky_core.constrained import ConstrainedAssignmentBuilder
-from kgroup.assignors.sticky_core.rack_info import RackInfo
+from kgroup.whatif.assignors.base import TopicPartition, TopicRacks
+from kgroup.whatif.assignors.sticky_core import MemberData, StickySubscription, assign_partitions
+from kgroup.whatif.assignors.sticky_core.constrained import ConstrainedAssignmentBuilder
+from kgroup.whatif.assignors.sticky_core.rack_info import RackInfo
 
 
 def _sub(member: str, topics: list[str], owned: tuple[TopicPartition, ...] | list[TopicPartition] = (), generation: int | None = None,

@@ -1,4 +1,4 @@
-"""kgroup/assignors/sticky_core/general.py: Kafka's GeneralAssignmentBuilder (subscriptions differ),
+"""kgroup/whatif/assignors/sticky_core/general.py: Kafka's GeneralAssignmentBuilder (subscriptions differ),
 on groups worked by hand: owned partitions kept, the rest to the least loaded eligible member
 (members ordered by size, then id in Java's String order), then partitions moved while a member
 could take one from a member with at least two more, preferring the owner of an older
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import random
 
-from kgroup.assignors.base import TopicPartition
-from kgroup.assignors.sticky_core import MemberData, StickySubscription, assign_partitions
-from kgroup.assignors.sticky_core.general import GeneralAssignmentBuilder, balance_score
-from kgroup.assignors.sticky_core.rack_info import RackInfo
+from kgroup.whatif.assignors.base import TopicPartition
+from kgroup.whatif.assignors.sticky_core import MemberData, StickySubscription, assign_partitions
+from kgroup.whatif.assignors.sticky_core.general import GeneralAssignmentBuilder, balance_score
+from kgroup.whatif.assignors.sticky_core.rack_info import RackInfo
 
 
 def _sub(member: str, topics: list[str], owned: tuple[TopicPartition, ...] | list[TopicPartition] = (),

@@ -1,4 +1,4 @@
-"""kgroup/assignors/sticky_core/movements.py: Kafka's PartitionMovements, worked by hand.
+"""kgroup/whatif/assignors/sticky_core/movements.py: Kafka's PartitionMovements, worked by hand.
 
 A record is (first owner, current owner) per moved partition, grouped by topic and pair; the
 HashSet of a pair is asked for its first partition, which Java picks by bucket:
@@ -7,7 +7,7 @@ so in a 16-bucket table T-1 (1076) sits in bucket 4 and T-2 (1107) in bucket 3.
 """
 from __future__ import annotations
 
-from kgroup.assignors.sticky_core.movements import PartitionMovements
+from kgroup.whatif.assignors.sticky_core.movements import PartitionMovements
 
 
 def test_a_move_is_recorded_from_its_first_owner_to_its_current_one():

@@ -1,9 +1,9 @@
-"""kgroup/assignors/sticky_core/rack_info.py: Kafka's AbstractStickyAssignor.RackInfo (KIP-881),
+"""kgroup/whatif/assignors/sticky_core/rack_info.py: Kafka's AbstractStickyAssignor.RackInfo (KIP-881),
 on racks worked by hand."""
 from __future__ import annotations
 
-from kgroup.assignors.sticky_core import MemberData, StickySubscription
-from kgroup.assignors.sticky_core.rack_info import RackInfo
+from kgroup.whatif.assignors.sticky_core import MemberData, StickySubscription
+from kgroup.whatif.assignors.sticky_core.rack_info import RackInfo
 
 
 def _sub(member: str, rack: str | None) -> StickySubscription:

@@ -1,9 +1,9 @@
-"""kgroup/assignors/sticky_core/skeleton.py: Kafka's AbstractStickyAssignor.assignPartitions, i.e.
+"""kgroup/whatif/assignors/sticky_core/skeleton.py: Kafka's AbstractStickyAssignor.assignPartitions, i.e.
 allSubscriptionsEqual (who may keep which owned partition) and the choice of the builder; and the
 data a member brings (member_data.py) and the failures (errors.py). Worked by hand."""
 from __future__ import annotations
 
-from kgroup.assignors.sticky_core import (
+from kgroup.whatif.assignors.sticky_core import (
     AssignmentDoesNotTerminate,
     MemberData,
     StickyAssignmentError,
@@ -11,8 +11,8 @@ from kgroup.assignors.sticky_core import (
     as_assignment,
     assign_partitions,
 )
-from kgroup.assignors.sticky_core.movements import PartitionMovements
-from kgroup.assignors.sticky_core.skeleton import all_subscriptions_equal
+from kgroup.whatif.assignors.sticky_core.movements import PartitionMovements
+from kgroup.whatif.assignors.sticky_core.skeleton import all_subscriptions_equal
 
 T0, T1, T2 = ("T", 0), ("T", 1), ("T", 2)
 

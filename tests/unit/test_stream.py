@@ -1,4 +1,4 @@
-"""kgroup.stream in process: a document written group by group is, byte for byte, the document
+"""kgroup.output.stream in process: a document written group by group is, byte for byte, the document
 written whole (compared with the json module's own text), for JSON piped or at a terminal, CSV
 and the table."""
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 import json
 
-from kgroup.render import OutputFormat
-from kgroup.stream import GroupsWriter
+from kgroup.output.render import OutputFormat
+from kgroup.output.stream import GroupsWriter
 
 ITEMS = [{"group": "G1", "lag": 3, "note": "订单"}, {"group": "G2", "lag": None, "note": ""}]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 
 
-from kgroup.assignors import uniform
-from kgroup.assignors.base import MemberSubscription
+from kgroup.whatif.assignors import uniform
+from kgroup.whatif.assignors.base import MemberSubscription
 from kgroup.java.uuid import parse_uuid, uuid_hash
 
 # Two ids whose Uuid.hashCode() falls in bucket 5 of a 16-slot table:

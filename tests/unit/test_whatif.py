@@ -1,4 +1,4 @@
-"""kgroup.whatif in process: the change applied to a group, its facts when refused, the vote after it,
+"""kgroup.whatif.compare in process: the change applied to a group, its facts when refused, the vote after it,
 gained/lost per member; values worked by hand from Kafka's rules."""
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import pytest
 
 
 def _group(*members, protocol="range", topics=None):
-    from kgroup.model import GroupDescription, GroupState, TopicLayout
+    from kgroup.group.model import GroupDescription, GroupState, TopicLayout
 
     return GroupState(GroupDescription("G", state="Stable", assignor=protocol, members=list(members)),
                       {t: TopicLayout(n) for t, n in (topics or {"T": 4}).items()})
 
 
 def test_gained_lost_lists_only_what_changes_hands():
-    from kgroup.whatif import gained_lost
+    from kgroup.whatif.compare import gained_lost
 
     # T-0 and T-1 go, T-3 and U-0 come, T-2 stays
     assert gained_lost({"T": [0, 1, 2]}, {"T": [2, 3], "U": [0]}) == ({"T": [3], "U": [0]}, {"T": [0, 1]})
@@ -23,8 +23,8 @@ def test_gained_lost_lists_only_what_changes_hands():
 
 
 def test_member_protocols_fall_back_to_the_group_protocol():
-    from kgroup.model import Member
-    from kgroup.whatif import member_protocols
+    from kgroup.group.model import Member
+    from kgroup.whatif.compare import member_protocols
 
     state = _group()
     assert member_protocols(state, Member("m", protocols=["sticky", "range"])) == ["sticky", "range"]
@@ -33,8 +33,8 @@ def test_member_protocols_fall_back_to_the_group_protocol():
 
 
 def test_refused_joins_each_joins_the_group_left_by_the_ones_before():
-    from kgroup.model import Member
-    from kgroup.whatif import AddedMember, Change, refused_joins
+    from kgroup.group.model import Member
+    from kgroup.whatif.compare import AddedMember, Change, refused_joins
 
     state = _group(Member("m1", protocols=["range", "roundrobin"]), Member("m2", protocols=["range"]))
     # m2 lacks roundrobin: x is refused; y (range) joins
@@ -50,8 +50,8 @@ def test_refused_joins_each_joins_the_group_left_by_the_ones_before():
 
 
 def test_vote_after_the_change():
-    from kgroup.model import Member
-    from kgroup.whatif import AddedMember, Change, vote_after
+    from kgroup.group.model import Member
+    from kgroup.whatif.compare import AddedMember, Change, vote_after
 
     state = _group(Member("m1", protocols=["range", "roundrobin"]), Member("m2", protocols=["roundrobin", "range"]))
     # x supports roundrobin only: the one candidate, and every ballot goes to it
@@ -70,8 +70,8 @@ def test_vote_after_the_change():
 
 def test_changes_the_group_cannot_take_carry_their_facts():
     from kgroup.errors import UsageError
-    from kgroup.model import MAX_GROUP_PARTITIONS, Member
-    from kgroup.whatif import (
+    from kgroup.group.model import MAX_GROUP_PARTITIONS, Member
+    from kgroup.whatif.compare import (
         AddedMember,
         Change,
         MemberExists,
@@ -102,8 +102,8 @@ def test_changes_the_group_cannot_take_carry_their_facts():
 
 
 def test_inferred_subscriptions_are_a_note_with_the_topics():
-    from kgroup.model import Member
-    from kgroup.whatif import Change, SubscriptionsInferred, run
+    from kgroup.group.model import Member
+    from kgroup.whatif.compare import Change, SubscriptionsInferred, run
 
     result = run(_group(Member("m1", assignment={"T": [0, 1]}), topics={"T": 2}), Change(), ["range"])
     assert result.inferred_subscriptions
@@ -118,8 +118,8 @@ def test_run_on_the_seed_group_removing_c3():
     partitions sorted by topic then partition to C1, C2 in turn."""
     from pathlib import Path
 
-    from kgroup.snapshot import load
-    from kgroup.whatif import Change, Move, run
+    from kgroup.group.snapshot import load
+    from kgroup.whatif.compare import Change, Move, run
 
     state = load(Path(__file__).resolve().parents[2] / "examples" / "seed-g1.json")
     c1, c2, c3 = sorted(m.member_id for m in state.group.members)
@@ -142,10 +142,10 @@ def test_run_on_the_seed_group_removing_c3():
 def test_a_strategy_whose_assignor_never_returns_is_a_result(monkeypatch):
     """An assignor that raises AssignorNeverReturns (Kafka's would loop forever) gives a result that
     does not complete, with the reason; the strategies around it answer as always."""
-    from kgroup.assignors import range as range_assignor
-    from kgroup.assignors.base import AssignorNeverReturns
-    from kgroup.model import Member
-    from kgroup.whatif import Change, run
+    from kgroup.whatif.assignors import range as range_assignor
+    from kgroup.whatif.assignors.base import AssignorNeverReturns
+    from kgroup.group.model import Member
+    from kgroup.whatif.compare import Change, run
 
     def loops(*args, **kwargs):
         raise AssignorNeverReturns("loops")
@@ -163,10 +163,10 @@ def test_a_strategy_whose_assignor_never_returns_is_a_result(monkeypatch):
 
 
 def test_a_follow_up_rebalance_that_never_completes_is_named(monkeypatch):
-    from kgroup.assignors import cooperative_sticky
-    from kgroup.assignors.base import AssignorNeverReturns
-    from kgroup.model import Member
-    from kgroup.whatif import Change, run
+    from kgroup.whatif.assignors import cooperative_sticky
+    from kgroup.whatif.assignors.base import AssignorNeverReturns
+    from kgroup.group.model import Member
+    from kgroup.whatif.compare import Change, run
 
     calls = []
 
@@ -189,10 +189,10 @@ def test_switch_rebalances_bring_what_kafkas_consumers_bring(monkeypatch):
     by hand: a consumer listing range rebalances EAGER and brings nothing; a restarted consumer
     owns nothing in generation -1; a COOPERATIVE one (step 4: a, restarted in step 3) brings what
     the last rebalance gave it, in that rebalance's generation (4 + one per completed rebalance)."""
-    from kgroup.assignors import cooperative_sticky
-    from kgroup.model import Member
-    from kgroup.protocol import plan_rolling_switch
-    from kgroup.whatif import switch_rebalances
+    from kgroup.whatif.assignors import cooperative_sticky
+    from kgroup.group.model import Member
+    from kgroup.whatif.vote import plan_rolling_switch
+    from kgroup.whatif.compare import switch_rebalances
 
     calls = []
 
@@ -219,10 +219,10 @@ def test_switch_rebalances_give_sticky_its_memory(monkeypatch):
     """sticky -> range, from-first, on a and b running sticky (generation 2): every bounce-1 step
     still selects sticky; its userData is the member's assignment of the last sticky rebalance,
     none for a restarted consumer."""
-    from kgroup.assignors import sticky
-    from kgroup.model import Member
-    from kgroup.protocol import plan_rolling_switch
-    from kgroup.whatif import switch_rebalances
+    from kgroup.whatif.assignors import sticky
+    from kgroup.group.model import Member
+    from kgroup.whatif.vote import plan_rolling_switch
+    from kgroup.whatif.compare import switch_rebalances
 
     calls = []
 

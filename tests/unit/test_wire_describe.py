@@ -1,13 +1,13 @@
-"""kgroup.wire.describe without a broker: which request asks, how an answer splits into
+"""kgroup.kafka.wire.describe without a broker: which request asks, how an answer splits into
 descriptions, follow-up DescribeGroups and groups handed back to librdkafka, and the state
 names librdkafka reports. (Descriptions against librdkafka's own: integration/test_describe_batched.py.)"""
 from __future__ import annotations
 
 import pytest
 
-from kgroup.wire.coordinators import Node
-from kgroup.wire.describe import Describe, state_name
-from kgroup.wire.messages import CONSUMER_GROUP_DESCRIBE, DESCRIBE_GROUPS
+from kgroup.kafka.wire.coordinators import Node
+from kgroup.kafka.wire.describe import Describe, state_name
+from kgroup.kmsg.messages import CONSUMER_GROUP_DESCRIBE, DESCRIBE_GROUPS
 
 NODE = Node(3, "b3", 9092)
 

@@ -1,4 +1,4 @@
-"""kgroup.wire's coordinators and offset_fetch without a broker: which settings it takes, how
+"""kgroup.kafka.wire's coordinators and offset_fetch without a broker: which settings it takes, how
 one group's answer reads, and how requests are batched, kept in flight, and handed back when
 they cannot be answered (against a scripted connection)."""
 from __future__ import annotations
@@ -8,10 +8,10 @@ from collections import deque
 
 import pytest
 
-from kgroup.wire import coordinators
-from kgroup.wire.connection import WireError
-from kgroup.wire.coordinators import Coordinators, bootstrap_addresses, eligible
-from kgroup.wire.offset_fetch import OffsetFetch, found_offsets
+from kgroup.kafka.wire import coordinators
+from kgroup.kafka.wire.connection import WireError
+from kgroup.kafka.wire.coordinators import Coordinators, bootstrap_addresses, eligible
+from kgroup.kafka.wire.offset_fetch import OffsetFetch, found_offsets
 
 
 @pytest.mark.parametrize("properties, expected", [
@@ -192,7 +192,7 @@ def test_no_connection_waits_longer_than_connect_within(monkeypatch):
 
     import socket
 
-    from kgroup.wire.connection import Connection
+    from kgroup.kafka.wire.connection import Connection
 
     asked = []
 

@@ -1,0 +1,230 @@
+"""Explain a group's coordinator: the offsets partition it hashes to, that
+partition's leader, what FindCoordinator answered, and whether they agree.
+
+Pure: works on the model's types, never on a client.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kgroup.group.hashing import DEFAULT_OFFSETS_PARTITIONS, OFFSETS_TOPIC, offsets_partition_for
+
+if TYPE_CHECKING:  # the model is loaded where its classes are built: an offline survey needs none of them
+    from kgroup.group.metadata import ClusterMetadata, CoordinatorLookup, GroupListing, TopicInfo
+    from kgroup.group.model import Broker, GroupState
+
+AGREE, MISMATCH, UNVERIFIED, OFFLINE = "agree", "mismatch", "unverified", "offline"
+
+
+class CoordinatorSource(Protocol):
+    """What a survey asks of a cluster (the adapter's Cluster answers it)."""
+
+    def metadata(self) -> ClusterMetadata: ...
+
+    def list_groups(self) -> list[GroupListing]: ...
+
+    def find_coordinators(self, groups: Iterable[str], brokers: dict[int, Broker]) -> dict[str, CoordinatorLookup]: ...
+
+
+@dataclass(frozen=True)
+class PartitionCount:
+    """How many partitions ``__consumer_offsets`` has, and where that number came from."""
+
+    count: int
+    source: str  # metadata | option | default (Kafka's, nothing better known) | snapshot
+    ignored: int | None = None  # a count asked for that the metadata contradicts (the metadata wins)
+
+
+@dataclass(frozen=True)
+class CoordinatorReport:
+    """One group's offsets partition, its leader, the coordinator reported and the verdict."""
+
+    group: str
+    offsets_partition: int
+    offsets_partitions: int
+    partition_leader: Broker | None
+    coordinator: Broker | None
+    verdict: str
+    reason: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "group": self.group,
+            "offsets_partition": self.offsets_partition,
+            "offsets_partitions": self.offsets_partitions,
+            "partition_leader": self.partition_leader.to_json() if self.partition_leader else None,
+            "coordinator": self.coordinator.to_json() if self.coordinator else None,
+            "verdict": self.verdict,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class BrokerLoad:
+    """How many groups a broker coordinates, how many offsets partitions it leads, whether it is hot."""
+
+    broker: Broker
+    groups: int
+    offsets_partitions_led: int | None  # None: unknown (no metadata of the offsets topic)
+    hot: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.broker.to_json(), "groups": self.groups,
+                "offsets_partitions_led": self.offsets_partitions_led, "hot": self.hot}
+
+
+def offsets_partition_count(metadata: ClusterMetadata | None, given: int | None) -> PartitionCount:
+    """Metadata first, then the count ``given``, then Kafka's default (``source`` says which;
+    ``ignored`` holds a count given that the metadata contradicts)."""
+    topic = metadata.topics.get(OFFSETS_TOPIC) if metadata else None
+    if topic is not None and topic.partition_count > 0:
+        ignored = given if given is not None and given != topic.partition_count else None
+        return PartitionCount(topic.partition_count, "metadata", ignored)
+    if given is not None:
+        return PartitionCount(given, "option")
+    return PartitionCount(DEFAULT_OFFSETS_PARTITIONS, "default")
+
+
+def offline_report(group: str, offsets_partitions: int) -> CoordinatorReport:
+    partition = offsets_partition_for(group, offsets_partitions)
+    return CoordinatorReport(group, partition, offsets_partitions, None, None, OFFLINE,
+                             "computed without a cluster")
+
+
+def explain(group: str, count: PartitionCount, metadata: ClusterMetadata,
+            lookup: CoordinatorLookup) -> CoordinatorReport:
+    """Compare the hash-derived partition leader with the coordinator the cluster reports."""
+    partition = offsets_partition_for(group, count.count)
+    topic = metadata.topics.get(OFFSETS_TOPIC)
+    info = topic.partitions.get(partition) if topic else None
+    leader = metadata.broker(info.leader) if info and info.leader >= 0 else None
+    coordinator = lookup.coordinator
+
+    def report(verdict: str, reason: str | None) -> CoordinatorReport:
+        return CoordinatorReport(group, partition, count.count, leader, coordinator, verdict, reason)
+
+    if topic is None:
+        where = _missing_topic_reason(lookup)
+        return report(UNVERIFIED, where)
+    if info is None:
+        return report(UNVERIFIED, f"{OFFSETS_TOPIC} partition {partition} is missing from the metadata")
+    if coordinator is None:
+        return report(UNVERIFIED, _lookup_failure_reason(lookup, partition, info.leader))
+    if leader is None:
+        if info.leader >= 0:
+            return report(UNVERIFIED, f"{OFFSETS_TOPIC} partition {partition} is led by broker {info.leader}, "
+                                      "which is not among the brokers in the metadata")
+        return report(UNVERIFIED, f"{OFFSETS_TOPIC} partition {partition} has no live leader, yet the cluster "
+                                  f"named broker {coordinator.id} as coordinator (metadata may be stale)")
+    if leader.id == coordinator.id:
+        return report(AGREE, None)
+    return report(MISMATCH, f"the cluster reports broker {coordinator.id} as coordinator, but {OFFSETS_TOPIC} "
+                            f"partition {partition} is led by broker {leader.id} (leadership moving, stale "
+                            "metadata, or a broker that does not place groups by Kafka's hash)")
+
+
+def _missing_topic_reason(lookup: CoordinatorLookup) -> str:
+    base = (f"{OFFSETS_TOPIC} is not visible (not created yet, or no DESCRIBE ACL on it): "
+            "partition leader unknown")
+    if lookup.coordinator is None and lookup.error_code:
+        return f"{base}; coordinator lookup failed: {_lookup_failure_reason(lookup, None, None)}"
+    return base
+
+
+def _lookup_failure_reason(lookup: CoordinatorLookup, partition: int | None, leader: int | None) -> str:
+    code = lookup.error_code or "UNKNOWN"
+    if code == "COORDINATOR_NOT_AVAILABLE":
+        if partition is None:
+            cause = f"the offsets topic {OFFSETS_TOPIC} has probably not been created yet"
+        elif leader is not None and leader < 0:
+            cause = f"{OFFSETS_TOPIC} partition {partition} has no live leader"
+        else:
+            cause = f"the coordinator for {OFFSETS_TOPIC} partition {partition} is still loading or just moved"
+        return f"COORDINATOR_NOT_AVAILABLE: {cause}"
+    if code == "GROUP_AUTHORIZATION_FAILED":
+        return "GROUP_AUTHORIZATION_FAILED: this principal lacks DESCRIBE on the group"
+    detail = f": {lookup.error_message}" if lookup.error_message else ""
+    return f"coordinator lookup failed with {code}{detail}"
+
+
+def broker_loads(reports: list[CoordinatorReport], metadata: ClusterMetadata | None) -> list[BrokerLoad]:
+    """Groups coordinated per broker (reported coordinator, else the partition leader)."""
+    counts: Counter[int] = Counter()
+    known: dict[int, Broker] = dict(metadata.brokers) if metadata else {}
+    for r in reports:
+        owner = r.coordinator or r.partition_leader
+        if owner is not None:
+            counts[owner.id] += 1
+            known.setdefault(owner.id, owner)
+    # how many offsets partitions each broker leads is known only from the offsets topic's
+    # metadata; without it (a snapshot, a cluster that shows no such topic) it is unknown, not 0
+    led: Counter[int] | None = None
+    topic = metadata.topics.get(OFFSETS_TOPIC) if metadata else None
+    if topic:
+        led = Counter(p.leader for p in topic.partitions.values() if p.leader >= 0)
+    total = sum(counts.values())
+    mean = total / len(known) if known else 0
+    return [BrokerLoad(known[i], counts[i], None if led is None else led[i], hot=total >= 3 and counts[i] > 1.5 * mean)
+            for i in sorted(known)]
+
+
+@dataclass(frozen=True)
+class CoordinatorSurvey:
+    """Every group's report, the per-broker load, and the offsets-topic partition count used
+    (with where it came from)."""
+
+    reports: list[CoordinatorReport]
+    brokers: list[BrokerLoad]
+    count: PartitionCount
+
+    def to_json(self) -> dict[str, Any]:
+        return {"groups": [r.to_json() for r in self.reports], "brokers": [b.to_json() for b in self.brokers]}
+
+
+def survey(cluster: CoordinatorSource, groups: list[str], all_groups: bool, offsets_partitions: int | None) -> CoordinatorSurvey:
+    """Explain the coordinator of each group using ``cluster`` (the adapter's Cluster,
+    or anything with the same ``metadata``/``list_groups``/``find_coordinators`` methods)."""
+    metadata = cluster.metadata()
+    if all_groups:
+        groups = list(dict.fromkeys([*groups, *(g.group_id for g in cluster.list_groups())]))
+    count = offsets_partition_count(metadata, offsets_partitions)
+    lookups = cluster.find_coordinators(groups, metadata.brokers)
+    reports = [explain(g, count, metadata, lookups[g]) for g in groups]
+    return CoordinatorSurvey(reports, broker_loads(reports, metadata), count)
+
+
+def offline_survey(groups: list[str], offsets_partitions: int | None) -> CoordinatorSurvey:
+    count = offsets_partition_count(None, offsets_partitions)
+    return CoordinatorSurvey([offline_report(g, count.count) for g in groups], [], count)
+
+
+def snapshot_survey(state: GroupState, offsets_partitions: int | None) -> CoordinatorSurvey:
+    """The coordinator as a snapshot recorded it (kgroup.group.model.GroupState)."""
+    brokers = {b.id: b for b in state.brokers}
+    if state.offsets_partitions:
+        count = PartitionCount(state.offsets_partitions, "snapshot")
+    else:
+        count = offsets_partition_count(None, offsets_partitions)
+    from kgroup.group.metadata import ClusterMetadata, CoordinatorLookup
+
+    group = state.group.group_id
+    partition = offsets_partition_for(group, count.count)
+    coordinator = state.group.coordinator
+    leader = brokers.get(state.offsets_partition_leader) if state.offsets_partition_leader is not None else None
+    if coordinator is None or leader is None:
+        missing = "coordinator" if coordinator is None else "offsets partition leader"
+        report = CoordinatorReport(group, partition, count.count, leader, coordinator, UNVERIFIED,
+                                   f"the snapshot does not record the {missing}")
+    else:
+        report = explain(group, count, ClusterMetadata(brokers, {OFFSETS_TOPIC: _single_partition_topic(
+            partition, leader.id)}), CoordinatorLookup(group, coordinator))
+    return CoordinatorSurvey([report], broker_loads([report], None), count)
+
+
+def _single_partition_topic(partition: int, leader: int) -> TopicInfo:
+    from kgroup.group.metadata import PartitionInfo, TopicInfo
+
+    return TopicInfo(OFFSETS_TOPIC, {partition: PartitionInfo(partition, leader)})

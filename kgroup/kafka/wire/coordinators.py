@@ -1,0 +1,213 @@
+"""Questions about many groups, asked of each group's coordinator many groups per request.
+
+What the Java Admin client does for a call over many groups, and what librdkafka does not
+(one group per request, each after its own coordinator lookup): one FindCoordinator (v4) for
+up to GROUPS_PER_REQUEST groups, then one request per coordinator for its share of them, at
+most REQUESTS_IN_FLIGHT requests waiting for answers. What is asked and how an answer reads
+is an ``Exchange`` (offset_fetch.py, describe.py); this module only routes and pipelines.
+
+Only clean answers are handed out: a group whose coordinator is not found, whose answer the
+exchange will not read (an error, anything librdkafka would report differently), or whose
+connection fails is handed back to the caller, which asks librdkafka as before, so errors
+read the same whichever path met them.
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NamedTuple, Protocol
+
+from kgroup.kafka.wire.connection import Connection, WireError
+from kgroup.kmsg.messages import FIND_COORDINATOR, Api
+
+Request = tuple[Any, str, Any]  # (caller's key, group, what the exchange needs to ask about it)
+
+GROUPS_PER_REQUEST = 100
+REQUESTS_IN_FLIGHT = 4
+# a broker that does not accept a connection within this is passed over (the next bootstrap
+# server is tried; its groups go to librdkafka), so one unreachable address (packets dropped)
+# cannot take the time librdkafka would need for the same requests
+CONNECT_WITHIN = 2.0
+# -X properties that change nothing this client does; any other (TLS, SASL, socket or DNS
+# settings, ...) keeps every request on librdkafka
+_NEUTRAL = frozenset({"bootstrap.servers", "client.id"})
+
+
+def eligible(properties: Mapping[str, str]) -> bool:
+    """Whether this client connects as librdkafka would with these -X properties: plaintext,
+    no authentication, no socket settings."""
+    return all(k in _NEUTRAL or (k == "security.protocol" and v.lower() == "plaintext")
+               for k, v in properties.items())
+
+
+def bootstrap_addresses(bootstrap: str) -> list[tuple[str, int]]:
+    """(host, port) of each server of a bootstrap.servers list ("host:port,[::1]:9093,
+    PLAINTEXT://host"), 9092 where no port is given, as librdkafka reads it; a server named with
+    another protocol (SSL://host) is left out: this client speaks plaintext only."""
+    out = []
+    for server in bootstrap.split(","):
+        scheme, _, rest = server.strip().rpartition("://")
+        if scheme and scheme.lower() != "plaintext":
+            continue
+        server = rest
+        host, port = server, "9092"
+        if server.startswith("["):
+            host, _, rest = server[1:].partition("]")
+            port = rest[1:] if rest.startswith(":") else port
+        elif server.count(":") == 1:
+            host, port = server.split(":")
+        if host and port.isdigit():
+            out.append((host, int(port)))
+    return out
+
+
+class Node(NamedTuple):
+    """A group's coordinator as FindCoordinator names it."""
+
+    id: int
+    host: str
+    port: int
+
+
+class Exchange(Protocol):
+    """One kind of question: the request that asks it of a coordinator, and how answers read."""
+
+    def speaks(self, conn: Connection) -> bool:
+        """Whether a broker that answered ``conn``'s ApiVersions can be asked at all."""
+
+    def request(self, conn: Connection, requests: list[Request]) -> tuple[Api, dict[str, Any]]:
+        """The request (API and body) asking ``conn``'s broker about ``requests``' groups."""
+
+    def read(self, api: Api, answer: dict[str, Any], requests: list[Request], node: Node
+             ) -> tuple[list[tuple[Request, Any]], list[Request], tuple[Api, dict[str, Any], list[Request]] | None]:
+        """(answered with their results, handed back, a further request to send on the same
+        connection for some of them or None) of the answer to ``api`` about ``requests``."""
+
+
+class Coordinators:
+    """Connections to the brokers that coordinate the groups asked about, opened as needed,
+    and what FindCoordinator said of each group (kept for every later question).
+
+    ``brokers``: (host, port) of the brokers to ask for coordinators, tried in order. Raises
+    WireError when none answers or the cluster does not speak FindCoordinator v4 (Kafka before
+    3.0). ``broken`` once a connection failed while requests were in flight."""
+
+    def __init__(self, brokers: list[tuple[str, int]], client_id: str, deadline: float) -> None:
+        self._client_id = client_id
+        self._deadline = deadline
+        self._connections: dict[tuple[str, int], Connection | None] = {}
+        self._coordinators: dict[str, Node] = {}
+        self.broken = False
+        problems = []
+        for address in brokers:
+            conn = self._connect(address)
+            if conn is not None:
+                if not conn.supports(FIND_COORDINATOR):
+                    raise WireError("the cluster does not answer FindCoordinator v4")
+                self._first = conn
+                self._lookup = Connection(*address, client_id, deadline, CONNECT_WITHIN)  # its own: answers come in order
+                return
+            problems.append(f"{address[0]}:{address[1]}")
+        raise WireError(f"no broker answered ({', '.join(problems)})")
+
+    def speaks(self, exchange: Exchange) -> bool:
+        """Whether the cluster (as its first broker answering says) can be asked ``exchange``."""
+        return exchange.speaks(self._first)
+
+    def _connect(self, address: tuple[str, int]) -> Connection | None:
+        if address not in self._connections:
+            try:
+                self._connections[address] = Connection(*address, self._client_id, self._deadline, CONNECT_WITHIN)
+            except WireError:
+                self._connections[address] = None
+        return self._connections[address]
+
+    def close(self) -> None:
+        for conn in [*self._connections.values(), getattr(self, "_lookup", None)]:
+            if conn is not None:
+                conn.close()
+
+    def _find_coordinators(self, groups: list[str]) -> None:
+        unknown = [g for g in dict.fromkeys(groups) if g not in self._coordinators]
+        if not unknown:
+            return
+        self._lookup.send(FIND_COORDINATOR, {"keyType": 0, "coordinatorKeys": unknown})
+        for c in self._lookup.receive()["coordinators"]:
+            if c["errorCode"] == 0 and c["nodeId"] >= 0:
+                self._coordinators[c["key"]] = Node(c["nodeId"], c["host"], c["port"])
+
+    def iterate(self, exchange: Exchange, next_request: Callable[[], Request | None],
+                failed: deque[Request]) -> Iterator[tuple[Any, str, Any]]:
+        """(key, group, result) for each request ``next_request`` hands out, as answers arrive,
+        until it hands out None with nothing in flight. Requests that cannot be answered here
+        go to ``failed``; after a connection failure (``broken``) everything not answered does."""
+        in_flight: deque[tuple[Connection, Node, Api, list[Request]]] = deque()
+        carry: list[Request] = []
+        try:
+            while True:
+                while len(in_flight) < REQUESTS_IN_FLIGHT:
+                    batch, carry = self._pull(next_request, carry)
+                    if not batch:
+                        break
+                    self._send(exchange, batch, in_flight, failed)
+                if not in_flight:
+                    return
+                conn, node, api, batch = in_flight[0]
+                answer = conn.receive()
+                in_flight.popleft()
+                done, handed_back, further = exchange.read(api, answer, batch, node)
+                failed.extend(handed_back)
+                for request, result in done:
+                    yield request[0], request[1], result
+                if further is not None:
+                    in_flight.append((conn, node, further[0], further[2]))  # handed back if sending fails
+                    conn.send(further[0], further[1])
+        except WireError:
+            self.broken = True
+            for *_, batch in in_flight:
+                failed.extend(batch)
+            failed.extend(carry)
+
+    @staticmethod
+    def _pull(next_request: Callable[[], Request | None], carry: list[Request]) -> tuple[list[Request], list[Request]]:
+        batch, names = list(carry), {r[1] for r in carry}
+        rest: list[Request] = []
+        while len(batch) < GROUPS_PER_REQUEST:
+            request = next_request()
+            if request is None:
+                break
+            if request[1] in names:  # a group once per request: the next one takes it
+                rest.append(request)
+                break
+            names.add(request[1])
+            batch.append(request)
+        return batch, rest
+
+    def _send(self, exchange: Exchange, batch: list[Request],
+              in_flight: deque[tuple[Connection, Node, Api, list[Request]]], failed: deque[Request]) -> None:
+        try:
+            self._find_coordinators([r[1] for r in batch])
+        except WireError:
+            failed.extend(batch)
+            raise
+        by_node: dict[Node, list[Request]] = {}
+        for request in batch:
+            node = self._coordinators.get(request[1])
+            if node is None:
+                failed.append(request)
+            else:
+                by_node.setdefault(node, []).append(request)
+        for node, requests in by_node.items():
+            address = (node.host, node.port)
+            conn = self._connect(address)
+            if conn is None or not exchange.speaks(conn):
+                failed.extend(requests)
+                continue
+            api, body = exchange.request(conn, requests)
+            try:
+                conn.send(api, body)
+            except WireError:
+                self._connections[address] = None
+                failed.extend(requests)
+                continue
+            in_flight.append((conn, node, api, requests))

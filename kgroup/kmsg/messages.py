@@ -1,0 +1,139 @@
+"""The requests and responses the wire client speaks, as data (the vocabulary of
+kgroup.kmsg.schema, walked by the same codec as the offsets log's records).
+
+Written for kgroup from the facts of Apache Kafka 4.3.0's message specs
+(clients/src/main/resources/common/message/): only the versions kgroup sends. Field names
+are Kafka's JSON names. The request and response headers are not here: they are fixed
+(connection.py writes and reads them).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from kgroup.kmsg.schema import F, Layout
+
+
+class Api(NamedTuple):
+    """One request kgroup sends: its API key, the version it sends, and the two bodies."""
+
+    key: int
+    version: int
+    request: Layout
+    response: Layout
+
+    @property
+    def flexible(self) -> bool:
+        return self.request.flexible_in(self.version)
+
+
+API_VERSIONS = Api(18, 0, Layout('ApiVersionsRequest', versions='0', flexible=None), Layout(
+    'ApiVersionsResponse', versions='0', flexible=None, fields=(
+        F('errorCode', 'int16', '0+'),
+        F('apiKeys', '[]struct', '0+', fields=(
+            F('apiKey', 'int16', '0+'),
+            F('minVersion', 'int16', '0+'),
+            F('maxVersion', 'int16', '0+'),
+        )),
+    )))
+
+FIND_COORDINATOR = Api(10, 4, Layout('FindCoordinatorRequest', versions='4', flexible='3+', fields=(
+    F('keyType', 'int8', '1+'),
+    F('coordinatorKeys', '[]string', '4+'),
+)), Layout('FindCoordinatorResponse', versions='4', flexible='3+', fields=(
+    F('throttleTimeMs', 'int32', '1+'),
+    F('coordinators', '[]struct', '4+', fields=(
+        F('key', 'string', '4+'),
+        F('nodeId', 'int32', '4+'),
+        F('host', 'string', '4+'),
+        F('port', 'int32', '4+'),
+        F('errorCode', 'int16', '4+'),
+        F('errorMessage', 'string', '4+', nullable='4+'),
+    )),
+)))
+
+OFFSET_FETCH = Api(9, 8, Layout('OffsetFetchRequest', versions='8', flexible='6+', fields=(
+    F('groups', '[]struct', '8+', fields=(
+        F('groupId', 'string', '8+'),
+        F('topics', '[]struct', '8+', nullable='8+', fields=(
+            F('name', 'string', '8'),
+            F('partitionIndexes', '[]int32', '8+'),
+        )),
+    )),
+    F('requireStable', 'bool', '7+'),
+)), Layout('OffsetFetchResponse', versions='8', flexible='6+', fields=(
+    F('throttleTimeMs', 'int32', '3+'),
+    F('groups', '[]struct', '8+', fields=(
+        F('groupId', 'string', '8+'),
+        F('topics', '[]struct', '8+', fields=(
+            F('name', 'string', '8+'),
+            F('partitions', '[]struct', '8+', fields=(
+                F('partitionIndex', 'int32', '8+'),
+                F('committedOffset', 'int64', '8+'),
+                F('committedLeaderEpoch', 'int32', '8+'),
+                F('metadata', 'string', '8+', nullable='8+'),
+                F('errorCode', 'int16', '8+'),
+            )),
+        )),
+        F('errorCode', 'int16', '8+'),
+    )),
+)))
+
+_ASSIGNMENT = (  # ConsumerGroupDescribeResponse's common struct Assignment (and its TopicPartitions)
+    F('topicPartitions', '[]struct', '0+', fields=(
+        F('topicId', 'uuid', '0+'),
+        F('topicName', 'string', '0+'),
+        F('partitions', '[]int32', '0+'),
+    )),
+)
+
+CONSUMER_GROUP_DESCRIBE = Api(69, 0, Layout('ConsumerGroupDescribeRequest', versions='0', flexible='0+', fields=(
+    F('groupIds', '[]string', '0+'),
+    F('includeAuthorizedOperations', 'bool', '0+'),
+)), Layout('ConsumerGroupDescribeResponse', versions='0', flexible='0+', fields=(
+    F('throttleTimeMs', 'int32', '0+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('errorMessage', 'string', '0+', nullable='0+'),
+        F('groupId', 'string', '0+'),
+        F('groupState', 'string', '0+'),
+        F('groupEpoch', 'int32', '0+'),
+        F('assignmentEpoch', 'int32', '0+'),
+        F('assignorName', 'string', '0+'),
+        F('members', '[]struct', '0+', fields=(
+            F('memberId', 'string', '0+'),
+            F('instanceId', 'string', '0+', nullable='0+'),
+            F('rackId', 'string', '0+', nullable='0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('subscribedTopicNames', '[]string', '0+'),
+            F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
+            F('assignment', 'struct', '0+', fields=_ASSIGNMENT),
+            F('targetAssignment', 'struct', '0+', fields=_ASSIGNMENT),
+        )),
+        F('authorizedOperations', 'int32', '0+'),
+    )),
+)))
+
+DESCRIBE_GROUPS = Api(15, 5, Layout('DescribeGroupsRequest', versions='5', flexible='5+', fields=(
+    F('groups', '[]string', '0+'),
+    F('includeAuthorizedOperations', 'bool', '3+'),
+)), Layout('DescribeGroupsResponse', versions='5', flexible='5+', fields=(
+    F('throttleTimeMs', 'int32', '1+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('groupId', 'string', '0+'),
+        F('groupState', 'string', '0+'),
+        F('protocolType', 'string', '0+'),
+        F('protocolData', 'string', '0+'),
+        F('members', '[]struct', '0+', fields=(
+            F('memberId', 'string', '0+'),
+            F('groupInstanceId', 'string', '4+', nullable='4+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('memberMetadata', 'bytes', '0+'),
+            F('memberAssignment', 'bytes', '0+'),
+        )),
+        F('authorizedOperations', 'int32', '3+'),
+    )),
+)))

@@ -1,0 +1,331 @@
+"""A group's lag over time, rebuilt after the fact: its commits from the offsets log, the log
+end of each partition at each commit moment, the status of each partition by Burrow's rules
+(kgroup.lag.status) and when the lag will be gone.
+
+Pure. The steps, each a function:
+
+1. :func:`commits_from_log`: the group's commits per partition, in log order, up to ``until``.
+2. :func:`moments`: the moments whose log end is needed (commit moments in the window with the
+   newest commit before it, the commits of the status window, and the log-end poll moments
+   after the last commit).
+3. the cluster answers them (kgroup.lag.ends), or a live sampler does (``lag --watch``);
+4. :func:`evaluate`: points, lags, statuses, rates and catch-up time, as a :class:`LagReport`.
+
+For a commit at moment T: committed(T) is its offset, end(T) where the partition's log ended at
+T, lag(T) = end(T) - committed(T) floored at 0; an unknown end makes the point unknown (None),
+never guessed.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+from kgroup.lag import status as lag_status
+from kgroup.lag.status import Sample
+
+TopicPartition = tuple[str, int]
+
+
+class Commit(NamedTuple):
+    """One offset commit of a partition: when (the record's commit timestamp, ms) and what."""
+
+    time_ms: int
+    offset: int
+
+
+class Point(NamedTuple):
+    """The partition at one commit moment."""
+
+    time_ms: int
+    committed: int
+    end: int | None  # where the log ended at time_ms; None: unknown
+    lag: int | None
+    time_lag_ms: int | None = None  # how old the next record to consume was (asked for only)
+
+
+class PartitionLag(NamedTuple):
+    topic: str
+    partition: int
+    status: str | None  # OK WARN STOP STALL REWIND; None: the lag at --until is unknown
+    complete: float  # known commits of the status window / 10
+    lag: int | None  # at --until
+    end: int | None  # the log end at --until
+    committed: int  # the last committed offset at or before --until
+    consume_per_s: float | None
+    produce_per_s: float | None
+    eta_s: float | None  # when the lag will be 0 at these rates; None: not catching up or unknown
+    catching_up: bool | None  # None: the rates are unknown
+    points: list[Point]
+    problems: list[str]  # why something of this partition is unknown
+
+
+class LagReport(NamedTuple):
+    group: str
+    status: str  # OK WARN ERR, from the partitions whose status is known
+    complete: float  # partitions whose window is complete / partitions
+    since_ms: int
+    until_ms: int
+    partitions: list[PartitionLag]
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"{p.topic}-{p.partition}: {why}" for p in self.partitions for why in p.problems]
+
+    @property
+    def incomplete(self) -> bool:
+        return any(p.problems for p in self.partitions)
+
+    def by_status(self) -> dict[str, list[str]]:
+        """``{status: ["topic-partition", ...]}`` for every status some partition has."""
+        out: dict[str, list[str]] = {}
+        for p in self.partitions:
+            out.setdefault(p.status or "UNKNOWN", []).append(f"{p.topic}-{p.partition}")
+        return out
+
+    @property
+    def total_lag(self) -> int | None:
+        lags = [p.lag for p in self.partitions]
+        return None if any(v is None for v in lags) else sum(v for v in lags if v is not None)
+
+
+def commits_from_log(entries: Iterable[Any], group: str, until_ms: int,
+                     topics: Iterable[str] | None = None) -> dict[TopicPartition, list[Commit]]:
+    """Every offset commit of ``group`` at or before ``until_ms``, per partition in log order, from
+    decoded offsets-log entries (kgroup.offsets_log.selection.Entry). An offset deletion (a
+    tombstone) ends a partition's history: what was committed before it is gone."""
+    wanted = set(topics) if topics else None
+    out: dict[TopicPartition, list[Commit]] = {}
+    for e in entries:
+        rec = e.record
+        if rec is None or rec.type not in (0, 1) or rec.group_id != group:
+            continue
+        key = rec.key
+        tp = (key["topic"], key["partition"])
+        if wanted is not None and tp[0] not in wanted:
+            continue
+        if rec.value is None:
+            out.pop(tp, None)
+            continue
+        at = rec.value["commitTimestamp"]
+        if at > until_ms:
+            continue
+        out.setdefault(tp, []).append(Commit(at, rec.value["offset"]))
+    return {tp: cs for tp, cs in out.items() if cs}
+
+
+def shown(commits: list[Commit], since_ms: int) -> list[Commit]:
+    """The commits at or after ``since_ms``, with the newest one before it as the starting point."""
+    first = next((i for i, c in enumerate(commits) if c.time_ms >= since_ms), len(commits))
+    return commits[max(0, first - 1):]
+
+
+def _window_runs(commits: list[Commit]) -> list[tuple[int, Commit]]:
+    """The status window as (kept time, the commit whose offset and lag stand there): the last
+    WINDOW runs of commits each within MIN_DISTANCE_MS of its run's first commit."""
+    runs: list[tuple[int, Commit]] = []
+    for c in commits:
+        if runs and c.time_ms - runs[-1][0] < lag_status.MIN_DISTANCE_MS:
+            runs[-1] = (runs[-1][0], c)
+        else:
+            runs.append((c.time_ms, c))
+    return runs[-lag_status.WINDOW:]
+
+
+def moments(commits: Mapping[TopicPartition, list[Commit]], since_ms: int, until_ms: int,
+            until_is_now: bool = False) -> dict[TopicPartition, list[int]]:
+    """Every moment whose log end :func:`evaluate` needs, per partition, sorted. With
+    ``until_is_now`` the end at ``until`` is the log end now, not asked."""
+    out: dict[TopicPartition, list[int]] = {}
+    for tp, cs in commits.items():
+        wanted = {c.time_ms for c in shown(cs, since_ms)}
+        wanted.update(c.time_ms for _, c in _window_runs(cs))
+        wanted.update(lag_status.sample_moments(until_ms, cs[-1].time_ms))
+        if until_is_now:
+            wanted.discard(until_ms)
+        out[tp] = sorted(wanted)
+    return out
+
+
+class EndsAt(NamedTuple):
+    """The answers :func:`evaluate` works from: the log end per (topic, partition, moment), or
+    None with the reason; and the log end now per partition (None: unknown)."""
+
+    ends: Mapping[tuple[str, int, int], int | None]
+    reasons: Mapping[tuple[str, int, int], str]
+    now: Mapping[TopicPartition, int | None]
+
+
+def _rate(delta: int, ms: int) -> float | None:
+    return None if ms <= 0 else delta * 1000 / ms
+
+
+def evaluate(group: str, commits: Mapping[TopicPartition, list[Commit]], ends: EndsAt, since_ms: int,
+             until_ms: int, until_is_now: bool = False, allowed_lag: int = 0,
+             record_times: Mapping[tuple[str, int, int], int] | None = None) -> LagReport:
+    """The report: for each partition its points in the window, status and catch-up.
+
+    ``record_times``, when the time lag was asked for: the timestamp of the record at each
+    committed offset of a point with lag, ``{(topic, partition, offset): ms}``."""
+    partitions = [_partition(tp, commits[tp], ends, since_ms, until_ms, until_is_now, allowed_lag, record_times)
+                  for tp in sorted(commits)]
+    known = [p.status for p in partitions if p.status is not None]
+    complete = sum(1 for p in partitions if p.complete == 1.0) / len(partitions) if partitions else 0.0
+    return LagReport(group, lag_status.group_status(known), complete, since_ms, until_ms, partitions)
+
+
+def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int, until_ms: int, until_is_now: bool,
+               allowed_lag: int, record_times: Mapping[tuple[str, int, int], int] | None) -> PartitionLag:
+    topic, partition = tp
+    problems: list[str] = []
+    unknown: dict[str, int] = {}
+
+    def end_at(t: int) -> int | None:
+        if until_is_now and t == until_ms:
+            return ends.now.get(tp)
+        return ends.ends.get((topic, partition, t))
+
+    def lag_at(c: Commit) -> int | None:
+        end = end_at(c.time_ms)
+        return None if end is None else max(0, end - c.offset)
+
+    points = []
+    for c in shown(cs, since_ms):
+        end = end_at(c.time_ms)
+        lag = None if end is None else max(0, end - c.offset)
+        if end is None:
+            why = ends.reasons.get((topic, partition, c.time_ms), "the log end at that moment is unknown")
+            unknown[why] = unknown.get(why, 0) + 1
+        time_lag = None
+        if record_times is not None and lag is not None:
+            if lag == 0:
+                time_lag = 0
+            else:
+                ts = record_times.get((topic, partition, c.offset))
+                if ts is None:
+                    why = "time lag unknown: the record at the committed offset was not read"
+                    unknown[why] = unknown.get(why, 0) + 1
+                else:
+                    time_lag = max(0, c.time_ms - ts)
+        points.append(Point(c.time_ms, c.offset, end, lag, time_lag))
+    for why, n in unknown.items():
+        problems.append(f"{n} of {len(points)} points unknown: {why}")
+
+    last = cs[-1]
+    end_now = end_at(until_ms)
+    lag_now = None if end_now is None else max(0, end_now - last.offset)
+    samples = [Sample(t, c.offset, lag_at(c)) for t, c in _window_runs(cs)]
+    complete = min(1.0, sum(1 for s in samples if s.lag is not None) / lag_status.WINDOW)
+    status: str | None = None
+    if lag_now is None:
+        problems.append("the log end at --until is unknown, so are the lag and the status")
+    else:
+        polls = [e for e in (end_at(t) for t in lag_status.sample_moments(until_ms, last.time_ms)) if e is not None]
+        status = lag_status.partition_status(samples, polls, lag_now, until_ms, allowed_lag)
+
+    first = points[0]
+    span = until_ms - first.time_ms
+    consume = _rate(last.offset - first.committed, span)
+    produce = None if first.end is None or end_now is None else _rate(end_now - first.end, span)
+    eta: float | None = None
+    catching_up: bool | None = None
+    if lag_now == 0:
+        eta, catching_up = 0.0, True
+    elif lag_now is not None and consume is not None and produce is not None:
+        catching_up = consume > produce
+        eta = lag_now / (consume - produce) if catching_up else None
+    return PartitionLag(topic, partition, status, complete, lag_now, end_now, last.offset, consume, produce, eta,
+                        catching_up, points, problems)
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def document(report: LagReport, time_lag: bool = False) -> dict[str, Any]:
+    """The ``kgroup lag -o json`` document (docs/schemas/lag.schema.json)."""
+    parts = []
+    for p in report.partitions:
+        points = []
+        for pt in p.points:
+            point: dict[str, Any] = {"time_ms": pt.time_ms, "committed": pt.committed, "end": pt.end, "lag": pt.lag}
+            if time_lag:
+                point["time_lag_ms"] = pt.time_lag_ms
+            points.append(point)
+        parts.append({"topic": p.topic, "partition": p.partition, "status": p.status,
+                      "complete": round(p.complete, 3), "lag": p.lag, "end": p.end, "committed": p.committed,
+                      "consume_per_s": _round(p.consume_per_s), "produce_per_s": _round(p.produce_per_s),
+                      "eta_s": _round(p.eta_s, 1), "catching_up": p.catching_up, "points": points,
+                      "unknown": list(p.problems)})
+    return {"group": report.group, "status": report.status, "complete": round(report.complete, 3),
+            "incomplete": report.incomplete, "since_ms": report.since_ms, "until_ms": report.until_ms,
+            "total_lag": report.total_lag, "partitions_by_status": report.by_status(), "partitions": parts}
+
+
+class Watch:
+    """``lag --watch``: the group sampled live (committed offsets and log ends every few
+    seconds), on top of its history from the offsets log when that could be read.
+
+    OffsetFetch does not say when an offset was committed, so a sample whose committed offset
+    differs from the last one known counts as a commit at the sample's moment; the log ends
+    sampled stand for the log end from their moment until the next sample."""
+
+    def __init__(self, group: str, commits: Mapping[TopicPartition, list[Commit]] | None = None,
+                 history: EndsAt | None = None):
+        self.group = group
+        self.commits: dict[TopicPartition, list[Commit]] = {tp: list(cs) for tp, cs in (commits or {}).items()}
+        self.history = history
+        self.samples: dict[TopicPartition, list[tuple[int, int | None]]] = {}
+        self.last_ms: int | None = None
+
+    def add(self, time_ms: int, committed: Mapping[TopicPartition, int | None],
+            ends: Mapping[TopicPartition, int | None]) -> None:
+        """One sample: the committed offset (None: none) and log end (None: unknown) of each partition."""
+        self.last_ms = time_ms
+        for tp, offset in committed.items():
+            if offset is None:
+                continue
+            cs = self.commits.setdefault(tp, [])
+            if not cs or cs[-1].offset != offset:
+                cs.append(Commit(time_ms, offset))
+        for tp, end in ends.items():
+            self.samples.setdefault(tp, []).append((time_ms, end))
+
+    def _sampled(self, tp: TopicPartition, t: int) -> tuple[bool, int | None]:
+        """(was a sample taken at or before t, the log end it saw)."""
+        found: tuple[bool, int | None] = (False, None)
+        for at, end in self.samples.get(tp, ()):
+            if at > t:
+                break
+            found = (True, end)
+        return found
+
+    def report(self, since_ms: int, allowed_lag: int = 0) -> LagReport:
+        until = self.last_ms if self.last_ms is not None else since_ms
+        ends: dict[tuple[str, int, int], int | None] = {}
+        reasons: dict[tuple[str, int, int], str] = {}
+        for tp, ts in moments(self.commits, since_ms, until).items():
+            for t in ts:
+                key = (tp[0], tp[1], t)
+                if self.history is not None and key in self.history.ends:
+                    ends[key] = self.history.ends[key]
+                    if key in self.history.reasons:
+                        reasons[key] = self.history.reasons[key]
+                    continue
+                seen, end = self._sampled(tp, t)
+                ends[key] = end
+                if end is None:
+                    reasons[key] = ("the log end could not be read at that sample" if seen else
+                                    "before watching began (the offsets log was not read)")
+        now = {tp: self._sampled(tp, until)[1] for tp in self.commits}
+        return evaluate(self.group, self.commits, EndsAt(ends, reasons, now), since_ms, until, True, allowed_lag)
+
+
+def time_lag_positions(report: LagReport) -> dict[TopicPartition, list[int]]:
+    """For ``--time-lag``: the committed offsets whose record's timestamp is needed (points with
+    a lag), per partition, sorted."""
+    out: dict[TopicPartition, set[int]] = {}
+    for p in report.partitions:
+        for pt in p.points:
+            if pt.lag:
+                out.setdefault((p.topic, p.partition), set()).add(pt.committed)
+    return {tp: sorted(offsets) for tp, offsets in out.items()}

@@ -1,0 +1,1 @@
+"""Output: tables, JSON and CSV, streamed output, progress lines and sparklines."""

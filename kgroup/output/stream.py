@@ -1,0 +1,93 @@
+"""Write a command's document while it is being built, one group at a time.
+
+The text is exactly what ``render.emit`` writes for the whole document (JSON compact when
+piped, indented at a terminal; CSV the same rows), so output stays the same while memory
+stays flat in the number of groups. Tables are aligned over every row, so a table is still
+rendered once, at the end, by ``render.emit``.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _csv import Writer as _CsvWriter
+from typing import Any, TextIO
+
+from kgroup.output.render import OutputFormat, Table, emit, table_block
+
+
+class GroupsWriter:
+    """``{"<key>": [item, ...]}`` for JSON, rows for CSV, one table (with notes) for table.
+
+    With ``blocks``, each item brings its own table (``add(..., table=)``: describe's table per
+    group), written as soon as it is added, as ``render.emit`` separates tables; CSV then takes
+    its header from the first item's rows' table (``headers`` None) and writes nothing when
+    there is no item."""
+
+    def __init__(self, fmt: OutputFormat, headers: list[str] | None, key: str = "groups",
+                 out: TextIO | None = None, blocks: bool = False):
+        self.fmt = fmt
+        self.headers = headers
+        self.blocks = blocks
+        self.key = key
+        self.out = out or sys.stdout
+        self.count = 0
+        self.rows: list[Sequence[Any]] = []  # table only
+        self.notes: list[str] = []
+        self._csv: _CsvWriter | None = None
+        self._indent = self.out.isatty() if fmt == OutputFormat.json else False
+
+    @property
+    def compact(self) -> bool:
+        """Whether JSON is written compact (``add`` then takes the item's text ready-made)."""
+        return self.fmt == OutputFormat.json and not self._indent
+
+    def add(self, item: dict[str, Any], rows: Sequence[Sequence[Any]] = (), notes: Sequence[str] = (),
+            text: str | None = None, table: Table | None = None, csv_headers: list[str] | None = None) -> None:
+        """One element of the document's list, with its table/CSV rows and table notes;
+        ``text``, when given, is ``json.dumps(item, ensure_ascii=False)`` made by the caller."""
+        fmt, out = self.fmt, self.out
+        if fmt == OutputFormat.json:
+            if self._indent:
+                text = "\n".join("    " + line for line in
+                                 json.dumps(item, ensure_ascii=False, indent=2).split("\n"))
+                out.write((",\n" if self.count else f'{{\n  {json.dumps(self.key)}: [\n') + text)
+            else:
+                out.write((", " if self.count else f'{{{json.dumps(self.key)}: [')
+                          + (json.dumps(item, ensure_ascii=False) if text is None else text))
+        elif fmt == OutputFormat.csv:
+            if self._csv is None:
+                headers = self.headers if self.headers is not None else (csv_headers or [])
+                self._csv = csv.writer(out, lineterminator="\n")
+                self._csv.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in headers])
+            self._csv.writerows([["" if v is None else v for v in row] for row in rows])
+        elif self.blocks and table is not None:
+            out.write(("\n\n" if self.count else "") + table_block(table))
+            out.flush()
+        else:
+            self.rows.extend(rows)
+            self.notes.extend(notes)
+        self.count += 1
+
+    def close(self) -> None:
+        fmt, out = self.fmt, self.out
+        if fmt == OutputFormat.json:
+            if not self.count:
+                out.write(json.dumps({self.key: []}, indent=2 if self._indent else None))
+            else:
+                out.write("\n  ]\n}" if self._indent else "]}")
+            out.write("\n")
+            out.flush()
+        elif fmt == OutputFormat.csv:
+            if self._csv is None and self.headers is not None:
+                emit(fmt, {self.key: []}, [Table(self.headers, [])], out)
+            out.flush()
+        elif self.blocks:
+            out.write("\n")
+            out.flush()
+        else:
+            emit(fmt, {self.key: []}, [Table(self.headers or [], self.rows, notes=self.notes)], out)

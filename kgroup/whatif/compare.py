@@ -1,0 +1,527 @@
+"""Dry-run every assignment strategy after a hypothetical change to a group.
+
+Pure: takes a GroupState (live capture or snapshot), applies the change (members
+removed or added, subscriptions overridden, topics grown), runs each assignor
+module and compares the result with the current assignment.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from kgroup.group.assignment import Assignment, by_topic, normalized, partition_count, topic_partitions
+from kgroup.whatif.assignors import registry
+from kgroup.whatif.assignors.base import AssignorNeverReturns, MemberSubscription, TopicRacks
+from kgroup.errors import UsageError
+from kgroup.java.hashmap import DEFAULT_JDK
+from kgroup.group.model import MAX_GROUP_PARTITIONS, GroupState, Member
+
+STRATEGIES = registry.STRATEGIES  # the strategies whatif runs (kgroup.whatif.assignors.registry)
+
+
+class ChangeError(UsageError):
+    """A change the group cannot take. The attributes carry the facts; the message is a plain
+    statement of them, which a command may word in terms of its own options."""
+
+
+class UnknownTopic(ChangeError):
+    """A topic to grow that the group does not consume."""
+
+    def __init__(self, topic: str, partitions: int, known: list[str]):
+        self.topic, self.partitions, self.known = topic, partitions, known
+        super().__init__(f"{topic}={partitions}: the group has no topic {topic}; known: {', '.join(known)}")
+
+
+class PartitionsDecrease(ChangeError):
+    """A topic to shrink: Kafka only ever adds partitions."""
+
+    def __init__(self, topic: str, partitions: int, current: int):
+        self.topic, self.partitions, self.current = topic, partitions, current
+        super().__init__(f"{topic}={partitions}: Kafka can only add partitions ({topic} has {current})")
+
+
+class TooManyPartitions(ChangeError):
+    """The group's topics would hold more partitions than kgroup examines per group."""
+
+    def __init__(self, total: int, limit: int):
+        self.total, self.limit = total, limit
+        super().__init__(f"the group's topics would hold {total:,} partitions; kgroup examines at most "
+                         f"{limit:,} partitions per group")
+
+
+class RemovedTwice(ChangeError):
+    """One member named more than once among the members to remove."""
+
+    def __init__(self, member_id: str):
+        self.member_id = member_id
+        super().__init__(f"member {member_id} is to be removed more than once")
+
+
+class MemberExists(ChangeError):
+    """A member to add whose id a member of the group already has."""
+
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(f"{name}: a member with that id already exists")
+
+
+class SubscriptionsInferred(NamedTuple):
+    """A note: the cluster reported no subscriptions, so the group's topics stand in for them."""
+
+    topics: list[str]
+
+    def __str__(self) -> str:
+        return (f"subscriptions inferred as the group's topics ({', '.join(self.topics)}): the cluster does not "
+                "report them")
+
+
+class AddedMember(NamedTuple):
+    """A member brought into the group."""
+
+    name: str
+    topics: list[str] | None = None  # None: the group's topics
+    protocols: list[str] | None = None
+    rack: str | None = None
+
+
+@dataclass
+class Change:
+    """The hypothetical change: members removed or added, topics grown, subscriptions overridden."""
+
+    remove: list[str] = field(default_factory=list)
+    add: list[AddedMember] = field(default_factory=list)
+    partitions: dict[str, int] = field(default_factory=dict)
+    subscriptions: dict[str, list[str]] = field(default_factory=dict)
+
+
+class Move(NamedTuple):
+    """A partition whose owner differs after the change."""
+
+    topic: str
+    partition: int
+    source: str | None  # member that owns it now (None: nobody)
+    target: str | None  # member that gets it (None: unassigned)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"topic": self.topic, "partition": self.partition, "from": self.source, "to": self.target}
+
+
+class StrategyResult(NamedTuple):
+    """What one assignor does after the change, compared with the current assignment."""
+
+    strategy: str
+    assignment: dict[str, Assignment]
+    moves: list[Move]
+    unassigned: Assignment
+    first_round: dict[str, Assignment] | None = None
+    lag: dict[str, int | None] | None = None  # per member; None where a partition's lag is unknown
+    # False: Kafka's assignor never returns on this input, so the rebalance never completes;
+    # ``reason`` says why and what the group goes through (assignment, moves, ... are then empty)
+    completes: bool = True
+    reason: str | None = None
+
+    @property
+    def moved_partitions(self) -> int:
+        """Partitions taken from their current owner and given to another member."""
+        return sum(1 for m in self.moves if m.source is not None and m.target is not None)
+
+    @property
+    def changed_members(self) -> list[str]:
+        names = {m.source for m in self.moves} | {m.target for m in self.moves}
+        return sorted(n for n in names if n is not None and n in self.assignment)
+
+    @property
+    def min_partitions(self) -> int:
+        return min((partition_count(a) for a in self.assignment.values()), default=0)
+
+    @property
+    def max_partitions(self) -> int:
+        return max((partition_count(a) for a in self.assignment.values()), default=0)
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.completes:
+            return {"strategy": self.strategy, "completes": False, "reason": self.reason}
+        doc: dict[str, Any] = {"strategy": self.strategy, "completes": True, "assignment": self.assignment}
+        if self.first_round is not None:
+            doc["first_round"] = self.first_round
+        counts = [partition_count(a) for a in self.assignment.values()]  # min and max from one count
+        doc.update({"moved_partitions": self.moved_partitions, "moves": [m.to_json() for m in self.moves],
+                    "changed_members": self.changed_members, "unassigned": self.unassigned,
+                    "min_partitions": min(counts, default=0), "max_partitions": max(counts, default=0)})
+        if self.lag is not None:
+            doc["lag"] = self.lag
+        return doc
+
+
+class WhatIf(NamedTuple):
+    """The group after the change and every strategy's result."""
+
+    group: str
+    inferred_subscriptions: bool
+    current: dict[str, Assignment]
+    removed: list[str]
+    added: list[str]
+    topics: dict[str, int]
+    results: list[StrategyResult]
+    notes: list[str | SubscriptionsInferred]  # in the order they arose
+
+    def to_json(self) -> dict[str, Any]:
+        return {"group": self.group, "inferred_subscriptions": self.inferred_subscriptions,
+                "current": self.current, "removed": self.removed, "added": self.added, "topics": self.topics,
+                "strategies": [r.to_json() for r in self.results]}
+
+
+def resolve_member(members: list[Member], ref: str) -> Member:
+    """Find the one member that ``ref`` names: member id, client id, group instance id or host."""
+    exact = [m for m in members if m.member_id == ref]
+    if len(exact) == 1:
+        return exact[0]
+    hits = [m for m in members if ref in (m.client_id, m.group_instance_id, m.host)
+            or (m.host and m.host.lstrip("/") == ref)]
+    if len(hits) == 1:
+        return hits[0]
+    listing = "; ".join(f"{m.member_id} (client {m.client_id or '-'}, instance {m.group_instance_id or '-'}, "
+                        f"host {m.host or '-'})" for m in (hits or members))
+    if not members:
+        raise UsageError(f"no member matches '{ref}': the group has no members, or the cluster does not "
+                         "describe them (some brokers, e.g. Tansu, return no member details)")
+    if not hits:
+        raise UsageError(f"no member matches '{ref}'; members: {listing}")
+    raise UsageError(f"'{ref}' matches {len(hits)} members, name one by member id: {listing}")
+
+
+def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], list[MemberSubscription],
+                                                              list[Member], bool, list[str | SubscriptionsInferred]]:
+    """The assignor input after the change: (topics, members, removed, inferred, notes).
+    Raises a ChangeError when the group cannot take the change."""
+    notes: list[str | SubscriptionsInferred] = []
+    topics = {t: layout.partitions for t, layout in state.topics.items()}
+    for t, n in change.partitions.items():
+        if t not in topics:
+            raise UnknownTopic(t, n, sorted(topics))
+        if n < topics[t]:
+            raise PartitionsDecrease(t, n, topics[t])
+        topics[t] = n
+    if sum(topics.values()) > MAX_GROUP_PARTITIONS:
+        raise TooManyPartitions(sum(topics.values()), MAX_GROUP_PARTITIONS)
+    # a member id named exactly (and held by one member only) needs no search through the group
+    by_id: dict[str, Member | None] = {}
+    for m in state.group.members:
+        by_id[m.member_id] = None if m.member_id in by_id else m
+    removed = [by_id.get(ref) or resolve_member(state.group.members, ref) for ref in change.remove]
+    removed_ids = {m.member_id for m in removed}
+    if len(removed_ids) < len(removed):
+        twice = next(m.member_id for i, m in enumerate(removed) if m in removed[:i])
+        raise RemovedTwice(twice)
+    remaining = [m for m in state.group.members if m.member_id not in removed_ids]
+    group_topics = sorted(t for t in state.group.topics if t in topics) or sorted(topics)
+    inferred = False
+    overrides = {resolve_member(state.group.members, ref).member_id: ts for ref, ts in change.subscriptions.items()}
+    generation = state.group.generation if state.group.generation is not None else -1
+    members = []
+    for m in remaining:
+        if m.member_id in overrides:
+            subscription = overrides[m.member_id]
+        elif m.subscription is not None:
+            subscription = m.subscription
+        else:
+            subscription, inferred = group_topics, True
+        owned = tuple(topic_partitions(m.assignment))
+        members.append(MemberSubscription(m.member_id, tuple(subscription), m.group_instance_id, m.rack,
+                                          owned, generation))
+    existing = {m.member_id for m in state.group.members}
+    for a in change.add:
+        if a.name in existing or any(x.member_id == a.name for x in members):
+            raise MemberExists(a.name)
+        members.append(MemberSubscription(a.name, tuple(a.topics or group_topics), None, a.rack, (), -1))
+    unknown_of: dict[tuple[str, ...], list[str]] = {}  # per distinct subscription
+    for sub in members:
+        unknown = unknown_of.get(sub.topics)
+        if unknown is None:
+            unknown = unknown_of[sub.topics] = [t for t in sub.topics if t not in topics]
+        if unknown:
+            notes.append(f"{sub.member_id} subscribes to {', '.join(unknown)}, not in the metadata: Kafka's "
+                         "assignors skip such topics")
+    if inferred:
+        notes.append(SubscriptionsInferred(group_topics))
+    return topics, members, removed, inferred, notes
+
+
+def _topic_racks(state: GroupState, members: list[MemberSubscription]) -> TopicRacks | None:
+    if not any(m.rack for m in members):
+        return None
+    racks = {t: {p: frozenset(rs) for p, rs in layout.replica_racks.items()} for t, layout in state.topics.items()
+             if layout.replica_racks}
+    return racks or None
+
+
+def _owner_list(assignment: dict[str, Assignment], subscribed: list[str],
+                topics: dict[str, int]) -> list[str | None]:
+    """The owner of every partition of the ``subscribed`` topics, topic by topic, partition by
+    partition (None: nobody); a partition claimed twice goes to the later claimant."""
+    owners: dict[str, list[str | None]] = {t: [None] * topics[t] for t in subscribed}
+    for member, a in assignment.items():
+        for t, ps in a.items():
+            slots = owners.get(t)
+            if slots is not None:
+                for p in ps:
+                    if 0 <= p < len(slots):
+                        slots[p] = member
+    return [owner for t in subscribed for owner in owners[t]]
+
+
+def _lags(state: GroupState) -> tuple[dict[tuple[str, int], int], set[tuple[str, int]]]:
+    """The known lag of each committed partition, and the partitions whose lag cannot be known
+    (kgroup.lag.now decides: sentinel, missing or inconsistent offsets)."""
+    from kgroup.lag.now import lag, unknown_reason
+
+    known: dict[tuple[str, int], int] = {}
+    unknown: set[tuple[str, int]] = set()
+    for t, parts in state.offsets.items():
+        for p, o in parts.items():
+            if unknown_reason(o.committed, o.log_start, o.log_end) is not None:
+                unknown.add((t, p))
+            elif (value := lag(o.committed, o.log_end)) is not None:
+                known[(t, p)] = value
+    return known, unknown
+
+
+def topic_ids_of(state: GroupState, topics: dict[str, int]) -> dict[str, str] | None:
+    """Every topic's id when the snapshot has them all (``uniform`` orders by them), else None."""
+    ids = {t: topic_id for t in topics if t in state.topics and (topic_id := state.topics[t].topic_id)}
+    return ids if len(ids) == len(topics) else None
+
+
+def _server_side(members: list[MemberSubscription], state: GroupState) -> list[MemberSubscription]:
+    """Members as the KIP-848 coordinator hands them to its assignors: what a member owns is
+    its current *target* assignment (the assignment it is reconciling towards), when known."""
+    targets = {m.member_id: m.target_assignment for m in state.group.members if m.target_assignment is not None}
+    if not targets:
+        return members
+    return [m._replace(owned=tuple(topic_partitions(targets[m.member_id])))
+            if m.member_id in targets else m for m in members]
+
+
+def never_completes(strategy: str, follow_up: bool = False) -> str:
+    """Why a rebalance run by ``strategy`` never completes, and what the group goes through,
+    where Kafka's assignor never returns (:class:`AssignorNeverReturns`)."""
+    s = STRATEGIES[strategy]
+    which = ("the follow-up rebalance (the one that hands out the revoked partitions)" if follow_up
+             else "the rebalance")
+    return (f"Kafka's {s.kafka_class.rsplit('.', 1)[-1]} never returns on this input: it loops in its "
+            "reassignment phase (performReassignments moves partitions back and forth and comes back to a "
+            f"state it already went through, pass after pass), so {which} never completes. The group "
+            "leader stays in the assignor and never sends SyncGroup, so no member receives an assignment; "
+            "after the rebalance timeout the coordinator removes the leader and the other members rejoin, "
+            "while the leader's consumer stays stuck in the assignor.")
+
+
+def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEFAULT_JDK) -> WhatIf:
+    """``jdk``: the brokers' Java version, which ``uniform`` depends on (kgroup.java.hashmap)."""
+    topics, members, removed, inferred, notes = apply_change(state, change)
+    racks = _topic_racks(state, members)
+    current = {m.member_id: normalized(m.assignment) for m in state.group.members}
+    # members mostly share one subscription: each distinct one is walked once
+    subscribed = sorted({t for ts in dict.fromkeys(tuple(m.topics) for m in members) for t in ts if t in topics})
+    if not members:  # nobody left to subscribe: the group's partitions all end up unowned
+        subscribed = sorted(t for t in state.group.topics if t in topics)
+    lag_of, lag_unknown = _lags(state)
+    topic_ids = topic_ids_of(state, topics)
+    for name in (n for n in strategies if STRATEGIES[n].takes_topic_ids and topic_ids is None and len(subscribed) > 1):
+        notes.append(f"{name}: the topic ids are unknown (not in the snapshot), so its answer orders topics by "
+                     "name where Kafka's coordinator orders them by topic id; it may differ from the cluster's")
+    server_members = _server_side(members, state)
+    # every subscribed partition and its owner now, which every strategy is compared against
+    partitions = [(t, p) for t in subscribed for p in range(topics[t])]
+    owners_before = _owner_list(current, subscribed, topics)
+    results = []
+    for strategy in strategies:
+        s = STRATEGIES[strategy]
+        try:
+            raw, first_raw = s.run(topics, server_members if s.side == "server" else members,
+                                   topic_racks=racks, topic_ids=topic_ids, jdk=jdk)
+        except AssignorNeverReturns as e:
+            results.append(StrategyResult(strategy, {}, [], {}, completes=False,
+                                          reason=never_completes(strategy, e.follow_up)))
+            continue
+        assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
+        owners_after = _owner_list(assignment, subscribed, topics)
+        moves = [Move(tp[0], tp[1], source, target)
+                 for tp, source, target in zip(partitions, owners_before, owners_after) if source != target]
+        unassigned: Assignment = {}
+        for tp, target in zip(partitions, owners_after):
+            if target is None:
+                unassigned.setdefault(tp[0], []).append(tp[1])
+        first_round = None
+        if first_raw is not None:
+            first_round = {m.member_id: by_topic(first_raw.get(m.member_id, [])) for m in members}
+        lag = None
+        if lag_of:
+            # a member's lag is unknown when the lag of one of its partitions is (never a guess)
+            lag = {member: None if any((t, p) in lag_unknown for t, ps in a.items() for p in ps)
+                   else sum(lag_of.get((t, p), 0) for t, ps in a.items() for p in ps)
+                   for member, a in assignment.items()}
+        results.append(StrategyResult(strategy, assignment, moves, unassigned, first_round, lag))
+    return WhatIf(state.group.group_id, inferred, current, [m.member_id for m in removed],
+                  [a.name for a in change.add], topics, results, notes)
+
+
+class StepRebalance(NamedTuple):
+    """The rebalance that ends one step of a rolling switch, run with the assignor selected there."""
+
+    strategy: str
+    completes: bool
+    reason: str | None = None
+
+
+class _Consumer:
+    """What one member's consumer holds between rebalances of a rolling switch."""
+
+    __slots__ = ("owned", "generation", "sticky_memory")
+
+    def __init__(self, owned: tuple[tuple[str, int], ...], generation: int,
+                 sticky_memory: tuple[tuple[tuple[str, int], ...], int] | None) -> None:
+        self.owned = owned  # its partitions after the last completed rebalance
+        self.generation = generation  # that rebalance's generation (-1: never assigned)
+        # what its StickyAssignor learnt in onAssignment, with the generation (eager sticky's
+        # userData): set only by a rebalance that selected sticky, lost at a restart
+        self.sticky_memory = sticky_memory
+
+
+def switch_rebalances(state: GroupState, steps: list[Any], jdk: int = DEFAULT_JDK) -> list[StepRebalance | None]:
+    """For each step of a rolling switch (kgroup.whatif.vote.plan_rolling_switch) on the group ``state``
+    holds: does the rebalance that ends it complete, run with the assignor the group selects there?
+    None for step 0 (no rebalance) and where no client-side assignor is selected.
+
+    Each restart is one rebalance, of the members in the group after it. The restarted member's
+    new consumer owns nothing (generation -1, no StickyAssignor memory). What the others bring
+    follows Kafka's consumer: one that lists an EAGER-only assignor revokes everything before
+    rejoining (no owned partitions), a COOPERATIVE one keeps what the last rebalance gave it and,
+    when cooperative-sticky takes some away, asks for the follow-up rebalance; StickyAssignor's
+    userData is the assignment of the last rebalance that selected sticky. Step 0 is the group as
+    ``state`` holds it: its assignment, its generation, and StickyAssignor memory when it runs sticky.
+    A rebalance that never completes leaves every member as it was."""
+    from kgroup.whatif.assignors import cooperative_sticky
+    from kgroup.whatif.vote import rebalance_protocol
+
+    topics, known, _, _, _ = apply_change(state, Change())
+    subscription = {m.member_id: m for m in known}
+    group_topics = tuple(sorted(t for t in state.group.topics if t in topics) or sorted(topics))
+    generation = state.group.generation if state.group.generation is not None else 0
+    running_sticky = bool(steps) and steps[0].selected == "sticky"
+    consumers = {m.member_id: _Consumer(m.owned, m.generation,
+                                        (m.owned, m.generation) if running_sticky else None) for m in known}
+    out: list[StepRebalance | None] = [None]
+    for step in steps[1:]:
+        consumers[step.member] = _Consumer((), -1, None)  # a new process
+        chosen = step.selected
+        if chosen not in registry.CLIENT_SIDE or not step.group:
+            out.append(None)
+            continue
+        if chosen not in ("sticky", "cooperative-sticky"):
+            # range and roundrobin always return, and what they assign never reaches a later
+            # input: every member of a group that selects them is EAGER (revokes it before
+            # rejoining) until it restarts with nothing
+            generation += 1
+            for member_id in step.group:
+                c = consumers.setdefault(member_id, _Consumer((), -1, None))
+                c.owned, c.generation = (), generation
+            out.append(StepRebalance(chosen, True))
+            continue
+        eager = {m: rebalance_protocol(ps) != "COOPERATIVE" for m, ps in step.group.items()}
+        members = []
+        for member_id in step.group:
+            base = subscription.get(member_id) or MemberSubscription(member_id, group_topics)
+            c = consumers.setdefault(member_id, _Consumer((), -1, None))
+            if chosen == "sticky":
+                owned, gen = c.sticky_memory or ((), -1)
+            else:
+                owned, gen = (() if eager[member_id] else c.owned), c.generation
+            members.append(base._replace(owned=owned, generation=gen))
+        racks = _topic_racks(state, members)
+        revoked = False
+        try:
+            if chosen == "cooperative-sticky":
+                first = cooperative_sticky.assign(topics, members, topic_racks=racks)
+                assignment = first
+                revoked = any(not eager[m.member_id] and not set(m.owned) <= set(first.get(m.member_id, []))
+                              for m in members)
+                if revoked:  # a COOPERATIVE member lost partitions: the follow-up rebalance
+                    follow_up = [m._replace(owned=() if eager[m.member_id] else tuple(first.get(m.member_id, [])),
+                                            generation=generation + 1) for m in members]
+                    try:
+                        assignment = cooperative_sticky.assign(topics, follow_up, topic_racks=racks)
+                    except AssignorNeverReturns as e:
+                        e.follow_up = True
+                        raise
+            else:
+                assignment, _ = registry.STRATEGIES[chosen].run(topics, members, topic_racks=racks, jdk=jdk)
+        except AssignorNeverReturns as e:
+            out.append(StepRebalance(chosen, False, never_completes(chosen, e.follow_up)))
+            continue
+        generation += 2 if chosen == "cooperative-sticky" and revoked else 1
+        for m in members:
+            got = tuple(assignment.get(m.member_id, []))
+            c = consumers[m.member_id]
+            c.owned, c.generation = got, generation
+            if chosen == "sticky":
+                c.sticky_memory = (got, generation)
+        out.append(StepRebalance(chosen, True))
+    return out
+
+
+def member_protocols(state: GroupState, member: Member) -> list[str]:
+    """The protocols ``member`` supports, in its order of preference; when the cluster did not
+    say, the protocol the group runs (none when that is unknown too)."""
+    return list(member.protocols or ([state.group.assignor] if state.group.assignor else []))
+
+
+def _added_protocols(state: GroupState, added: AddedMember) -> list[str]:
+    return list(added.protocols or ([state.group.assignor] if state.group.assignor else []))
+
+
+def refused_joins(state: GroupState, change: Change) -> list[str]:
+    """Added members Kafka's JoinGroup check refuses (INCONSISTENT_GROUP_PROTOCOL), in the
+    order they are added: each joins the group as it stands after the removals and the joins
+    before it. None are refused when some remaining member's protocols are unknown."""
+    from kgroup.whatif.vote import supports_protocols
+
+    removed = {resolve_member(state.group.members, ref).member_id for ref in change.remove}
+    group = {m.member_id: member_protocols(state, m) for m in state.group.members if m.member_id not in removed}
+    if not all(group.values()):
+        return []  # some members' protocols are unknown: the check cannot be made
+    refused = []
+    for a in change.add:
+        if supports_protocols(group, a.protocols or []):
+            group[a.name] = list(a.protocols or [])
+        else:
+            refused.append(a.name)
+    return refused
+
+
+def vote_after(state: GroupState, change: Change, removed: list[str]) -> dict[str, Any]:
+    """The protocol vote of the group after the change (the members ``removed`` gone, the
+    change's added members in), as a document: ``selected``, ``error`` and ``explanation``,
+    with ``candidates`` and ``votes`` when a vote was held."""
+    from kgroup.whatif.vote import select_protocol
+
+    gone = set(removed)
+    ballots = {m.member_id: member_protocols(state, m) for m in state.group.members if m.member_id not in gone}
+    for a in change.add:
+        ballots[a.name] = _added_protocols(state, a)
+    if not ballots:
+        return {"selected": None, "error": None, "explanation": "no member is left: an empty group selects no "
+                                                                "protocol until a member joins"}
+    if not all(ballots.values()):
+        return {"selected": None, "error": None, "explanation": "some members' protocols are unknown"}
+    v = select_protocol(ballots)
+    return {"selected": v.selected, "error": v.error, "candidates": v.candidates, "votes": v.votes,
+            "explanation": v.explanation}
+
+
+def gained_lost(now: Assignment, after: Assignment) -> tuple[Assignment, Assignment]:
+    """What a member gains and what it loses going from assignment ``now`` to ``after``
+    (topic -> partitions, in the order the assignments list them; topics with none left out)."""
+    gained = {t: [p for p in ps if p not in now.get(t, [])] for t, ps in after.items()}
+    lost = {t: [p for p in ps if p not in after.get(t, [])] for t, ps in now.items()}
+    return {t: ps for t, ps in gained.items() if ps}, {t: ps for t, ps in lost.items() if ps}
