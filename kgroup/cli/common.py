@@ -8,13 +8,13 @@ import typer
 from kgroup import __version__
 from kgroup.cli.params import KgroupCommand, KgroupGroup
 from kgroup.errors import UsageError
+from kgroup.kmsg import states
 from kgroup.output.render import OutputFormat
 
 CONNECTION = "Connection"
-# States a group can be in, as Kafka names them (ConsumerGroupState / GroupState): the values
-# of list --state, offered by the shell completions.
-GROUP_STATES = ["Stable", "Empty", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling",
-                "Dead", "Unknown"]
+# States a group can be in, as Kafka names them (kgroup.kmsg.states): the values of list --state,
+# offered by the shell completions.
+GROUP_STATES = list(states.ALL)
 # Values of options whose metavar does not list them, for the shell completions.
 CHOICES_BY_METAVAR = {"STATE": GROUP_STATES}
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from kgroup.group.assignment import normalized, partition_count
 from kgroup.lag.now import ROW_FIELDS, offset_table
 from kgroup.group.model import GroupDescription, GroupState
+from kgroup.kmsg.states import EMPTY, REBALANCING, STABLE
 
 if TYPE_CHECKING:
     from kgroup.group.metadata import GroupListing
@@ -66,11 +67,11 @@ def describe_notes(g: dict[str, Any]) -> list[str]:
     """Plain statements about a group's condition, under its table."""
     state = g["state"]
     notes = []
-    if state == "Empty":
+    if state == EMPTY:
         notes.append(f"Group {g['group']} is empty: no active members (offsets may still be committed).")
-    elif state in ("PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"):
+    elif state in REBALANCING:
         notes.append(f"Group {g['group']} is rebalancing ({state}): assignments are in flux.")
-    elif state == "Stable" and not g["members"]:
+    elif state == STABLE and not g["members"]:
         notes.append(f"Group {g['group']} is Stable but the broker returned no member details "
                      "(some Kafka-compatible brokers do not implement ConsumerGroupDescribe fully).")
     reconciling = [m for m in g["members"] if m["reconciling"]]

@@ -25,6 +25,7 @@ from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, Grou
                           PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.output.render import printable
 from kgroup.kafka.settings import ConnectionSettings
+from kgroup.kmsg import states
 
 if TYPE_CHECKING:  # imported where used: a command that needs neither does not load them
     import concurrent.futures
@@ -955,17 +956,12 @@ def _by_topic(partitions: Iterable[Any]) -> Assignment:  # confluent_kafka Topic
     return by_topic((tp.topic or "", tp.partition) for tp in partitions)
 
 
-# confluent-kafka's ConsumerGroupState names (PREPARING_REBALANCING, ...) in Kafka's spelling
-_STATES = {"STABLE": "Stable", "EMPTY": "Empty", "DEAD": "Dead", "PREPARING_REBALANCING": "PreparingRebalance",
-           "COMPLETING_REBALANCING": "CompletingRebalance", "ASSIGNING": "Assigning", "RECONCILING": "Reconciling",
-           "UNKNOWN": "Unknown"}
-
-
 def _state_name(state: Any) -> str | None:  # a ConsumerGroupState
+    """A confluent-kafka ConsumerGroupState (PREPARING_REBALANCING, ...) in Kafka's spelling."""
     if state is None:
         return None
     name = getattr(state, "name", str(state))
-    return _STATES.get(name, name)
+    return states.BY_CLIENT_NAME.get(name, name)
 
 
 def _coordinator_address(stats: str | None) -> str | None:

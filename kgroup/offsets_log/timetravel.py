@@ -10,6 +10,7 @@ substitution comes back as a note.
 from __future__ import annotations
 
 from kgroup.group.model import GroupDescription, GroupState, PartitionOffsets, TopicLayout
+from kgroup.kmsg.states import ASSIGNING, EMPTY, RECONCILING, STABLE
 from kgroup.offsets_log.replay import GroupReplay
 from kgroup.offsets_log.window import format_ms
 from kgroup.group.reconciliation import explain
@@ -30,7 +31,7 @@ def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] |
     if replay.type == "classic" and replay.classic is not None:
         v = replay.classic
         members = list(replay.classic_members)
-        desc = GroupDescription(replay.group_id, "classic", "Stable" if members else "Empty", v["protocolType"],
+        desc = GroupDescription(replay.group_id, "classic", STABLE if members else EMPTY, v["protocolType"],
                                 v["protocol"], v["generation"], None, members)
         notes.append("state is that of the last completed rebalance before the moment (the log does not "
                      "record rebalances in progress)")
@@ -42,9 +43,9 @@ def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] |
                                 replay.epoch, None, members, target_epoch)
         # Kafka's consumer group states: no member, a group epoch its target assignment has not
         # reached yet, a member not reconciled to the target, or none of these
-        desc.state = ("Empty" if not members else
-                      "Assigning" if target_epoch is None or (replay.epoch or 0) > target_epoch else
-                      "Reconciling" if explain(desc) else "Stable")
+        desc.state = (EMPTY if not members else
+                      ASSIGNING if target_epoch is None or (replay.epoch or 0) > target_epoch else
+                      RECONCILING if explain(desc) else STABLE)
         unresolved = replay.unresolved_topic_ids()
         if unresolved:
             notes.append(f"{len(unresolved)} topic id(s) have no name in the log and are shown as ids: "

@@ -15,7 +15,7 @@ import time
 from collections import deque
 from typing import Any
 
-from kgroup.kmsg import codec
+from kgroup.kmsg import codec, errors
 from kgroup.kmsg.messages import API_VERSIONS, Api
 
 _HEADER = struct.Struct(">hhih")
@@ -48,7 +48,7 @@ class Connection:
         self.versions: dict[int, tuple[int, int]] = {}
         self.send(API_VERSIONS, {})
         answer = self.receive()
-        if answer["errorCode"] != 0:
+        if answer["errorCode"] != errors.NONE:
             raise WireError(f"{self.address} refused ApiVersions (error {answer['errorCode']})")
         self.versions = {a["apiKey"]: (a["minVersion"], a["maxVersion"]) for a in answer["apiKeys"]}
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol
 
 from kgroup.kafka.wire.connection import Connection, WireError
+from kgroup.kmsg import errors
 from kgroup.kmsg.messages import FIND_COORDINATOR, Api
 
 Request = tuple[Any, str, Any]  # (caller's key, group, what the exchange needs to ask about it)
@@ -133,7 +134,7 @@ class Coordinators:
             return
         self._lookup.send(FIND_COORDINATOR, {"keyType": 0, "coordinatorKeys": unknown})
         for c in self._lookup.receive()["coordinators"]:
-            if c["errorCode"] == 0 and c["nodeId"] >= 0:
+            if c["errorCode"] == errors.NONE and c["nodeId"] >= 0:
                 self._coordinators[c["key"]] = Node(c["nodeId"], c["host"], c["port"])
 
     def iterate(self, exchange: Exchange, next_request: Callable[[], Request | None],

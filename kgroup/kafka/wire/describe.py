@@ -38,14 +38,13 @@ from kgroup.group.model import Broker, GroupDescription, Member
 from kgroup.kmsg.consumer_protocol import DecodeError, decode_assignment
 from kgroup.kafka.wire.connection import Connection
 from kgroup.kafka.wire.coordinators import Node, Request
+from kgroup.kmsg import states
+from kgroup.kmsg.errors import GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION
 from kgroup.kmsg.messages import CONSUMER_GROUP_DESCRIBE, DESCRIBE_GROUPS, Api
 
-UNSUPPORTED_VERSION = 35
-GROUP_ID_NOT_FOUND = 69
 CONSUMER_PROTOCOL_TYPE = "consumer"
-# librdkafka's group states (rd_kafka_consumer_group_state_names), in Kafka's spelling
-STATES = ("Unknown", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty")
-_STATE_OF = {name.lower().encode(): name for name in STATES}
+# the states librdkafka reports, by their lower-case UTF-8 bytes
+_STATE_OF = {name.lower().encode(): name for name in states.LIBRDKAFKA}
 
 
 class _Unreadable(Exception):
@@ -54,7 +53,7 @@ class _Unreadable(Exception):
 
 def state_name(state: str) -> str:
     """The state librdkafka reports for the state string a broker sent."""
-    return _STATE_OF.get(state.encode("utf-8", "surrogatepass").lower(), "Unknown")
+    return _STATE_OF.get(state.encode("utf-8", "surrogatepass").lower(), states.UNKNOWN)
 
 
 def _text(value: str | None) -> str | None:

@@ -13,9 +13,8 @@ from typing import Any
 
 from kgroup.kafka.wire.connection import Connection
 from kgroup.kafka.wire.coordinators import Node, Request
+from kgroup.kmsg.errors import UNKNOWN_TOPIC_OR_PARTITION
 from kgroup.kmsg.messages import OFFSET_FETCH, Api
-
-UNKNOWN_TOPIC_OR_PARTITION = 3
 
 Offsets = dict[tuple[str, int], tuple[int | None, str | None, int | None]]
 
