@@ -63,7 +63,7 @@ def find_coordinator(
              "(Kafka's default), pass --offsets-partitions N if the cluster differs")
     tables = [Table(
         ["GROUP", "PARTITION", "LEADER", "COORDINATOR", "VERDICT", "REASON"],
-        [[r.group, f"{r.offsets_partition}/{r.offsets_partitions}", broker_label(r.partition_leader),
+        [[r.group, f"{r.offsets_partition}/{r.offsets_partitions}", broker_label(r.offsets_partition_leader),
           broker_label(r.coordinator), r.verdict, r.reason] for r in result.reports])]
     if all_groups or len(result.brokers) > 1:
         tables.append(Table(["BROKER", "GROUPS", "OFFSETS-PARTITIONS-LED", "HOT"],

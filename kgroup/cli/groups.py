@@ -79,7 +79,7 @@ def list_groups(
     for g, d in zip(listed, cluster.iter_describe_groups([g.group_id for g in listed])):
         r = listing_row(g, d, state or [], type_)
         if r is not None:
-            writer.add(r, [[r["group"], r["type"], r["state"], r["protocol_type"], r["assignor"], r["members"],
+            writer.add(r, [[r["group"], r["type"], r["state"], r["protocol_type"], r["assignor"], r["member_count"],
                             r["coordinator"]]])
     writer.close()
 

@@ -204,7 +204,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
         headers += ["LAG", "COORDINATOR"]
     group_rows = []
     for r in shown:
-        row = [printable(r["group"]), r["type"], r["protocol"], r["offsets_partition"], r["generation"], r["members"],
+        row = [printable(r["group"]), r["type"], r["protocol"], r["offsets_partition"], r["generation"], r["member_count"],
                r["commits"], r["commits_per_hour"], _ms(r["first_commit_ms"]) if not all_groups else r["first_commit_ms"],
                _ms(r["last_commit_ms"]) if not all_groups else r["last_commit_ms"], r["rebalances"], r["partitions"],
                r["rewinds"], r["deleted"], r["stale"], r["storm"]]

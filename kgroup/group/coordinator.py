@@ -45,7 +45,7 @@ class CoordinatorReport:
     group: str
     offsets_partition: int
     offsets_partitions: int
-    partition_leader: Broker | None
+    offsets_partition_leader: Broker | None
     coordinator: Broker | None
     verdict: str
     reason: str | None
@@ -55,7 +55,7 @@ class CoordinatorReport:
             "group": self.group,
             "offsets_partition": self.offsets_partition,
             "offsets_partitions": self.offsets_partitions,
-            "partition_leader": self.partition_leader.to_json() if self.partition_leader else None,
+            "offsets_partition_leader": self.offsets_partition_leader.to_json() if self.offsets_partition_leader else None,
             "coordinator": self.coordinator.to_json() if self.coordinator else None,
             "verdict": self.verdict,
             "reason": self.reason,
@@ -155,7 +155,7 @@ def broker_loads(reports: list[CoordinatorReport], metadata: ClusterMetadata | N
     counts: Counter[int] = Counter()
     known: dict[int, Broker] = dict(metadata.brokers) if metadata else {}
     for r in reports:
-        owner = r.coordinator or r.partition_leader
+        owner = r.coordinator or r.offsets_partition_leader
         if owner is not None:
             counts[owner.id] += 1
             known.setdefault(owner.id, owner)

@@ -28,7 +28,7 @@ def listing_row(g: GroupListing, d: GroupDescription | None, states: list[str],
         return None
     return {"group": g.group_id, "type": gtype, "state": state,
             "protocol_type": (d.protocol_type if d else None) or g.protocol_type,
-            "assignor": d.assignor if d else None, "members": len(d.members) if d else None,
+            "assignor": d.assignor if d else None, "member_count": len(d.members) if d else None,
             "coordinator": d.coordinator.id if d and d.coordinator else None}
 
 
@@ -105,7 +105,7 @@ def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: di
     g = {"group": s.group.group_id, "state": s.group.state,
          "partitions": rows if row_tuples else [dict(zip(ROW_FIELDS, r)) for r in rows],
          "total_lag": total, "topic_lag": per_topic,
-         "complete": not reasons,
+         "incomplete": bool(reasons),
          "unknown": [{"topic": rows[i][0], "partition": rows[i][1], "reason": reason}
                      for i, reason in reasons.items()]}
     if lag_above is not None:
@@ -131,7 +131,7 @@ class LagVerdict:
         self.unknown: list[tuple[str, dict[str, Any]]] = []
 
     def add(self, g: dict[str, Any]) -> None:
-        self.incomplete = self.incomplete or not g["complete"]
+        self.incomplete = self.incomplete or g["incomplete"]
         self.unknown.extend((g["group"], u) for u in g["unknown"])
         if self.lag_above is not None and g["over_threshold"]:
             self.over_count += len(g["over_threshold"])

@@ -131,6 +131,21 @@ def _window_runs(commits: list[Commit]) -> list[tuple[int, Commit]]:
     return runs[-lag_status.WINDOW:]
 
 
+def window_tail(commits: list[Commit]) -> list[Commit]:
+    """The shortest end of ``commits`` that gives the same status window: from the WINDOW-th
+    last commit that comes MIN_DISTANCE_MS or more after the one before it. Such a commit starts
+    a run whatever came before (the run before it started no later than the commit before it),
+    so the runs from it on depend on nothing earlier. For a reader that cannot keep a
+    partition's every commit (``kgroup scan``); the first commit of all counts as such a start."""
+    starts = 0
+    for i in range(len(commits) - 1, 0, -1):
+        if commits[i].time_ms - commits[i - 1].time_ms >= lag_status.MIN_DISTANCE_MS:
+            starts += 1
+            if starts == lag_status.WINDOW:
+                return commits[i:]
+    return commits
+
+
 def moments(commits: Mapping[TopicPartition, list[Commit]], since_ms: int, until_ms: int,
             until_is_now: bool = False) -> dict[TopicPartition, list[int]]:
     """Every moment whose log end :func:`evaluate` needs, per partition, sorted. With
@@ -247,12 +262,12 @@ def document(report: LagReport, time_lag: bool = False) -> dict[str, Any]:
     for p in report.partitions:
         points = []
         for pt in p.points:
-            point: dict[str, Any] = {"time_ms": pt.time_ms, "committed": pt.committed, "end": pt.end, "lag": pt.lag}
+            point: dict[str, Any] = {"time_ms": pt.time_ms, "committed": pt.committed, "log_end": pt.end, "lag": pt.lag}
             if time_lag:
                 point["time_lag_ms"] = pt.time_lag_ms
             points.append(point)
         parts.append({"topic": p.topic, "partition": p.partition, "status": p.status,
-                      "complete": round(p.complete, 3), "lag": p.lag, "end": p.end, "committed": p.committed,
+                      "complete": round(p.complete, 3), "lag": p.lag, "log_end": p.end, "committed": p.committed,
                       "consume_per_s": _round(p.consume_per_s), "produce_per_s": _round(p.produce_per_s),
                       "eta_s": _round(p.eta_s, 1), "catching_up": p.catching_up, "points": points,
                       "unknown": list(p.problems)})

@@ -113,7 +113,7 @@ def report_document(*, group: str, since_ms: int, until_ms: int, generated_ms: i
     ``input``, ``snapshot``, ``offsets_topic``); ``offsets_partition``: the offsets-log partition
     the group's records were read from; ``warnings``: every warning the commands printed."""
     incomplete = bool(lag is not None and lag["incomplete"]) or bool(
-        now is not None and now.get("offsets") is not None and not now["offsets"]["complete"])
+        now is not None and now.get("offsets") is not None and now["offsets"]["incomplete"])
     return {"kgroup_report": 1, "kgroup_version": version, "generated_ms": generated_ms, "group": group,
             "since_ms": since_ms, "until_ms": until_ms, "source": dict(source),
             "offsets_partition": offsets_partition,

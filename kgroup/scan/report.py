@@ -22,7 +22,7 @@ HOT_FACTOR = 1.5
 TYPE_OF_KIND = {"group": "classic", "consumer": "consumer", "regex": "consumer", "share": "share",
                 "streams": "streams"}
 
-GROUP_KEYS = ("group", "type", "protocol", "offsets_partition", "generation", "members", "commits",
+GROUP_KEYS = ("group", "type", "protocol", "offsets_partition", "generation", "member_count", "commits",
               "commits_per_hour", "first_commit_ms", "last_commit_ms", "rebalances", "partitions", "rewinds",
               "deleted", "stale", "storm")
 LIVE_GROUP_KEYS = ("lag", "coordinator")
@@ -99,7 +99,7 @@ def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int) ->
              and f.last_commit_ms < now - stale_after_ms)
     return {
         "group": f.group, "type": gtype, "protocol": protocol, "offsets_partition": f.offsets_partition,
-        "generation": f.generation, "members": members if members is not None else 0, "commits": f.commits,
+        "generation": f.generation, "member_count": members if members is not None else 0, "commits": f.commits,
         "commits_per_hour": round(f.commits * 3600 / window.seconds, 3),
         "first_commit_ms": f.first_commit_ms, "last_commit_ms": f.last_commit_ms,
         "rebalances": len(f.rebalance_times), "partitions": f.partitions, "rewinds": f.rewinds,

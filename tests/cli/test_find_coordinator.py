@@ -19,7 +19,7 @@ def test_offline_json_matches_java_partitions():
     assert [(g["group"], g["offsets_partition"]) for g in doc["groups"]] == [
         ("G1", 0), ("polygenelubricants", 0), ("订单消费组", 14), ("🚀-group", 29)]
     assert all(g["verdict"] == "offline" and g["offsets_partitions"] == 50 for g in doc["groups"])
-    assert all(g["partition_leader"] is None and g["coordinator"] is None for g in doc["groups"])
+    assert all(g["offsets_partition_leader"] is None and g["coordinator"] is None for g in doc["groups"])
     assert doc["brokers"] == []
     assert r.stderr == ""
 
@@ -99,7 +99,7 @@ def test_find_coordinator_from_snapshot(tmp_path):
     r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, doc), "-o", "json")
     (g,) = json.loads(r.stdout)["groups"]
     # "G1".hashCode() = 2250 -> partition 0 of 50; coordinator 1 but leader 2 was recorded
-    assert (g["offsets_partition"], g["verdict"], g["coordinator"]["id"], g["partition_leader"]["id"]) == \
+    assert (g["offsets_partition"], g["verdict"], g["coordinator"]["id"], g["offsets_partition_leader"]["id"]) == \
         (0, "mismatch", 1, 2)
     r = run_kgroup("find-coordinator", "--snapshot", _write(tmp_path, SEED), "-o", "json")
     (g,) = json.loads(r.stdout)["groups"]
@@ -109,7 +109,7 @@ def test_find_coordinator_from_snapshot(tmp_path):
 def test_find_coordinator_from_a_snapshot_does_not_claim_zero_partitions_led():
     r = run_kgroup("find-coordinator", "--snapshot", "examples/seed-g1.json", "-o", "json")
     doc = json.loads(r.stdout)
-    assert doc["groups"][0]["partition_leader"]["id"] == 1
+    assert doc["groups"][0]["offsets_partition_leader"]["id"] == 1
     assert doc["brokers"] == [{"id": 1, "host": "b1", "port": 9092, "groups": 1, "offsets_partitions_led": None,
                                "hot": False}]
 
@@ -121,5 +121,5 @@ def test_offsets_partitions_led_is_unknown_without_the_offsets_topic():
     (report,) = doc["groups"]
     (broker,) = doc["brokers"]
     # the snapshot records that broker 1 leads G1's offsets partition, not how many it leads
-    assert report["partition_leader"]["id"] == broker["id"] == 1
+    assert report["offsets_partition_leader"]["id"] == broker["id"] == 1
     assert broker["offsets_partitions_led"] is None

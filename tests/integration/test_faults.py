@@ -73,7 +73,7 @@ def test_healthy_through_the_proxy(proxy):
     doc = json.loads(r.stdout)
     assert _offsets(doc) == EXPECTED
     (g,) = doc["groups"]
-    assert g["complete"] is True and g["unknown"] == [] and g["total_lag"] == 43
+    assert g["incomplete"] is False and g["unknown"] == [] and g["total_lag"] == 43
     assert proxy.seen(fp.LIST_OFFSETS) >= 1  # the answers really went through the proxy
 
 
@@ -88,7 +88,7 @@ def test_list_offsets_without_answer_is_incomplete_never_a_number(proxy, action)
     # committed offsets came from OffsetFetch and are facts; nothing from ListOffsets is shown
     assert got == {tp: (c, None, None, None) for tp, (c, _, _, _) in EXPECTED.items()}
     (g,) = doc["groups"]
-    assert g["total_lag"] is None and g["complete"] is False
+    assert g["total_lag"] is None and g["incomplete"] is True
     assert {(u["topic"], u["partition"]) for u in g["unknown"]} == set(EXPECTED)
     assert "INCOMPLETE" in r.stderr and "Traceback" not in r.stderr
     _no_negative_numbers(r.stdout)
@@ -109,7 +109,7 @@ def test_list_offsets_frozen_all_groups(proxy):
     assert r.returncode == 3
     groups = {g["group"]: g for g in json.loads(r.stdout)["groups"]}
     assert GROUP in groups
-    assert all(g["total_lag"] is None and not g["complete"] for g in groups.values() if g["partitions"])
+    assert all(g["total_lag"] is None and g["incomplete"] for g in groups.values() if g["partitions"])
     assert all(p["lag"] is None for g in groups.values() for p in g["partitions"])
 
 
@@ -137,7 +137,7 @@ def test_time_lag_with_fetch_frozen_is_incomplete(proxy):
     assert _offsets(doc) == EXPECTED  # the offsets were read; only the record ages were not
     (g,) = doc["groups"]
     assert all(p["time_lag_ms"] is None for p in g["partitions"])
-    assert g["total_lag"] == 43 and g["complete"] is False
+    assert g["total_lag"] == 43 and g["incomplete"] is True
     assert "time lag unknown" in r.stderr and "INCOMPLETE" in r.stderr
 
 

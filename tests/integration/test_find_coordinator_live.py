@@ -18,7 +18,7 @@ def test_tansu_reports_coordinator_unverified(tansu):
     assert g["offsets_partition"] == 0 and g["offsets_partitions"] == 50
     # Tansu has no __consumer_offsets topic: the leader cannot be checked
     assert g["verdict"] == "unverified"
-    assert g["partition_leader"] is None
+    assert g["offsets_partition_leader"] is None
     assert "__consumer_offsets is not visible" in g["reason"]
     assert "assuming offsets.topic.num.partitions=50" in r.stderr
 
@@ -54,7 +54,7 @@ def test_mock_cluster_verdicts_per_group(mock_cluster):
     for g in doc["groups"]:
         leader_id = offsets.partitions[g["offsets_partition"]].leader
         host, port = mock_cluster.brokers[leader_id]
-        assert g["partition_leader"] == {"id": leader_id, "host": host, "port": port}
+        assert g["offsets_partition_leader"] == {"id": leader_id, "host": host, "port": port}
         assert g["coordinator"]["id"] in mock_cluster.brokers
         coordinators.add(g["coordinator"]["id"])
         if g["coordinator"]["id"] == leader_id:

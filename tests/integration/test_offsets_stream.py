@@ -218,7 +218,7 @@ def test_groups_written_one_by_one_are_the_document_emit_writes(terminal, count)
     from kgroup.output.stream import GroupsWriter
 
     groups = [{"group": f"g{i}\u2028\"é", "state": None, "partitions": [{"topic": "A", "partition": i, "lag": None}] * i,
-               "total_lag": i, "complete": True, "unknown": [], "nested": {"empty": [], "obj": {}}}
+               "total_lag": i, "incomplete": False, "unknown": [], "nested": {"empty": [], "obj": {}}}
               for i in range(count)]
     whole, streamed = (_Terminal() if terminal else io.StringIO() for _ in range(2))
     emit(OutputFormat.json, {"groups": groups}, [], whole)
@@ -236,7 +236,7 @@ def test_offsets_group_json_is_json_dumps_of_the_row_objects():
     rows = [("A", 0, 5, 0, 9, 4, "m-1", "c\"1", "/10.0.0.1", "", None),
             ("A\u2028é", 1, None, None, None, None, None, None, None, None, 1234),
             ("B", 2, 0, 0, 0, 0, "m-1", None, "h", "meta\n", 0)]
-    g = {"group": "G\u00e9", "state": "Stable", "partitions": rows, "total_lag": None, "complete": False,
+    g = {"group": "G\u00e9", "state": "Stable", "partitions": rows, "total_lag": None, "incomplete": True,
          "unknown": [{"topic": "A", "partition": 1, "reason": "x"}], "over_threshold": []}
     as_objects = {**g, "partitions": [dict(zip(ROW_FIELDS, r)) for r in rows]}
     assert offsets_group_json(g) == json.dumps(as_objects, ensure_ascii=False)
@@ -267,7 +267,7 @@ def test_list_streamed_rows(many_groups):
     doc = json.loads(run_kgroup("list", "-b", many_groups, "-o", "json").stdout)
     rows = {r["group"]: r for r in doc["groups"]}
     assert sorted(rows) == [f"s{g:03d}" for g in range(GROUPS)]
-    assert all(r["members"] == 0 and r["state"] == "Empty" and r["coordinator"] == 111 for r in rows.values())
+    assert all(r["member_count"] == 0 and r["state"] == "Empty" and r["coordinator"] == 111 for r in rows.values())
     table = run_kgroup("list", "-b", many_groups)
     lines = table.stdout.splitlines()
     assert lines[0].split() == ["GROUP", "TYPE", "STATE", "PROTOCOL-TYPE", "ASSIGNOR", "MEMBERS", "COORDINATOR"]

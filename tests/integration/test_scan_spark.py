@@ -84,7 +84,7 @@ def expected(sc, since=None, until=None, stale_after=STALE_AFTER, storm=STORM, l
             "group": g, "type": gtype, "protocol": protocol, "offsets_partition": min(w[0] for w in ws),
             "generation": (meta_values[-1].value["generation"] if meta_values[-1].type == 2 else meta_values[-1].value["epoch"])
             if meta_values else None,
-            "members": 0 if deleted else n_members, "commits": len(commits),
+            "member_count": 0 if deleted else n_members, "commits": len(commits),
             "commits_per_hour": round(len(commits) * 3600 / seconds, 3),
             "first_commit_ms": min((c.value["commitTimestamp"] for c in commits), default=None),
             "last_commit_ms": last_commit, "rebalances": len(times), "partitions": len(by_tp), "rewinds": rewinds,

@@ -6,7 +6,7 @@ from kgroup.group.documents import LagVerdict
 
 
 def _g(group, over=(), unknown=(), complete=True):
-    return {"group": group, "complete": complete,
+    return {"group": group, "incomplete": not complete,
             "over_threshold": [{"topic": t, "partition": p, "lag": lag} for t, p, lag in over],
             "unknown": [{"topic": t, "partition": p, "reason": r} for t, p, r in unknown]}
 
@@ -42,7 +42,7 @@ def test_an_incomplete_answer_always_says_something():
 
 def test_without_a_threshold_nothing_is_over():
     v = LagVerdict(None)
-    v.add({"group": "A", "complete": True, "unknown": []})  # no over_threshold without --lag-above
+    v.add({"group": "A", "incomplete": False, "unknown": []})  # no over_threshold without --lag-above
     assert (v.verdict, v.over, v.over_count) == ("ok", [], 0)
 
 
@@ -110,8 +110,8 @@ def test_list_filters_states_in_any_case_and_the_type():
     assert kept(["preparing_rebalance", "EMPTY"], None) == ["B", "C"]
     assert kept([], "classic") == ["A", "C"]
     a = listing_row(listed[0], described["A"], ["stable"], None)
-    assert a is not None and (a["assignor"], a["members"], a["coordinator"]) == ("range", 1, None)
+    assert a is not None and (a["assignor"], a["member_count"], a["coordinator"]) == ("range", 1, None)
     # B is not described: what ListGroups said stands, the rest is unknown
     assert listing_row(listed[1], None, [], None) == {"group": "B", "type": "consumer", "state": "PreparingRebalance",
-                                                      "protocol_type": None, "assignor": None, "members": None,
+                                                      "protocol_type": None, "assignor": None, "member_count": None,
                                                       "coordinator": None}

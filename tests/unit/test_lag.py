@@ -129,7 +129,7 @@ def test_threshold_cannot_pass_on_incomplete_data():
     assert lag_verdict(doc, 100) == "incomplete"
     assert lag_verdict(doc, None) == "incomplete"
     g = doc["groups"][1]
-    assert (g["complete"], g["total_lag"], g["unknown"][0]["partition"]) == (False, None, 1)
+    assert (g["incomplete"], g["total_lag"], g["unknown"][0]["partition"]) == (True, None, 1)
 
 
 def test_time_lag_reads_the_first_unconsumed_record_where_there_is_one():

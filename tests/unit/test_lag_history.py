@@ -169,8 +169,8 @@ def test_document_keys():
     doc = document(evaluate("G", commits, ends_for(commits, 0, 30_000), 0, 30_000))
     assert doc["group"] == "G" and doc["status"] == "OK" and doc["complete"] == 0.0
     part = doc["partitions"][0]
-    assert part["points"][0] == {"time_ms": 10_000, "committed": 0, "end": 10, "lag": 10}
-    assert (part["lag"], part["end"], part["committed"], part["eta_s"]) == (6, 30, 24, 30.0)
+    assert part["points"][0] == {"time_ms": 10_000, "committed": 0, "log_end": 10, "lag": 10}
+    assert (part["lag"], part["log_end"], part["committed"], part["eta_s"]) == (6, 30, 24, 30.0)
 
 
 def test_watch_counts_a_changed_committed_offset_as_a_commit():
@@ -183,3 +183,22 @@ def test_watch_counts_a_changed_committed_offset_as_a_commit():
     assert [(pt.time_ms, pt.committed, pt.end, pt.lag) for pt in p.points] == [(10_000, 5, 10, 5),
                                                                                  (30_000, 25, 30, 5)]
     assert (p.lag, report.until_ms) == (5, 30_000)
+
+
+def test_the_window_tail_gives_the_same_window():
+    from kgroup.lag.history import window_tail
+
+    # 0, 0.5, 0.9 s: one run; then a commit every 2 s (each its own run), then two within a second
+    times = [0, 500, 900] + [2_000 * k for k in range(1, 13)] + [24_500]
+    commits = [Commit(t, i) for i, t in enumerate(times)]
+    tail = window_tail(commits)
+    # the 10th last commit at least 1 s after the one before it: 24.5 s is not (0.5 s after 24 s);
+    # 24, 22, ..., 6 s are the ten: the tail starts at 6 s
+    assert tail[0] == Commit(6_000, 5) and tail[-1] == Commit(24_500, 15)
+    whole = evaluate("G", {("T", 0): commits}, ends_for({("T", 0): commits}, 0, 30_000), 0, 30_000)
+    part = evaluate("G", {("T", 0): tail}, ends_for({("T", 0): tail}, 0, 30_000), 0, 30_000)
+    assert (whole.partitions[0].status, whole.partitions[0].complete) == \
+        (part.partitions[0].status, part.partitions[0].complete)
+    assert moments({("T", 0): commits}, 30_000, 30_000) == moments({("T", 0): tail}, 30_000, 30_000)
+    # fewer than ten such starts: everything is kept
+    assert window_tail(commits[:6]) == commits[:6]

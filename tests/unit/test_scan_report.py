@@ -27,17 +27,17 @@ def test_group_row_flags():
     base = dict(group="g", offsets_partition=3, commits=4, first_commit_ms=H, last_commit_ms=8 * H, partitions=2,
                 last_kind="group", last_meta_tombstone=False, generation=7, classic_protocol="range", classic_members=3)
     row = report.group_row(GroupFacts(**base), w, stale_after_ms=H, storm=3)
-    assert (row["type"], row["protocol"], row["members"], row["stale"], row["storm"], row["deleted"]) == \
+    assert (row["type"], row["protocol"], row["member_count"], row["stale"], row["storm"], row["deleted"]) == \
         ("classic", "range", 3, True, False, False)
     assert row["commits_per_hour"] == 0.4
     assert report.group_row(GroupFacts(**base), w, stale_after_ms=3 * H, storm=3)["stale"] is False
     storm = report.group_row(GroupFacts(**base, rebalance_times=[0, 10, 20]), w, H, 3)
     assert storm["storm"] and storm["rebalances"] == 3
     gone = report.group_row(GroupFacts(**{**base, "last_meta_tombstone": True}), w, H, 3)
-    assert gone["deleted"] and gone["members"] == 0 and not gone["stale"]
+    assert gone["deleted"] and gone["member_count"] == 0 and not gone["stale"]
     consumer = report.group_row(GroupFacts(**{**base, "last_kind": "regex", "live_members": 2,
                                               "member_protocol": "uniform"}), w, H, 3)
-    assert (consumer["type"], consumer["protocol"], consumer["members"]) == ("consumer", "uniform", 2)
+    assert (consumer["type"], consumer["protocol"], consumer["member_count"]) == ("consumer", "uniform", 2)
     idle = report.group_row(GroupFacts(group="s", offsets_partition=0, last_kind="share"), w, H, 3)
     assert (idle["type"], idle["commits"], idle["stale"], idle["generation"]) == ("share", 0, False, None)
 
