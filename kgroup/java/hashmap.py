@@ -24,18 +24,18 @@ not changed since JDK 8):
   from a plain chain's. A tree bin split by a resize into a part of 6 or fewer keys turns
   back into a plain chain.
 
-Removal is modelled only by :class:`JavaHashSetFirst`, for plain chains (removing a key
-from a tree bin can rebalance the tree and move another root to the front).
+Tree bins are in :mod:`kgroup.java.treebin`. Removal is modelled only by
+:class:`kgroup.java.hashset_first.JavaHashSetFirst`, for plain chains (removing a key from a
+tree bin can rebalance the tree and move another root to the front).
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Hashable, Iterable
-from heapq import heapify, heappop, heappush
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from kgroup.java.primitives import float32_div, to_int32
 from kgroup.java.strings import java_string_hash, java_string_key
+from kgroup.java.treebin import Bin, Node
 
 K = TypeVar("K", bound=Hashable)  # the keys of a map or the elements of a set
 
@@ -111,192 +111,6 @@ def hashset_copy_capacity(size: int, jdk: int = DEFAULT_JDK) -> int:
 
 
 # ---------------------------------------------------------------------------
-# tree bins
-# ---------------------------------------------------------------------------
-
-class _Node:
-    """A HashMap node; tree-bin fields are used once its bucket is a tree."""
-
-    __slots__ = ("key", "hash", "sort_key", "left", "right", "parent", "red")
-
-    def __init__(self, key: Any, hash_: int, sort_key: object) -> None:
-        self.key = key
-        self.hash = hash_
-        self.sort_key = sort_key
-        self.left: _Node | None = None
-        self.right: _Node | None = None
-        self.parent: _Node | None = None
-        self.red = False
-
-
-def _direction(node_hash: int, node_key: object, other: _Node) -> int:
-    """Where a node goes relative to ``other`` in a tree bin (-1 left, 1 right)."""
-    if other.hash > node_hash:
-        return -1
-    if other.hash < node_hash:
-        return 1
-    if node_key is None or other.sort_key is None:
-        # Java falls back to System.identityHashCode: not deterministic, not modelled
-        raise NotImplementedError("tree bins of non-comparable keys are not deterministic in Java")
-    return -1 if node_key < other.sort_key else 1  # type: ignore[operator]  # equal keys never meet here
-
-
-def _rotate_left(root: _Node, p: _Node) -> _Node:
-    r = p.right
-    if r is not None:
-        rl = p.right = r.left
-        if rl is not None:
-            rl.parent = p
-        pp = r.parent = p.parent
-        if pp is None:
-            root = r
-            r.red = False
-        elif pp.left is p:
-            pp.left = r
-        else:
-            pp.right = r
-        r.left = p
-        p.parent = r
-    return root
-
-
-def _rotate_right(root: _Node, p: _Node) -> _Node:
-    left = p.left
-    if left is not None:
-        lr = p.left = left.right
-        if lr is not None:
-            lr.parent = p
-        pp = left.parent = p.parent
-        if pp is None:
-            root = left
-            left.red = False
-        elif pp.right is p:
-            pp.right = left
-        else:
-            pp.left = left
-        left.right = p
-        p.parent = left
-    return root
-
-
-def _balance_insertion(root: _Node, x: _Node) -> _Node:
-    """Red-black fix-up after inserting ``x`` (``TreeNode.balanceInsertion``)."""
-    x.red = True
-    while True:
-        xp = x.parent
-        if xp is None:
-            x.red = False
-            return x
-        xpp = xp.parent
-        if not xp.red or xpp is None:
-            return root
-        xppl = xpp.left
-        if xp is xppl:
-            xppr = xpp.right
-            if xppr is not None and xppr.red:
-                xppr.red = False
-                xp.red = False
-                xpp.red = True
-                x = xpp
-            else:
-                if x is xp.right:
-                    x = xp
-                    root = _rotate_left(root, x)
-                    xp = x.parent
-                    xpp = None if xp is None else xp.parent
-                if xp is not None:
-                    xp.red = False
-                    if xpp is not None:
-                        xpp.red = True
-                        root = _rotate_right(root, xpp)
-        else:
-            if xppl is not None and xppl.red:
-                xppl.red = False
-                xp.red = False
-                xpp.red = True
-                x = xpp
-            else:
-                if x is xp.left:
-                    x = xp
-                    root = _rotate_right(root, x)
-                    xp = x.parent
-                    xpp = None if xp is None else xp.parent
-                if xp is not None:
-                    xp.red = False
-                    if xpp is not None:
-                        xpp.red = True
-                        root = _rotate_left(root, xpp)
-
-
-class _Bin:
-    """One bucket: the ``next`` chain (iteration order) plus, for a tree bin, the tree's root."""
-
-    __slots__ = ("chain", "root")
-
-    def __init__(self, chain: list[_Node]) -> None:
-        self.chain = chain
-        self.root: _Node | None = None
-
-    def treeify(self) -> None:
-        """``TreeNode.treeify``: build the tree in chain order, then move its root to the front."""
-        root: _Node | None = None
-        for x in self.chain:
-            x.left = x.right = None
-            if root is None:
-                x.parent = None
-                x.red = False
-                root = x
-                continue
-            p = root
-            while True:
-                direction = _direction(x.hash, x.sort_key, p)
-                xp = p
-                child = p.left if direction <= 0 else p.right
-                if child is None:
-                    x.parent = xp
-                    if direction <= 0:
-                        xp.left = x
-                    else:
-                        xp.right = x
-                    root = _balance_insertion(root, x)
-                    break
-                p = child
-        self.root = root
-        self._move_root_to_front()
-
-    def _move_root_to_front(self) -> None:
-        root = self.root
-        if root is not None and self.chain[0] is not root:
-            self.chain.remove(root)
-            self.chain.insert(0, root)
-
-    def put_tree_val(self, x: _Node) -> None:
-        """``TreeNode.putTreeVal`` for a new key: linked right after its tree parent."""
-        assert self.root is not None
-        p = self.root
-        while True:
-            direction = _direction(x.hash, x.sort_key, p)
-            xp = p
-            child = p.left if direction <= 0 else p.right
-            if child is None:
-                self.chain.insert(self.chain.index(xp) + 1, x)
-                if direction <= 0:
-                    xp.left = x
-                else:
-                    xp.right = x
-                x.parent = xp
-                self.root = _balance_insertion(self.root, x)
-                self._move_root_to_front()
-                return
-            p = child
-
-    def untreeify(self) -> None:
-        self.root = None
-        for node in self.chain:
-            node.left = node.right = node.parent = None
-
-
-# ---------------------------------------------------------------------------
 # the map
 # ---------------------------------------------------------------------------
 
@@ -318,7 +132,7 @@ class JavaHashMap(Generic[K]):
     ) -> None:
         self.hash_of = hash_of
         self.compare_key = compare_key
-        self.table: list[_Bin | None] = []
+        self.table: list[Bin | None] = []
         self.capacity = 0  # no table until the first insertion, as in Java
         self._initial = DEFAULT_INITIAL_CAPACITY if initial_capacity is None else table_size_for(initial_capacity)
         self.threshold = 0
@@ -331,8 +145,8 @@ class JavaHashMap(Generic[K]):
         """The keys in iteration order (``keySet().iterator()``)."""
         return [node.key for bin_ in self.table if bin_ is not None for node in bin_.chain]
 
-    def _new_node(self, key: K) -> _Node:
-        return _Node(key, spread(self.hash_of(key)), None if self.compare_key is None else self.compare_key(key))
+    def _new_node(self, key: K) -> Node:
+        return Node(key, spread(self.hash_of(key)), None if self.compare_key is None else self.compare_key(key))
 
     def resize(self) -> None:
         """``HashMap.resize``: allocate the first table, or double it splitting every bin in two."""
@@ -343,7 +157,7 @@ class JavaHashMap(Generic[K]):
             return
         old_table, old_capacity = self.table, self.capacity
         new_capacity = old_capacity * 2
-        new_table: list[_Bin | None] = [None] * new_capacity
+        new_table: list[Bin | None] = [None] * new_capacity
         for index, bin_ in enumerate(old_table):
             if bin_ is None:
                 continue
@@ -353,7 +167,7 @@ class JavaHashMap(Generic[K]):
             for target, part, other in ((index, low, high), (index + old_capacity, high, low)):
                 if not part:
                     continue
-                new_bin = _Bin(part)
+                new_bin = Bin(part)
                 if was_tree:
                     if len(part) <= UNTREEIFY_THRESHOLD:
                         new_bin.untreeify()
@@ -366,14 +180,14 @@ class JavaHashMap(Generic[K]):
         self.capacity = new_capacity
         self.threshold = threshold(new_capacity)
 
-    def _treeify_bin(self, bin_: _Bin) -> None:
+    def _treeify_bin(self, bin_: Bin) -> None:
         """``HashMap.treeifyBin``: a small table grows instead of building a tree."""
         if self.capacity < MIN_TREEIFY_CAPACITY:
             self.resize()
         else:
             bin_.treeify()
 
-    def _find(self, bin_: _Bin, key: K) -> bool:
+    def _find(self, bin_: Bin, key: K) -> bool:
         return any(node.key == key for node in bin_.chain)
 
     def put(self, key: K) -> None:
@@ -384,7 +198,7 @@ class JavaHashMap(Generic[K]):
         index = node.hash & (self.capacity - 1)
         bin_ = self.table[index]
         if bin_ is None:
-            self.table[index] = _Bin([node])
+            self.table[index] = Bin([node])
         else:
             if self._find(bin_, key):
                 return
@@ -406,7 +220,7 @@ class JavaHashMap(Generic[K]):
         index = node.hash & (self.capacity - 1)
         bin_ = self.table[index]
         if bin_ is None:
-            self.table[index] = _Bin([node])
+            self.table[index] = Bin([node])
         else:
             if self._find(bin_, key):
                 return
@@ -477,103 +291,3 @@ def iteration_order(
     for key in key_list:
         table.put(key)
     return table.keys()
-
-
-# ---------------------------------------------------------------------------
-# a HashSet asked for its first element
-# ---------------------------------------------------------------------------
-
-class JavaHashSetFirst(Generic[K]):
-    """A ``new HashSet<>()`` that only needs ``add``, ``remove`` and ``iterator().next()``.
-
-    Within a bucket Java keeps insertion order (a resize splits chains without reordering
-    them, a removal unlinks one node), so the first element is the earliest inserted of
-    the lowest non-empty bucket. The table grows past 3/4 load, and a bucket reaching 9
-    entries while the table is smaller than 64 doubles it. ``add`` and ``remove`` cost
-    O(log n) (amortised), ``first`` too.
-
-    Tree bins (9+ entries in one bucket of a table of 64+) are not modelled: Kafka keeps
-    ``TopicPartition`` keys here, which are not ``Comparable``, so Java orders such a tree
-    by identity hash codes, which no one can predict. The sticky assignors' sets hold
-    partitions of one topic, whose hashes are ``31 * partition`` apart: for partition
-    numbers below 256 at most 8 of them share a bucket of a 64+ table. Should 9 share one,
-    :attr:`tree_bin_seen` is set and a warning is emitted (the first element Java picks
-    may then differ).
-    """
-
-    __slots__ = ("hash_of", "_spread", "_buckets", "_heap", "capacity", "tree_bin_seen")
-
-    def __init__(self, hash_of: Callable[[K], int]) -> None:
-        self.hash_of = hash_of
-        self._spread: dict[K, int] = {}  # element -> spread hash
-        self._buckets: dict[int, dict[K, None]] = {}  # bucket -> its chain, in order
-        self._heap: list[int] = []  # indices of non-empty buckets (may hold stale entries)
-        self.capacity = DEFAULT_INITIAL_CAPACITY
-        self.tree_bin_seen = False
-
-    def __len__(self) -> int:
-        return len(self._spread)
-
-    def __contains__(self, element: object) -> bool:
-        return element in self._spread
-
-    def add(self, element: K) -> None:
-        if element in self._spread:
-            return
-        h = spread(self.hash_of(element))
-        self._spread[element] = h
-        index = h & (self.capacity - 1)
-        chain = self._buckets.get(index)
-        if chain is None:
-            chain = self._buckets[index] = {}
-            heappush(self._heap, index)
-        chain[element] = None
-        if len(chain) > TREEIFY_THRESHOLD:
-            if self.capacity < MIN_TREEIFY_CAPACITY:
-                self._resize()
-            elif not self.tree_bin_seen:
-                self.tree_bin_seen = True
-                warnings.warn(
-                    "a HashSet of moved partitions became a tree bin in Java; "
-                    "the sticky assignment may differ from Kafka's",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-        if len(self._spread) > threshold(self.capacity):
-            self._resize()
-
-    def _resize(self) -> None:
-        old_capacity = self.capacity
-        self.capacity *= 2
-        buckets: dict[int, dict[K, None]] = {}
-        for index, chain in self._buckets.items():
-            for element in chain:  # each new bucket gets the elements of one old bucket, in order
-                target = index if (self._spread[element] & old_capacity) == 0 else index + old_capacity
-                buckets.setdefault(target, {})[element] = None
-        self._buckets = buckets
-        self._heap = list(buckets)
-        heapify(self._heap)
-
-    def discard(self, element: K) -> None:
-        h = self._spread.pop(element, None)
-        if h is None:
-            return
-        index = h & (self.capacity - 1)
-        chain = self._buckets[index]
-        del chain[element]
-        if not chain:
-            del self._buckets[index]  # its heap entry goes stale
-
-    def state(self) -> tuple[Any, ...]:
-        """Everything Java's set holds that its future answers depend on: the table size and
-        every bucket's chain (for comparing states, e.g. to detect an endless loop)."""
-        return (self.capacity, tuple((i, tuple(self._buckets[i])) for i in sorted(self._buckets)))
-
-    def first(self) -> K:
-        """``iterator().next()``: raises ``KeyError`` on an empty set."""
-        heap = self._heap
-        while heap and heap[0] not in self._buckets:
-            heappop(heap)
-        if not heap:
-            raise KeyError("first() of an empty set")
-        return next(iter(self._buckets[heap[0]]))

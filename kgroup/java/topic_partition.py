@@ -2,7 +2,7 @@
 
 The sticky assignors keep moved partitions in a ``HashSet<TopicPartition>`` and take its
 first element, so which partition moves back depends on this hash (see
-:class:`kgroup.java.hashmap.JavaHashSetFirst`). TopicPartition is not ``Comparable``.
+:class:`kgroup.java.hashset_first.JavaHashSetFirst`). TopicPartition is not ``Comparable``.
 """
 from __future__ import annotations
 

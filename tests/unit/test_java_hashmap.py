@@ -13,7 +13,6 @@ import pytest
 
 from kgroup.java.hashmap import (
     JavaHashMap,
-    JavaHashSetFirst,
     bucket_index,
     hashset_copy_capacity,
     hashset_copy_initial_capacity,
@@ -21,6 +20,7 @@ from kgroup.java.hashmap import (
     spread,
     table_size_for,
 )
+from kgroup.java.hashset_first import JavaHashSetFirst
 from kgroup.java.strings import java_string_hash
 from kgroup.java.topic_partition import topic_partition_hash, topic_partition_tuple_hash
 from kgroup.java.uuid import uuid_hash, uuid_key

@@ -36,7 +36,7 @@ Known limits of the emulation (none seen in the differential test):
   which Java can change only by removing members from a red-black tree bin (9+ member
   ids with colliding hashes).
 * ``PartitionMovements`` picks the first partition of a ``HashSet``; its tree bins are
-  not modelled (see :class:`kgroup.java.hashmap.JavaHashSetFirst`: impossible below 257 partitions
+  not modelled (see :class:`kgroup.java.hashset_first.JavaHashSetFirst`: impossible below 257 partitions
   per topic, and announced by a warning).
 * Inputs on which Java never returns raise :class:`AssignmentDoesNotTerminate`.
 """

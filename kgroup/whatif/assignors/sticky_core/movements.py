@@ -3,7 +3,7 @@ assignment, so that a move undoing an earlier one is preferred, and Kafka's stic
 (``isSticky``: no two members traded partitions of one topic)."""
 from __future__ import annotations
 
-from kgroup.java.hashmap import JavaHashSetFirst
+from kgroup.java.hashset_first import JavaHashSetFirst
 from kgroup.java.topic_partition import topic_partition_tuple_hash
 
 from ..base import TopicPartition
