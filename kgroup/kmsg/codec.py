@@ -1,4 +1,4 @@
-"""One generic reader and one generic writer for every layout in layouts.py.
+"""The one generic reader of every layout in layouts.py (the writer is writer.py).
 
 The reader is compiled once per (layout, version) from the layout table into a
 small Python function (the tables are walked at import time, not per record),
@@ -11,130 +11,36 @@ section (known tags read by type, unknown tags skipped by their size);
 nullable structs carry a presence byte (a varint when tagged); strings decode
 as Java's ``new String(bytes, UTF_8)``; bytes after the last field are ignored.
 
-The writer walks the same tables; tests and benchmarks build logs with it.
+The primitives it calls are in primitives.py; the writer (writer.py) walks the same tables,
+and kafka_json.py prints a record as Kafka's JSON converters do; ``write`` and ``to_json``
+are importable from here too.
 """
 from __future__ import annotations
 
-import base64
 import copy
 import struct
 from functools import lru_cache, partial
 from typing import Any, Callable
 
 from kgroup.java.utf8 import java_utf8
+from kgroup.kmsg.kafka_json import to_json as to_json
+from kgroup.kmsg.primitives import FIXED as _FIXED
+from kgroup.kmsg.primitives import I8 as _I8
+from kgroup.kmsg.primitives import I16 as _I16
+from kgroup.kmsg.primitives import I32 as _I32
+from kgroup.kmsg.primitives import SIZE as _SIZE
+from kgroup.kmsg.primitives import DecodeError as DecodeError
+from kgroup.kmsg.primitives import array_length as _array_length
+from kgroup.kmsg.primitives import read_bytes as _bytes
+from kgroup.kmsg.primitives import read_string as _string
+from kgroup.kmsg.primitives import skip as _skip
+from kgroup.kmsg.primitives import skip_tagged_fields as skip_tagged_fields
+from kgroup.kmsg.primitives import uuid_text as uuid_text
+from kgroup.kmsg.primitives import uvarint as _uvarint
 from kgroup.kmsg.schema import F, Layout
+from kgroup.kmsg.writer import write as write
 
 Reader = Callable[[bytes, int], "tuple[dict[str, Any], int]"]
-
-_FIXED = {"int8": "b", "int16": "h", "uint16": "H", "int32": "i", "int64": "q", "float64": "d",
-          "bool": "?", "uuid": "16s"}
-_SIZE = {"b": 1, "h": 2, "H": 2, "i": 4, "q": 8, "d": 8, "?": 1, "16s": 16}
-
-
-class DecodeError(ValueError):
-    """The bytes do not hold a record of the layout they claim (truncated, bad length, ...)."""
-
-
-# -- primitives shared by the compiled readers ---------------------------------
-
-_I16 = struct.Struct(">h").unpack_from
-_I32 = struct.Struct(">i").unpack_from
-_I8 = struct.Struct(">b").unpack_from
-
-
-def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
-    """Kafka's unsigned varint, as Java reads it into an int (32 bits, may wrap negative)."""
-    value = 0
-    for shift in (0, 7, 14, 21, 28):
-        if pos >= len(buf):
-            raise DecodeError("truncated varint")
-        b = buf[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            value &= 0xFFFFFFFF
-            return (value - (1 << 32) if value & 0x80000000 else value), pos
-    raise DecodeError("varint is too long")
-
-
-def _int32(n: int) -> int:
-    n &= 0xFFFFFFFF
-    return n - (1 << 32) if n & 0x80000000 else n
-
-
-def _length(buf: bytes, pos: int, flexible: bool, wide: bool) -> tuple[int, int]:
-    if flexible:
-        n, pos = _uvarint(buf, pos)
-        return _int32(n - 1), pos
-    if wide:
-        return _I32(buf, pos)[0], pos + 4
-    return _I16(buf, pos)[0], pos + 2
-
-
-def _variable(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str, text: bool) -> tuple[Any, int]:
-    """A string (``text``) or bytes field, with every null and error case Kafka's reader has."""
-    n, pos = _length(buf, pos, flexible, not text)
-    if n < 0:
-        if nullable:
-            return None, pos
-        raise DecodeError(f"non-nullable field {name} was serialized as null")
-    if text and n > 0x7FFF:
-        raise DecodeError(f"string field {name} had invalid length {n}")
-    end = pos + n
-    if end > len(buf):
-        raise DecodeError(f"truncated in field {name}")
-    raw = buf[pos:end]
-    if not text:
-        return raw, end
-    try:
-        return raw.decode("utf-8"), end
-    except UnicodeDecodeError:
-        return java_utf8(raw), end
-
-
-def _string(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str) -> tuple[Any, int]:
-    return _variable(buf, pos, flexible, nullable, name, True)
-
-
-def _bytes(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str) -> tuple[Any, int]:
-    return _variable(buf, pos, flexible, nullable, name, False)
-
-
-def _array_length(buf: bytes, pos: int, flexible: bool, nullable: bool, name: str) -> tuple[int, int]:
-    n, pos = _length(buf, pos, flexible, True)
-    if n < 0:
-        if nullable:
-            return -1, pos
-        raise DecodeError(f"non-nullable field {name} was serialized as null")
-    if n > len(buf) - pos:
-        raise DecodeError(f"field {name} claims {n} elements but only {len(buf) - pos} bytes remain")
-    return n, pos
-
-
-def _skip(buf: bytes, pos: int, size: int, tag: int) -> int:
-    if size < 0 or pos + size > len(buf):
-        raise DecodeError(f"truncated in unknown tagged field {tag}")
-    return pos + size
-
-
-def skip_tagged_fields(buf: bytes, pos: int) -> int:
-    """The position after a tagged-field section whose tags are all skipped (a response header's)."""
-    count, pos = _uvarint(buf, pos)
-    for _ in range(count):
-        tag, pos = _uvarint(buf, pos)
-        size, pos = _uvarint(buf, pos)
-        pos = _skip(buf, pos, size, tag)
-    return pos
-
-
-def uuid_text(raw: bytes) -> str:
-    """Kafka's ``Uuid.toString()``: URL-safe base64 of the 16 bytes, without padding."""
-    return base64.urlsafe_b64encode(raw)[:22].decode("ascii")
-
-
-def uuid_bytes(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "==")
-
 
 # -- the compiler ---------------------------------------------------------------
 
@@ -402,151 +308,3 @@ def read(layout: Layout, version: int, buf: bytes, pos: int = 0) -> tuple[dict[s
     except struct.error:
         raise DecodeError(f"truncated {layout.name} v{version}") from None
     raise DecodeError(f"{layout.name} v{version} cannot be read")
-
-
-# -- the writer -----------------------------------------------------------------
-
-def _put_uvarint(out: bytearray, n: int) -> None:
-    n &= 0xFFFFFFFF
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-
-
-def _put_length(out: bytearray, n: int, flexible: bool, wide: bool) -> None:
-    if flexible:
-        _put_uvarint(out, n + 1)
-    else:
-        out += struct.pack(">i" if wide else ">h", n)
-
-
-def _put_value(out: bytearray, f: F, el: str, value: Any, version: int, flexible: bool, nullable: bool) -> None:
-    if el in _FIXED:
-        if el == "uuid":
-            out += uuid_bytes(value)
-        else:
-            out += struct.pack(">" + _FIXED[el], value)
-    elif el == "string":
-        if value is None:
-            _put_length(out, -1, flexible, False)
-        else:
-            raw = value.encode("utf-8")
-            _put_length(out, len(raw), flexible, False)
-            out += raw
-    elif el == "bytes":
-        if value is None:
-            _put_length(out, -1, flexible, True)
-        else:
-            _put_length(out, len(value), flexible, True)
-            out += value
-    elif el == "struct":
-        _put_struct(out, f.fields, value, version, flexible)
-    else:
-        raise ValueError(f"unknown type {el}")
-
-
-def _put_field(out: bytearray, f: F, value: Any, version: int, flexible: bool, tagged: bool) -> None:
-    nullable = f.nullable_in(version)
-    if f.is_array:
-        if value is None:
-            _put_length(out, -1, flexible, True)
-            return
-        _put_length(out, len(value), flexible, True)
-        for e in value:
-            _put_value(out, f, f.element, e, version, flexible, False)
-    elif f.type == "struct" and nullable:
-        if tagged:
-            _put_uvarint(out, 0 if value is None else 1)
-            if value is None:
-                return
-        else:
-            out += b"\xff" if value is None else b"\x01"
-            if value is None:
-                return
-        _put_struct(out, f.fields, value, version, flexible)
-    else:
-        _put_value(out, f, f.type, value, version, flexible, nullable)
-
-
-def _put_struct(out: bytearray, fields: tuple[F, ...], data: dict[str, Any], version: int, flexible: bool) -> None:
-    tagged: list[tuple[int, bytes]] = []
-    for f in fields:
-        if not f.present_in(version):
-            continue
-        value = data.get(f.name, f.default_value())
-        if flexible and f.tagged_in(version):
-            if not is_default(f, value):
-                buf = bytearray()
-                _put_field(buf, f, value, version, True, tagged=True)
-                tagged.append((f.tag, bytes(buf)))  # type: ignore[arg-type]  # a tagged field has its tag
-            continue
-        _put_field(out, f, value, version, flexible, tagged=False)
-    if flexible:
-        _put_uvarint(out, len(tagged))
-        for tag, raw in sorted(tagged):
-            _put_uvarint(out, tag)
-            _put_uvarint(out, len(raw))
-            out += raw
-
-
-def write(layout: Layout, version: int, data: dict[str, Any]) -> bytes:
-    """The bytes of ``data`` as ``layout`` at ``version`` (fields missing from ``data`` take their default)."""
-    out = bytearray()
-    _put_struct(out, layout.fields, data, version, layout.flexible_in(version))
-    return bytes(out)
-
-
-# -- Kafka's JSON form ------------------------------------------------------------
-
-def is_default(f: F, value: Any) -> bool:
-    return value == f.default_value() if f.default_value() is not None else value is None
-
-
-def to_json(layout: Layout, version: int, data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` as Kafka's generated JSON converters print it at ``version``: fields absent
-    from the version left out, tagged fields only when not at their default, bytes as base64."""
-    return _json_struct(_json_plan(layout.fields, version), data)
-
-
-# A plan per (fields, version): (name, kind, skip-if-default?, default, sub-plan) for the
-# fields present in that version; kind: 0 as is, 1 bytes, 2 struct, 3 [struct], 4 [bytes].
-_PLANS: dict[tuple[int, int], tuple[tuple[Any, ...], list[Any]]] = {}  # (id(fields), version) -> (fields, plan)
-_b64 = base64.b64encode
-
-
-def _json_plan(fields: tuple[F, ...], version: int) -> list[Any]:
-    key = (id(fields), version)
-    cached = _PLANS.get(key)
-    if cached is not None:
-        return cached[1]
-    plan = []
-    for f in fields:
-        if not f.present_in(version):
-            continue
-        kind = {"bytes": 1, "struct": 2}.get(f.element, 0)
-        if f.is_array:
-            kind = {1: 4, 2: 3}.get(kind, 0)
-        sub = _json_plan(f.fields, version) if f.element == "struct" else None
-        plan.append((f.name, kind, f.tagged_in(version), f.default_value(), sub))
-    _PLANS[key] = (fields, plan)  # holding ``fields`` keeps its id from being reused
-    return plan
-
-
-def _json_struct(plan: list[Any], data: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, kind, tagged, default, sub in plan:
-        value = data[name]
-        if tagged and value == default:
-            continue
-        if value is None or kind == 0:
-            out[name] = value
-        elif kind == 1:
-            out[name] = _b64(value).decode("ascii")
-        elif kind == 2:
-            out[name] = _json_struct(sub, value)
-        elif kind == 3:
-            out[name] = [_json_struct(sub, e) for e in value]
-        else:
-            out[name] = [_b64(e).decode("ascii") for e in value]
-    return out
