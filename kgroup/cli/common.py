@@ -191,20 +191,3 @@ Snapshot = Annotated[Optional[Path], typer.Option(
 def broker_label(b) -> Optional[str]:
     return None if b is None else f"{b.host}:{b.port} ({b.id})"
 
-
-def _help_shows_chosen_metavars() -> None:
-    """Help names a value by the metavar the command chose (HOST:PORT, FILE, GROUP) or not at
-    all: never the framework's type labels (``<bool>`` after a flag, ``<str>`` or
-    ``<list[str]>`` after an argument that already names itself)."""
-    from typer import core
-
-    option_type = core.TyperOption.display_type_rich
-
-    def option_display(self, ctx):
-        return None if self.metavar is None and self.is_flag else option_type(self, ctx)
-
-    core.TyperOption.display_type_rich = option_display  # type: ignore[method-assign]
-    core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
-
-
-_help_shows_chosen_metavars()

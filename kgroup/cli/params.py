@@ -1,17 +1,31 @@
-"""Option and argument values coerced without building a pydantic TypeAdapter per parameter.
+"""How kgroup's commands hold their parameters: help labels, and start-up without pydantic.
 
-Typer 0.29 coerces every parameter value through a pydantic ``TypeAdapter`` built on first
-use; importing pydantic and building the adapters of one command costs more than the rest
-of an offline command. The parameters kgroup declares are plain: ``str``, ``int`` (with a
-minimum), ``float``, ``Path``, an ``Enum`` of choices and lists of those. For them this
-module coerces the common values itself, to exactly what Typer's adapter returns, and
-hands everything else (a value that is not plainly valid, so that the error message is
-Typer's own, or an annotation it does not know) to Typer's adapter, built then.
+Everything here goes through Typer's public classes: the app's commands are made with
+``cls=KgroupCommand`` / ``cls=KgroupGroup`` (subclasses of ``typer.core.TyperCommand`` /
+``TyperGroup``), and a command turns the parameter objects Typer gives it into
+:class:`KgroupOption` / :class:`KgroupArgument` (subclasses of ``typer.core.TyperOption`` /
+``TyperArgument``; Typer has no per-parameter ``cls=``). No private module of Typer is
+imported and no Typer class is changed.
 
-This relies on Typer's runtime-parameter hook (``_TyperParameter._runtime_param``, filled
-lazily by ``typer._coercion.build_runtime_param``), which is why pyproject.toml pins typer
-to the 0.29 series; tests/cli/test_cli_startup.py checks the coerced values against Typer's
-own adapters.
+1. Help (always): a value is named by the metavar the command chose (HOST:PORT, FILE,
+   GROUP) or not at all, never by the framework's type labels (``<bool>`` after a flag,
+   ``<str>`` after an argument that already names itself): the two classes answer
+   ``display_type_rich`` so.
+
+2. Start-up (the fast path): Typer 0.29 coerces every parameter value, given or not, through
+   a pydantic ``TypeAdapter`` built on first use; importing pydantic and building one
+   command's adapters costs more than the rest of an offline command. kgroup's parameters
+   are plain (``str``, ``int`` with a minimum, ``float``, ``Path``, an ``Enum`` of choices,
+   lists of those), so :func:`fast_coercion` coerces plainly valid values itself, to exactly
+   what Typer's adapter returns, and hands everything else (a value that is not plainly
+   valid, so that the error is Typer's own, or a type it does not know) to Typer's own
+   coercion, built then. This relies on how Typer 0.29 processes a value (it asks the
+   parameter's ``get_runtime_param()`` for an object whose ``coerce(value, param=, ctx=)``
+   gives the value), so it is taken only with a Typer whose behaviour is known here
+   (:data:`KNOWN_TYPER`) and unless ``KGROUP_PLAIN_TYPER=1``: otherwise Typer coerces
+   every value itself (correct, slower: pydantic loads). tests/cli/test_cli_startup.py
+   checks the values against Typer's own coercion and that both paths print the same bytes;
+   bench/startup_bench.py times both.
 """
 from __future__ import annotations
 
@@ -21,9 +35,16 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, get_args, get_origin
 
-from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
-from typer._param_types import coerce_cli_choice
-from typer.core import TyperCommand, TyperGroup
+import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+PLAIN_ENV = "KGROUP_PLAIN_TYPER"  # set to 1: Typer coerces every value itself
+KNOWN_TYPER = ("0.29.",)  # Typer series whose value processing the fast path was checked against
+
+
+def fast_path() -> bool:
+    """Is the fast coercion taken (a known Typer, not switched off)?"""
+    return os.environ.get(PLAIN_ENV, "") in ("", "0") and typer.__version__.startswith(KNOWN_TYPER)
 
 
 def _digits(text: str, most: int) -> bool:
@@ -38,7 +59,7 @@ def _decimal(text: str) -> bool:
 
 
 class _Delegate(Exception):
-    """The value is not one this module coerces: Typer's adapter decides (and words any error)."""
+    """The value is not one this module coerces: Typer's coercion decides (and words any error)."""
 
 
 Leaf = Callable[[Any, Any], Any]  # (value, ctx) -> coerced value, or raise _Delegate
@@ -50,18 +71,29 @@ def _in_range(number: Any, info: Any) -> Any:
     return number
 
 
+def _choice(annotation: type[Enum], case_sensitive: bool) -> Leaf:
+    """A member of the Enum, or its value as typed (in any case unless ``case_sensitive``)."""
+    by_text: dict[str, Any] = {}
+    for member in annotation:
+        text = str(member.value)
+        by_text.setdefault(text if case_sensitive else text.casefold(), member)
+
+    def choice(value: Any, ctx: Any) -> Any:
+        if isinstance(value, annotation):
+            return value
+        if type(value) is str and (ctx is None or ctx.token_normalize_func is None):
+            member = by_text.get(value if case_sensitive else value.casefold())
+            if member is not None:
+                return member
+        raise _Delegate
+    return choice
+
+
 def _leaf(annotation: Any, info: Any) -> Leaf | None:
     if info.parser is not None or info.clamp:
         return None
     if isinstance(annotation, type) and issubclass(annotation, Enum):
-        choices, case_sensitive = list(annotation), info.case_sensitive
-
-        def choice(value: Any, ctx: Any) -> Any:
-            try:
-                return coerce_cli_choice(value, choices=choices, case_sensitive=case_sensitive, ctx=ctx)
-            except ValueError:
-                raise _Delegate from None
-        return choice
+        return _choice(annotation, info.case_sensitive)
     if annotation is bool:
         def flag(value: Any, ctx: Any) -> bool:
             if type(value) is bool:
@@ -108,11 +140,9 @@ def _leaf(annotation: Any, info: Any) -> Leaf | None:
     return None
 
 
-def fast_coercion(descriptor: TypeDescriptor) -> Leaf | None:
-    """A coercion of ``descriptor``'s values equal to Typer's adapter, for the types above."""
-    if descriptor.file_annotation is not None:
-        return None
-    annotation, info = descriptor.annotation, descriptor.parameter_info
+def fast_coercion(annotation: Any, info: Any) -> Leaf | None:
+    """A coercion of the values of a parameter of type ``annotation`` (Typer's parameter info
+    ``info``) equal to Typer's own, for the types above; None for any other."""
     if get_origin(annotation) is list:
         (item_type,) = get_args(annotation)
         item = _leaf(item_type, info)
@@ -126,37 +156,82 @@ def fast_coercion(descriptor: TypeDescriptor) -> Leaf | None:
     return _leaf(annotation, info)
 
 
-class FastRuntimeParam(RuntimeParam):
-    """Typer's runtime parameter (a frozen dataclass) with :func:`fast_coercion` in front."""
+class FastCoercion:
+    """What Typer 0.29 asks a parameter's ``get_runtime_param()`` for: ``coerce(value, param=, ctx=)``.
+    An absent value is None (an empty tuple for a repeatable parameter), a plainly valid one is
+    coerced here, anything else by Typer's own coercion of the parameter."""
 
-    coerce_fast: Leaf
-    descriptor: TypeDescriptor
+    __slots__ = ("leaf",)
 
-    def __init__(self, descriptor: TypeDescriptor, coerce_fast: Leaf) -> None:
-        super().__init__(descriptor.parameter_info, descriptor.annotation)
-        object.__setattr__(self, "coerce_fast", coerce_fast)
-        object.__setattr__(self, "descriptor", descriptor)
+    def __init__(self, leaf: Leaf) -> None:
+        self.leaf = leaf
 
-    def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-        try:
-            return self.coerce_fast(value, ctx)
-        except _Delegate:
-            slow = build_runtime_param(self.descriptor)
-            return slow._coerce_value(value, param=param, ctx=ctx)
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        many = param.multiple or param.nargs == -1
+        if value is None:
+            return () if many else None
+        if not (many and isinstance(value, str)):  # a lone string for a list: Typer's error
+            try:
+                return self.leaf(value, ctx)
+            except _Delegate:
+                pass
+        return param.typer_runtime_param().coerce(value, param=param, ctx=ctx)
 
 
-def _install(params: list[Any]) -> None:
+class KgroupOption(TyperOption):
+    """A Typer option whose help names its value by its metavar (a flag: nothing), and that
+    coerces through :class:`FastCoercion` when one is set."""
+
+    fast: FastCoercion | None = None
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        if self.metavar is None and self.is_flag:
+            return None
+        return super().display_type_rich(ctx)
+
+    def get_runtime_param(self) -> Any:
+        return self.fast if self.fast is not None else super().get_runtime_param()
+
+    def typer_runtime_param(self) -> Any:
+        return super().get_runtime_param()
+
+
+class KgroupArgument(TyperArgument):
+    """A Typer argument named by its metavar alone in help (no type label beside it), and
+    that coerces through :class:`FastCoercion` when one is set."""
+
+    fast: FastCoercion | None = None
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+    def get_runtime_param(self) -> Any:
+        return self.fast if self.fast is not None else super().get_runtime_param()
+
+    def typer_runtime_param(self) -> Any:
+        return super().get_runtime_param()
+
+
+_OURS: dict[type, type] = {TyperOption: KgroupOption, TyperArgument: KgroupArgument}
+
+
+def _adopt(params: list[Any], fast: bool) -> None:
+    """Make Typer's parameter objects kgroup's (same state, the subclass's methods)."""
     for p in params:
-        descriptor = getattr(p, "type_descriptor", None)
-        if descriptor is None or getattr(p, "_runtime_param", True) is not None:
+        ours = _OURS.get(type(p))
+        if ours is None:
             continue
-        fast = fast_coercion(descriptor)
-        if fast is not None:
-            p._runtime_param = FastRuntimeParam(descriptor, fast)
+        p.__class__ = ours
+        if fast:
+            descriptor = p.type_descriptor
+            leaf = None if descriptor.file_annotation is not None else fast_coercion(descriptor.annotation,
+                                                                                     descriptor.parameter_info)
+            if leaf is not None:
+                p.fast = FastCoercion(leaf)
 
 
 class KgroupCommand(TyperCommand):
-    """A Typer command whose parameters coerce through :class:`FastRuntimeParam`.
+    """A Typer command whose parameters are :class:`KgroupOption` / :class:`KgroupArgument`.
 
     ``kgroup.cli`` starts a command with the cyclic garbage collector off (start-up builds
     modules, classes and the command, nothing cyclic to reclaim); the command body runs
@@ -166,7 +241,8 @@ class KgroupCommand(TyperCommand):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _install(self.params)
+        self.fast_path = fast_path()
+        _adopt(self.params, self.fast_path)
 
     def invoke(self, ctx: Any) -> Any:
         gc.freeze()
@@ -176,7 +252,7 @@ class KgroupCommand(TyperCommand):
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)
         if option is not None:
-            _install([option])
+            _adopt([option], self.fast_path)
         return option
 
 
@@ -185,10 +261,11 @@ class KgroupGroup(TyperGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _install(self.params)
+        self.fast_path = fast_path()
+        _adopt(self.params, self.fast_path)
 
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)
         if option is not None:
-            _install([option])
+            _adopt([option], self.fast_path)
         return option

@@ -3,8 +3,9 @@
 Offline commands and --help load no module they do not use (no Kafka client, no Spark,
 no pydantic, no rich, no tabulate for plain tables, no typing_extensions; --help not even
 Typer); the stored help is Typer's rendering; the parameter coercion that replaces Typer's
-pydantic adapters gives the same values and the same errors; the plain-table renderer
-draws what tabulate draws. Speed itself is measured by bench/startup_bench.py, not here.
+pydantic adapters gives the same values and the same errors, and switched off
+(KGROUP_PLAIN_TYPER=1: plain Typer, pydantic loads) every output byte is the same; the
+plain-table renderer draws what tabulate draws. Speed itself is measured by bench/startup_bench.py, not here.
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ LOG = "examples/offsets-log-g1.jsonl"
 # never needed by an offline command or --help
 HEAVY = ("confluent_kafka", "pyspark", "pyarrow", "pandas", "rich", "pydantic", "pydantic_core", "typing_extensions",
          "markdown_it", "jsonschema", "plotly", "narwhals", "selenium")
+# what plain Typer's coercion loads (pydantic and what it imports)
+PYDANTIC = {"pydantic", "pydantic_core", "typing_extensions", "typing_inspection", "annotated_types"}
 RENDERING_ENV = ("COLUMNS", "TERMINAL_WIDTH", "FORCE_COLOR", "PY_COLORS", "GITHUB_ACTIONS", "TTY_COMPATIBLE",
                  "TTY_INTERACTIVE", "_TYPER_FORCE_DISABLE_TERMINAL", "TYPER_USE_RICH", "TYPER_RICH_MARKUP_MODE")
 
@@ -74,15 +77,19 @@ OFFLINE = [
 
 @pytest.mark.parametrize("argv", OFFLINE, ids=lambda a: " ".join(a[:3]))
 def test_offline_commands_load_nothing_heavy(argv):
+    from kgroup.cli.params import fast_path
+
     modules, r = _imported(*argv)
     assert r.returncode in (0, 1), r.stderr[-2000:]
-    assert not _tops(modules) & set(HEAVY), sorted(_tops(modules) & set(HEAVY))
+    # plain Typer (KGROUP_PLAIN_TYPER=1, or a Typer kgroup does not know) coerces values through pydantic
+    heavy = set(HEAVY) - (set() if fast_path() else PYDANTIC)
+    assert not _tops(modules) & heavy, sorted(_tops(modules) & heavy)
     assert "kgroup.kafka.cluster" not in modules  # the Kafka client wrapper
     if argv[0] != "find-coordinator":  # what a live cluster answers: only find-coordinator explains in it
         assert "kgroup.group.metadata" not in modules
     # nor what only talking to a cluster needs: its settings, the Ctrl-C watcher (a thread, a socket)
-    assert not {"kgroup.kafka.settings", "kgroup.cli.interrupt", "socket"} & modules, modules & {"kgroup.kafka.settings",
-                                                                                       "kgroup.cli.interrupt", "socket"}
+    unused = {"kgroup.kafka.settings", "kgroup.cli.interrupt"} | ({"socket"} if fast_path() else set())  # pydantic's
+    assert not unused & modules, unused & modules
     # only the module of the command asked for
     from kgroup.cli import COMMANDS
 
@@ -94,7 +101,10 @@ def test_offline_commands_load_nothing_heavy(argv):
 def test_plain_tables_do_not_load_tabulate():
     modules, r = _imported("find-coordinator", "--offline", "--offsets-partitions", "3", "G1", "G2")
     assert r.returncode == 0 and "G2" in r.stdout
-    assert "tabulate" not in modules and "importlib.metadata" not in modules
+    from kgroup.cli.params import fast_path
+
+    assert "tabulate" not in modules
+    assert "importlib.metadata" not in modules or not fast_path()  # pydantic (plain Typer) reads package metadata
 
 
 @pytest.mark.parametrize("command", ["", "find-coordinator", "whatif", "log", "scan"])
@@ -145,23 +155,24 @@ def test_commands_behave_as_through_the_whole_app():
             assert full.returncode == 0, argv
 
 
-# --- parameter coercion -------------------------------------------------------------
+# --- parameter coercion and the plain-Typer path ------------------------------------
 
 
-def _coercion_pairs():
-    """(fast, Typer's own) runtime parameter of every parameter of every kgroup command."""
+def _coercion_pairs(monkeypatch):
+    """(fast, Typer's own) coercion of every parameter of every kgroup command."""
+    import typer
     import typer.main
-    from typer._coercion import build_runtime_param
 
     from kgroup.cli import app
-    from kgroup.cli.params import FastRuntimeParam
+    from kgroup.cli.params import FastCoercion
 
+    monkeypatch.setenv("KGROUP_PLAIN_TYPER", "0")  # whatever the run's setting: build the fast path
     root = typer.main.get_command(app)
     for name, cmd in [("", root), *root.commands.items()]:
-        for p in cmd.params:
+        for p in [*cmd.params, cmd.get_help_option(typer.Context(cmd))]:
             fast = p.get_runtime_param()
-            assert isinstance(fast, FastRuntimeParam), (name, p.name)
-            yield name, cmd, p, fast, build_runtime_param(p.type_descriptor)
+            assert isinstance(fast, FastCoercion), (name, p.name)
+            yield name, cmd, p, fast, p.typer_runtime_param()
 
 
 SAMPLES = [None, "", "x", "-", "G1", "0", "1", "7", "007", "50", "-3", "1.5", " 2", "2 ", "1e3", "1_000", "inf", "nan",
@@ -170,20 +181,20 @@ SAMPLES = [None, "", "x", "-", "G1", "0", "1", "7", "007", "50", "-3", "1.5", " 
 
 
 def _outcome(runtime, value, param, ctx):
-    from typer._click.exceptions import BadParameter
+    import typer
 
     try:
         return "ok", runtime.coerce(value, param=param, ctx=ctx)
-    except BadParameter as e:
+    except typer.BadParameter as e:
         return "error", e.format_message()
 
 
-def test_fast_coercion_equals_typers_adapters():
-    from typer._click import Context
+def test_fast_coercion_equals_typers_own(monkeypatch):
+    import typer
 
     checked = 0
-    for name, cmd, param, fast, slow in _coercion_pairs():
-        ctx = Context(cmd)
+    for name, cmd, param, fast, slow in _coercion_pairs(monkeypatch):
+        ctx = typer.Context(cmd)
         for value in SAMPLES:
             expected = _outcome(slow, value, param, ctx)
             got = _outcome(fast, value, param, ctx)
@@ -191,6 +202,61 @@ def test_fast_coercion_equals_typers_adapters():
             assert type(got[1]) is type(expected[1]), (name, param.name, value)
             checked += 1
     assert checked > 500
+
+
+def _in_process(args: list[str], plain: bool, monkeypatch) -> tuple[object, str, str]:
+    """(exit code, stdout, stderr) of ``kgroup ARGS`` run by kgroup.cli.main in this process."""
+    import contextlib
+    import io
+
+    from kgroup.cli import main
+
+    monkeypatch.setenv("KGROUP_PLAIN_TYPER", "1" if plain else "0")
+    monkeypatch.setattr(sys, "argv", ["kgroup", *args])
+    out, err = io.StringIO(), io.StringIO()
+    code: object = None
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+    except SystemExit as e:
+        code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def _both_paths_cases():
+    from kgroup.cli import COMMANDS
+
+    helps = [[c, "--help"] for c in COMMANDS] + [["--help"], []]  # Typer's rendering (COLUMNS below)
+    bad = [["find-coordinator", "--offline", "--offsets-partitions", x, "G1"] for x in ("0", "x", "1.5", "-3", "")]
+    bad += [["whatif", "--snapshot", SEED, "-o", "yaml"], ["whatif", "--snapshot", SEED, "-o", "JSON"],
+            ["whatif", "--snapshot", SEED, "--strategy", "bogus"], ["describe", "--snapshot", "no-such-file.json"],
+            ["describe", "--snapshot", "examples"], ["offsets", "--snapshot", SEED, "--lag-above", "-1"],
+            ["offsets", "--snapshot", SEED, "--lag-above", "abc"], ["list", "--state", "x", "-b", "127.0.0.1:1",
+                                                                    "--timeout", "0"],
+            ["log", "--input", LOG, "--since", "yesterday"], ["vote", "--switch", "x"], ["nosuch"], ["whatif", "-q"],
+            ["--version"], ["find-coordinator", "--offline", "G1", "-o", "csv", "--offsets-partitions", "7"]]
+    return OFFLINE + helps + bad
+
+
+@pytest.mark.parametrize("argv", _both_paths_cases(), ids=lambda a: " ".join(a[:4]) or "(none)")
+def test_plain_typer_prints_the_same_bytes(argv, monkeypatch):
+    """KGROUP_PLAIN_TYPER=1 (Typer coerces every value itself) changes no output byte and no exit code."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "200")  # help rendered live by Typer, not the stored text
+    fast = _in_process(argv, False, monkeypatch)
+    plain = _in_process(argv, True, monkeypatch)
+    assert plain == fast, argv
+    assert fast[0] in (0, 1, 2, 3), fast
+
+
+def test_the_switch_selects_the_path():
+    """The fast path loads no pydantic; KGROUP_PLAIN_TYPER=1 is plain Typer, which does."""
+    argv = ["find-coordinator", "--offline", "--offsets-partitions", "3", "G1", "-o", "json"]
+    fast, r = _imported(*argv, env=_env(KGROUP_PLAIN_TYPER="0"))
+    plain, r_plain = _imported(*argv, env=_env(KGROUP_PLAIN_TYPER="1"))
+    assert r.returncode == r_plain.returncode == 0 and r.stdout == r_plain.stdout
+    assert "pydantic" not in _tops(fast)
+    assert "pydantic" in _tops(plain)
 
 
 # --- plain tables ------------------------------------------------------------------
