@@ -36,7 +36,8 @@ app = _Typer(
     name="kgroup",
     help="Read-only diagnostics for Apache Kafka consumer groups: coordinators, members, offsets, "
          "and what-if rebalances.\n\nExit codes: 0 ok; 1 a problem you asked to flag; 2 bad usage or "
-         "input; 3 cluster unreachable, timed out or not authorized; 4 internal error (a bug: please report it).",
+         "input; 3 cluster unreachable, timed out or not authorized, or the answer INCOMPLETE; 4 internal error "
+         "(a bug: please report it); 130 interrupted (Ctrl-C).",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,

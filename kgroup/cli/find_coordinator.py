@@ -8,7 +8,7 @@ from kgroup.errors import ExitCode, UsageError
 from kgroup.output.render import OutputFormat, Table, emit, warn
 
 
-@app.command("find-coordinator", epilog=examples(
+@app.command("find-coordinator", short_help="The coordinator of each group, checked against its hash.", epilog=examples(
     "kgroup find-coordinator -b broker1:9092 G1",
     "kgroup find-coordinator --offline --offsets-partitions 50 G1 payments-etl",
     "kgroup find-coordinator -b broker1:9092 --all-groups --fail-on-mismatch",

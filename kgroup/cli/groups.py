@@ -45,7 +45,7 @@ def _report_problems(problems: list[str]) -> None:
         raise typer.Exit(ExitCode.CLUSTER)
 
 
-@app.command("list", epilog=examples(
+@app.command("list", short_help="Every group: type, state, assignor, members, coordinator.", epilog=examples(
     "kgroup list -b broker1:9092",
     "kgroup list -b broker1:9092 --state Empty --type classic -o csv",
 ))
@@ -84,7 +84,7 @@ def list_groups(
     writer.close()
 
 
-@app.command("describe", epilog=examples(
+@app.command("describe", short_help="A group's state, members and their assignments.", epilog=examples(
     "kgroup describe -b broker1:9092 G1",
     "kgroup describe --snapshot examples/seed-g1.json -o json",
 ))
@@ -135,7 +135,7 @@ def describe(
     _report_problems(problems)
 
 
-@app.command("offsets", epilog=examples(
+@app.command("offsets", short_help="Committed and log-end offsets and lag per partition.", epilog=examples(
     "kgroup offsets -b broker1:9092 G1 --lag-above 1000",
     "kgroup offsets --snapshot examples/seed-g1.json --topic Stock",
     "kgroup offsets -b broker1:9092 --all-groups -o json",
@@ -268,7 +268,7 @@ class live_states:
         return iter(self._stream)
 
 
-@app.command("snapshot", epilog=examples(
+@app.command("snapshot", short_help="Capture a group into a file for offline use.", epilog=examples(
     "kgroup snapshot G1 -b broker:9092 --out g1.json",
     "kgroup snapshot G1 --at 2026-11-22T02:55Z --input log.jsonl --out old.json",
 ))

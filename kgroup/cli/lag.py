@@ -50,7 +50,7 @@ def _watch_seconds(value: Optional[float]) -> Optional[float]:
     return value
 
 
-@app.command("lag", epilog=examples(
+@app.command("lag", short_help="Lag over time per partition, with a status and catch-up.", epilog=examples(
     "kgroup lag G1 -b broker:9092",
     "kgroup lag G1 -b broker:9092 --since 6h --until 2026-11-22T02:00Z",
     "kgroup lag G1 -b broker:9092 --watch",

@@ -96,7 +96,7 @@ def _saving(records: Iterator, save: Optional[Path]) -> Iterator:
             yield r
 
 
-@app.command("log", epilog=examples(
+@app.command("log", short_help="Every offsets-log record, decoded as Kafka prints it.", epilog=examples(
     "kgroup log G1 -b broker:9092 --since 2h",
     "kgroup log -b broker:9092 --save log.jsonl -o json > decoded.jsonl",
     "kgroup log --input examples/offsets-log-g1.jsonl --type group -o csv",
@@ -189,7 +189,7 @@ def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: 
     return (e for e in select(raw, selection) if e.record is not None)
 
 
-@app.command("history", epilog=examples(
+@app.command("history", short_help="A group's rebalances: who joined, who left, what moved.", epilog=examples(
     "kgroup history G1 -b broker:9092",
     "kgroup history G1 --input examples/offsets-log-g1.jsonl -o json",
 ))

@@ -37,7 +37,7 @@ class _Warnings:
         return getattr(self.stream, name)
 
 
-@app.command("report", epilog=examples(
+@app.command("report", short_help="One HTML page for the post-mortem of a group.", epilog=examples(
     "kgroup report G1 -b broker:9092 --since 6h --out incident.html",
     "kgroup report G1 -b broker:9092 --until 2026-11-22T04:00Z --out g1.html",
     "kgroup report G1 --input examples/offsets-log-g1.jsonl -o json",

@@ -15,7 +15,7 @@ from kgroup.output.render import OutputFormat, Table, emit, info, printable, war
 SPARK = "Spark"
 
 
-@app.command("scan", epilog=examples(
+@app.command("scan", short_help="The whole fleet: stale groups, storms, hot coordinators.", epilog=examples(
     "kgroup scan -b broker:9092 --stale-after 6h",
     "kgroup scan -b broker:9092 --save offsets.parquet -o json > fleet.json",
     "kgroup scan --input offsets.parquet --master spark://spark:7077 --out fleet/",

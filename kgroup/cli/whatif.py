@@ -18,7 +18,7 @@ def _split_topics(value: str, option: str) -> list[str]:
     return topics
 
 
-@app.command("whatif", epilog=examples(
+@app.command("whatif", short_help="What each assignor does after a change, and what moves.", epilog=examples(
     "kgroup whatif --snapshot examples/seed-g1.json --remove C3",
     "kgroup whatif -b broker1:9092 G1 --add C4 --strategy all",
     "kgroup whatif --snapshot examples/seed-g1.json --partitions Order=12 -s sticky",
@@ -260,7 +260,7 @@ def parse_topic_counts(items: list[str], option: str) -> dict[str, int]:
     return out
 
 
-@app.command("vote", epilog=examples(
+@app.command("vote", short_help="Which protocol a classic group selects; plan a switch.", epilog=examples(
     "kgroup vote -m C1=range,cooperative-sticky -m C2=cooperative-sticky,range",
     "kgroup vote --snapshot examples/seed-g1.json --switch range:cooperative-sticky",
 ))
