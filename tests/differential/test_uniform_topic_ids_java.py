@@ -8,7 +8,7 @@ import struct
 import javadriver
 import pytest
 
-from kgroup.whatif.assignors import uniform
+from kgroup.whatif.assignors import uniform_input
 from kgroup.java.hashmap import hashset_copy_initial_capacity
 
 pytestmark = pytest.mark.java
@@ -66,8 +66,8 @@ def test_subscribed_topic_order_differential_against_java(tmp_path):
         ids = {name: base64.urlsafe_b64encode(struct.pack(">qq", *k)).decode().rstrip("=")
                for name, k in zip(names, keys)}
         lines.append(" ".join(f"{name}={k[0]}:{k[1]}" for name, k in zip(names, keys)))
-        meta = uniform._Topics({name: 1 for name in names}, ids)
-        order = meta.set_order(uniform.subscribed_names_order(names), hashset_copy_initial_capacity(len(names)),
+        meta = uniform_input.SubscribedTopics({name: 1 for name in names}, ids)
+        order = meta.set_order(uniform_input.subscribed_names_order(names), hashset_copy_initial_capacity(len(names)),
                                inserted=True)
         expected.append(" ".join(order))
     out = javadriver.compile_and_run(source, "ChainDriver", "\n".join(lines) + "\n").decode().splitlines()

@@ -19,7 +19,7 @@ import random
 
 import pytest
 
-from kgroup.whatif.assignors import server_range, uniform
+from kgroup.whatif.assignors import server_range, uniform, uniform_input
 from kgroup.whatif.assignors.base import MemberSubscription
 from kgroup.java.hashmap import bucket_index, iteration_order
 from kgroup.java.strings import java_string_hash
@@ -63,7 +63,7 @@ def test_java_string_hash_and_buckets():
     assert iteration_order(["BB", "Aa"]) == ["BB", "Aa"]
     assert iteration_order(["A", "B", "C"]) == ["A", "B", "C"]
     # and the assignor visits members in that order
-    assert [m.member_id for m in uniform._ordered_members([M(i, []) for i in ("C1", "C2", "C3")], "java")] \
+    assert [m.member_id for m in uniform_input.ordered_members([M(i, []) for i in ("C1", "C2", "C3")], "java")] \
         == ["C3", "C1", "C2"]
 
 

@@ -89,195 +89,13 @@ Output partition lists are sorted by topic then partition (Kafka returns sets).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import Literal
-
 from kgroup.whatif.assignors.base import GroupAssignment, MemberSubscription, TopicPartition, TopicRacks
-from kgroup.java.hashmap import (DEFAULT_JDK, TREEIFY_THRESHOLD, hashset_copy_capacity, hashset_copy_initial_capacity,
-                                 iteration_order)
-from kgroup.java.strings import java_string_key
-from kgroup.java.uuid import parse_uuid, uuid_hash, uuid_key
-
-# Mirrors apache/kafka (trunk via confluentinc/kafka@06d492d81361d053700c7cd6a932d7f361ea8309)
-# group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/
-# {UniformAssignor,UniformHomogeneousAssignmentBuilder,UniformHeterogeneousAssignmentBuilder}.java
-
-HOMOGENEOUS = "HOMOGENEOUS"
-HETEROGENEOUS = "HETEROGENEOUS"
-
-# The heterogeneous builder gives up balancing after this many passes over the topics.
-MAX_ITERATION_COUNT = 16
-
-Order = Literal["java", "given"]
-
-
-class PartitionAssignorError(Exception):
-    """What Kafka raises as PartitionAssignorException."""
-
-
-# ---------------------------------------------------------------------------------------
-# Java collections as the coordinator builds them (the emulation is kgroup.java.hashmap)
-# ---------------------------------------------------------------------------------------
-
-def _int_hash(value: Hashable) -> int:
-    """``Integer.hashCode()`` (the value; partition numbers are never negative here)."""
-    return value  # type: ignore[return-value]  # called with partition numbers only
-
-
-def _int_key(value: Hashable) -> object:
-    """``Integer.compareTo`` order."""
-    return value
-
-
-def subscribed_names_order(topics: Sequence[str], jdk: int = DEFAULT_JDK) -> list[str]:
-    """Iteration order of ``new HashSet<>(list)`` of topic names (a member's subscribed names)."""
-    return iteration_order(list(topics), initial_capacity=hashset_copy_initial_capacity(len(topics), jdk))
-
-
-def subscription_type(members: Sequence[MemberSubscription]) -> str:
-    """``ConsumerGroup.subscriptionType`` for name-only subscriptions (no regex)."""
-    counts: dict[str, int] = {}
-    members_per_subscription: dict[tuple[str, ...], int] = {}
-    for m in members:  # members mostly share a subscription: count each distinct one once
-        key = tuple(m.topics)
-        members_per_subscription[key] = members_per_subscription.get(key, 0) + 1
-    for subscription, n in members_per_subscription.items():
-        for topic in set(subscription):
-            counts[topic] = counts.get(topic, 0) + n
-    return HOMOGENEOUS if all(c == len(members) for c in counts.values()) else HETEROGENEOUS
-
-
-# ---------------------------------------------------------------------------------------
-# Input normalisation
-# ---------------------------------------------------------------------------------------
-
-class _Topics:
-    """Topic metadata plus the ordering rules documented in the module docstring."""
-
-    def __init__(self, topics: dict[str, int], topic_ids: dict[str, str] | None):
-        for name, count in topics.items():
-            if not isinstance(count, int) or count < 0:
-                raise ValueError(f"topic {name!r}: partition count must be an int >= 0, got {count!r}")
-        self.counts = dict(topics)
-        self.ids: dict[str, tuple[int, int]] | None = None
-        if topic_ids is not None:
-            missing = sorted(set(topics) - set(topic_ids))
-            if missing:
-                raise ValueError(f"topic_ids lacks an id for: {', '.join(missing)}")
-            self.ids = {name: parse_uuid(topic_ids[name]) for name in topics}
-            if len(set(self.ids.values())) != len(self.ids):
-                raise ValueError("two topics share the same topic id")
-
-    def exists(self, name: str) -> bool:
-        return name in self.counts
-
-    def hash_code(self, name: Hashable) -> int:
-        """``Uuid.hashCode()`` of the topic's id."""
-        assert self.ids is not None
-        return uuid_hash(self.ids[name])  # type: ignore[index]  # called with topic names only
-
-    def compare_key(self, name: Hashable) -> object:
-        """``Uuid.compareTo`` order of the topic's id (for tree bins)."""
-        assert self.ids is not None
-        return uuid_key(self.ids[name])  # type: ignore[index]  # called with topic names only
-
-    def set_order(self, names: Iterable[str], initial_capacity: int | None, *, inserted: bool = False) -> list[str]:
-        """Iteration order of a HashSet/HashMap keyed by these topics' ids.
-
-        ``initial_capacity`` is the constructor argument (``None``: ``new HashMap<>()``).
-        ``names`` are inserted in name order, or in the order given when ``inserted``;
-        without topic ids the answer is name order."""
-        if self.ids is None:
-            return sorted(set(names))
-        names = list(dict.fromkeys(names)) if inserted else sorted(set(names))
-        return iteration_order(
-            names, self.hash_code, initial_capacity=initial_capacity, compare_key=self.compare_key
-        )
-
-    def id_key(self, name: str) -> tuple[int, int] | str:
-        """Sort key for ``Uuid.compareTo`` (or the name when ids are unknown)."""
-        return uuid_key(self.ids[name]) if self.ids is not None else java_string_key(name)
-
-
-def _validate_members(members: Sequence[MemberSubscription]) -> None:
-    seen: set[str] = set()
-    for m in members:
-        if m.member_id in seen:
-            raise ValueError(f"duplicate member id {m.member_id!r}")
-        seen.add(m.member_id)
-
-
-def _current_assignment(
-    member: MemberSubscription, topics: _Topics, order: Order, jdk: int = DEFAULT_JDK
-) -> list[tuple[str, list[int]]]:
-    """The member's current target assignment as an ordered list of (topic, partitions).
-
-    Partitions of unknown topics, or beyond a topic's partition count, are dropped: they
-    belong to a topic id the coordinator no longer knows (deleted or re-created topic).
-    """
-    grouped: dict[str, list[int]] = {}
-    for topic, partition in member.owned:
-        if not topics.exists(topic) or not 0 <= partition < topics.counts[topic]:
-            continue
-        parts = grouped.setdefault(topic, [])
-        if partition not in parts:
-            parts.append(partition)
-    if order == "given":
-        return list(grouped.items())
-    out = []
-    # Collectors.toMap -> new HashMap<>() (capacity 16, putIfAbsent); new HashSet<>(list) per topic.
-    for topic in topics.set_order(grouped, None):
-        out.append((topic, _partition_set_order(sorted(grouped[topic]), jdk)))
-    return out
-
-
-def _partition_set_order(parts: list[int], jdk: int = DEFAULT_JDK) -> list[int]:
-    """``new HashSet<>(parts)`` iteration order, ``parts`` distinct, in the order they are added."""
-    if parts and max(parts) < 1 << 16:
-        # Integer.hashCode(p) = p, which HashMap.hash leaves as it is below 2**16: p sits in bucket
-        # p & (size - 1) of a table sized for them all (no resize). With at most 8 keys no bucket
-        # becomes a tree, so the order is by bucket, then as added (a stable sort)
-        mask = hashset_copy_capacity(len(parts), jdk) - 1
-        if len(parts) <= TREEIFY_THRESHOLD:
-            return sorted(parts, key=lambda p: p & mask)
-        if max(parts) <= mask:  # a bucket each: ascending
-            return sorted(parts)
-    return iteration_order(
-        parts, _int_hash, initial_capacity=hashset_copy_initial_capacity(len(parts), jdk), compare_key=_int_key
-    )
-
-
-def _check_no_double_ownership(members: Sequence[MemberSubscription], topics: _Topics) -> None:
-    owner: dict[TopicPartition, str] = {}
-    for m in members:
-        for tp in m.owned:
-            if not topics.exists(tp[0]):
-                continue
-            if tp in owner and owner[tp] != m.member_id:
-                raise ValueError(
-                    f"{tp[0]}-{tp[1]} is in the current assignment of both {owner[tp]!r} and "
-                    f"{m.member_id!r}; a target assignment never has that"
-                )
-            owner[tp] = m.member_id
-
-
-def _ordered_members(members: Sequence[MemberSubscription], order: Order) -> list[MemberSubscription]:
-    if order == "given":
-        return list(members)
-    if order != "java":
-        raise ValueError(f"order must be 'java' or 'given', not {order!r}")
-    by_id = {m.member_id: m for m in members}
-    # the coordinator's new HashMap<>() of members, one put per member id
-    return [by_id[mid] for mid in iteration_order([m.member_id for m in members])]
-
-
-def _result(members: Sequence[MemberSubscription], owned: dict[str, dict[str, set[int]]]) -> GroupAssignment:
-    out: GroupAssignment = {}
-    for m in members:
-        parts = owned.get(m.member_id, {})
-        out[m.member_id] = sorted((t, p) for t, ps in parts.items() for p in ps)
-    return out
-
+from kgroup.java.hashmap import DEFAULT_JDK, hashset_copy_initial_capacity
+from kgroup.whatif.assignors.uniform_heterogeneous import build_heterogeneous
+from kgroup.whatif.assignors.uniform_input import (HETEROGENEOUS, HOMOGENEOUS, Order, PartitionAssignorError,
+                                                   SubscribedTopics, check_no_double_ownership, current_assignment,
+                                                   group_result, ordered_members, subscribed_names_order,
+                                                   subscription_type, validate_members)
 
 # ---------------------------------------------------------------------------------------
 # The assignor
@@ -308,22 +126,22 @@ def assign(
         raise ValueError(f"order must be 'java' or 'given', not {order!r}")
     if not members:
         return {}
-    _validate_members(members)
-    meta = _Topics(topics, topic_ids)
-    _check_no_double_ownership(members, meta)
-    ordered = _ordered_members(members, order)
+    validate_members(members)
+    meta = SubscribedTopics(topics, topic_ids)
+    check_no_double_ownership(members, meta)
+    ordered = ordered_members(members, order)
     kind = subscription or subscription_type(members)
     if kind not in (HOMOGENEOUS, HETEROGENEOUS):
         raise ValueError(f"subscription must be {HOMOGENEOUS!r} or {HETEROGENEOUS!r}, not {kind!r}")
     if kind == HOMOGENEOUS:
         owned = _homogeneous(meta, ordered, order, pre_kafka_18688, jdk)
     else:
-        owned = _heterogeneous(meta, ordered, order)
-    return _result(members, owned)
+        owned = build_heterogeneous(meta, ordered, order)
+    return group_result(members, owned)
 
 
 def _homogeneous(
-    meta: _Topics, members: list[MemberSubscription], order: Order, pre_kafka_18688: bool, jdk: int
+    meta: SubscribedTopics, members: list[MemberSubscription], order: Order, pre_kafka_18688: bool, jdk: int
 ) -> dict[str, dict[str, set[int]]]:
     first = members[0]
     # The member's names are a HashSet<String> built from its subscription list
@@ -362,7 +180,7 @@ def _homogeneous(
             if pre_kafka_18688:
                 remaining_extra -= 1
         kept: dict[str, set[int]] = {}
-        for topic, parts in _current_assignment(member, meta, order, jdk):
+        for topic, parts in current_assignment(member, meta, order, jdk):
             if topic not in subscribed_set:
                 continue  # the whole topic is revoked
             if len(parts) <= quota:
@@ -399,179 +217,3 @@ def _homogeneous(
     if next_index < len(unassigned):
         raise PartitionAssignorError("Partitions were left unassigned")
     return target
-
-
-class _Balancer:
-    """Least/most-loaded ranges over one topic's subscribers (MemberAssignmentBalancer)."""
-
-    def __init__(self, sizes: list[int]):
-        self.sizes = sizes  # shared with the builder: sizes change while balancing
-        self.sorted: list[int] = []
-        self.least_end = 0
-        self.least_count = -1
-        self.next_least = 0
-        self.most_start = 0
-        self.most_end = 0
-        self.most_count = 1
-        self.next_most = -1
-
-    def initialize(self, subscribers: list[int]) -> int:
-        if not subscribers:
-            raise ValueError("Cannot balance an empty subscriber list.")
-        self.sorted = sorted(subscribers, key=lambda i: (self.sizes[i], i))
-        s = self.sorted
-        self.least_end = 0
-        self.least_count = self.sizes[s[0]] - 1
-        self.next_least = 0
-        self.most_start = len(s)
-        self.most_end = len(s)
-        self.most_count = self.sizes[s[-1]] + 1
-        self.next_most = len(s) - 1
-        return self.sizes[s[-1]] - self.sizes[s[0]]
-
-    def next_least_loaded(self) -> int:
-        s = self.sorted
-        if self.next_least >= self.least_end:
-            self.least_count += 1
-            while self.least_end < len(s) and self.sizes[s[self.least_end]] == self.least_count:
-                self.least_end += 1
-            self.next_least = 0
-        member = s[self.next_least]
-        self.next_least += 1
-        return member
-
-    def next_most_loaded(self) -> int:
-        s = self.sorted
-        if self.next_most < self.most_start:
-            if self.most_end <= self.most_start and self.most_start > 0:
-                self.most_count = self.sizes[s[self.most_start - 1]]
-            else:
-                self.most_count -= 1
-            while self.most_start > 0 and self.sizes[s[self.most_start - 1]] == self.most_count:
-                self.most_start -= 1
-            self.next_most = self.most_end - 1
-        if self.next_most < 0:
-            return -1
-        member = s[self.next_most]
-        self.next_most -= 1
-        return member
-
-    def exclude_most_loaded(self) -> None:
-        s = self.sorted
-        i = self.next_most + 1
-        s[i], s[self.most_end - 1] = s[self.most_end - 1], s[i]
-        self.most_end -= 1
-
-    def is_balanced(self) -> bool:
-        return self.most_count - self.least_count <= 1
-
-
-def _heterogeneous(
-    meta: _Topics, members: list[MemberSubscription], order: Order
-) -> dict[str, dict[str, set[int]]]:
-    del order  # the current assignment's iteration order does not matter here
-    ids = [m.member_id for m in members]
-    subs: list[set[str]] = [{t for t in m.topics if meta.exists(t)} for m in members]
-    subscribers: dict[str, list[int]] = {}
-    for index, topics_of_member in enumerate(subs):
-        for topic in topics_of_member:
-            subscribers.setdefault(topic, []).append(index)
-    if not subscribers:
-        return {}
-
-    def topic_key(topic: str) -> tuple[float, int, tuple[int, int] | str]:
-        # partitions per subscriber descending, subscriber count ascending, topic id ascending
-        return (-(meta.counts[topic] / len(subscribers[topic])), len(subscribers[topic]), meta.id_key(topic))
-
-    sizes = [0] * len(members)
-    owners = {topic: [-1] * meta.counts[topic] for topic in subscribers}
-    target: dict[str, dict[str, set[int]]] = {mid: {} for mid in ids}
-
-    for index, member in enumerate(members):
-        grouped: dict[str, set[int]] = {}
-        for topic, p in member.owned:
-            if meta.exists(topic) and 0 <= p < meta.counts[topic]:
-                grouped.setdefault(topic, set()).add(p)
-        for topic, parts in grouped.items():
-            if topic in subs[index]:
-                sizes[index] += len(parts)
-                for p in parts:
-                    owners[topic][p] = index
-                target[ids[index]][topic] = set(parts)
-            # else: the topic is no longer subscribed and is revoked entirely
-
-    def move(topic: str, p: int, new_owner: int) -> None:
-        old = owners[topic][p]
-        if old != -1:
-            parts = target[ids[old]].get(topic)
-            if parts is not None:
-                parts.discard(p)
-                if not parts:
-                    del target[ids[old]][topic]
-            owners[topic][p] = -1
-            sizes[old] -= 1
-        target[ids[new_owner]].setdefault(topic, set()).add(p)
-        owners[topic][p] = new_owner
-        sizes[new_owner] += 1
-
-    # Hand out unassigned partitions.
-    unassigned = {
-        topic: [p for p in range(meta.counts[topic]) if owners[topic][p] == -1] for topic in subscribers
-    }
-    balancer = _Balancer(sizes)
-    for topic in sorted((t for t, ps in unassigned.items() if ps), key=topic_key):
-        balancer.initialize(subscribers[topic])
-        for p in unassigned[topic]:
-            move(topic, p, balancer.next_least_loaded())
-
-    # Iteratively balance topics that have at least two subscribers.
-    movable = sorted((t for t in subscribers if len(subscribers[t]) >= 2), key=topic_key)
-    if movable:
-        last_rebalanced = -1
-        balancer = _Balancer(sizes)
-        done = False
-        for _ in range(MAX_ITERATION_COUNT):
-            for topic_index, topic in enumerate(movable):
-                if topic_index == last_rebalanced:
-                    done = True
-                    break
-                moved = _balance_topic(topic, meta.counts[topic], subscribers[topic], owners, balancer, move)
-                if moved > 0 or last_rebalanced == -1:
-                    last_rebalanced = topic_index
-            if done:
-                break
-    return target
-
-
-def _balance_topic(topic: str, num_partitions: int, topic_subscribers: list[int], owners: dict[str, list[int]],
-                   balancer: _Balancer, move: Callable[[str, int, int], None]) -> int:
-    moved = 0
-    if balancer.initialize(topic_subscribers) <= 1:
-        return moved
-    owner = owners[topic]
-    partitions = sorted(range(num_partitions), key=lambda p: (owner[p], p))
-    start: dict[int, int] = {}
-    end: dict[int, int] = {}
-    for i, p in enumerate(partitions):
-        start.setdefault(owner[p], i)
-        end[owner[p]] = i + 1
-    while not balancer.is_balanced():
-        most = -1
-        while True:
-            most = balancer.next_most_loaded()
-            if most == -1:
-                break
-            if most not in end or end[most] - start[most] <= 0:
-                balancer.exclude_most_loaded()
-                continue
-            break
-        if most == -1:
-            break
-        p = partitions[end[most] - 1]
-        end[most] -= 1
-        least = balancer.next_least_loaded()
-        if balancer.is_balanced():
-            break
-        move(topic, p, least)
-        moved += 1
-    return moved
