@@ -326,7 +326,7 @@ def vote(
             raise UsageError(str(e)) from None
         # with the group at hand, each step's rebalance is run: does the selected assignor return?
         if state is not None:
-            from kgroup.whatif.compare import switch_rebalances
+            from kgroup.whatif.switch import switch_rebalances
 
             outcomes: list[Any] = switch_rebalances(state, steps)
         else:

@@ -192,7 +192,7 @@ def test_switch_rebalances_bring_what_kafkas_consumers_bring(monkeypatch):
     from kgroup.whatif.assignors import cooperative_sticky
     from kgroup.group.model import Member
     from kgroup.whatif.vote import plan_rolling_switch
-    from kgroup.whatif.compare import switch_rebalances
+    from kgroup.whatif.switch import switch_rebalances
 
     calls = []
 
@@ -222,7 +222,7 @@ def test_switch_rebalances_give_sticky_its_memory(monkeypatch):
     from kgroup.whatif.assignors import sticky
     from kgroup.group.model import Member
     from kgroup.whatif.vote import plan_rolling_switch
-    from kgroup.whatif.compare import switch_rebalances
+    from kgroup.whatif.switch import switch_rebalances
 
     calls = []
 
