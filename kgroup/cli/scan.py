@@ -115,6 +115,7 @@ def scan(
         from kgroup.kafka.cluster import scan_plan
 
         settings = conn.settings()
+        plan_ms = int(time.time() * 1000)  # the log ends of the plan are those of this moment
         plan = scan_plan(settings, offsets_topic)
 
     from kgroup.output.progress import progress_bar
@@ -122,7 +123,7 @@ def scan(
     from kgroup.scan.session import build_session
 
     live: dict[str, Any] = {} if plan is None else dict(ranges=plan.ranges, leaders=plan.leaders, brokers=plan.brokers, ends=plan.ends,
-                                        unknown=plan.unknown)
+                                        unknown=plan.unknown, now_ms=plan_ms)
     request = ScanRequest(input=input_, source=spark_input, save=save, topic=offsets_topic, settings=settings,
                           **live, since_ms=window.since_ms, until_ms=window.until_ms,
                           stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table or html else 0,
@@ -201,7 +202,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     headers = ["GROUP", "TYPE", "PROTOCOL", "OFFSETS PARTITION", "GENERATION", "MEMBERS", "COMMITS", "COMMITS/H",
                "FIRST COMMIT", "LAST COMMIT", "REBALANCES", "PARTITIONS", "REWINDS", "DELETED", "STALE", "STORM"]
     if live:
-        headers += ["LAG", "COORDINATOR"]
+        headers += ["STATUS", "COMPLETE", "LAG", "COORDINATOR"]
     group_rows = []
     for r in shown:
         row = [printable(r["group"]), r["type"], r["protocol"], r["offsets_partition"], r["generation"], r["member_count"],
@@ -209,7 +210,8 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
                _ms(r["last_commit_ms"]) if not all_groups else r["last_commit_ms"], r["rebalances"], r["partitions"],
                r["rewinds"], r["deleted"], r["stale"], r["storm"]]
         if live:
-            row += [r.get("lag"), r.get("coordinator")]
+            complete = r.get("status_complete")
+            row += [r.get("status"), None if complete is None else f"{complete:.1f}", r.get("lag"), r.get("coordinator")]
         group_rows.append(row)
     tables = [Table(headers, group_rows, title=None if all_groups else
                     f"GROUPS (top {len(shown)} of {len(rows)}: storms, stale, then by rebalances and commits)")]

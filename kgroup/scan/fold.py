@@ -23,7 +23,12 @@ The rows a task gives (``row`` says which; the other columns are null):
 - ``event``: every group-state record (not an offset commit), decoded;
 - ``commit``: the newest ``latest`` offset records of the task, decoded (all of them with
   ``keep_commits``, for the ``commits`` table under ``--out``);
-- ``error``: the first ``ERROR_SAMPLE`` undecodable records of the task (position, type, why).
+- ``error``: the first ``ERROR_SAMPLE`` undecodable records of the task (position, type, why);
+- ``tail``: per (``group``, ``topic``, ``topic_partition``), the commits the status of that
+  partition needs (kgroup.lag.history.window_tail): ``tail_ms``/``tail_offsets`` from the
+  task's first record of the key at ``first_partition``/``first_offset`` on, read up to
+  ``--until`` but also before ``--since`` (the status window does not depend on it);
+  ``tail_cut`` when an offset deletion in the task ends what came before.
 
 No Spark here: plain Python over columns, unit-testable on its own.
 """
@@ -33,16 +38,20 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from kgroup.lag.history import Commit, window_tail
 from kgroup.scan.decode import DECODED_FIELDS, arrow_schema, ddl, decode_columns
 
 ERROR_SAMPLE = 10
+_OFFSET_KEY_TYPES = (b"\x00\x00", b"\x00\x01")  # a key's record type: an offset commit
 SEGMENT_FIELDS = (
     ("row", "string"), ("records", "int64"), ("commits", "int64"), ("bad", "int64"), ("bytes_total", "int64"),
     ("first_ms", "int64"), ("last_ms", "int64"),
     ("first_partition", "int32"), ("first_offset", "int64"), ("last_partition", "int32"), ("last_offset", "int64"),
     ("first_commit_ms", "int64"), ("last_commit_ms", "int64"), ("rewinds", "int64"),
     ("first_value", "int64"), ("last_value", "int64"), ("last_tombstone", "bool"), ("last_committed", "int64"),
+    ("tail_cut", "bool"), ("tail_ms", "list<int64>"), ("tail_offsets", "list<int64>"),
 )
+TAIL_TRIM = 64  # a key's tail is trimmed to its window's commits when it grows past this
 PARTIAL_FIELDS = SEGMENT_FIELDS + DECODED_FIELDS
 PARTIAL_DDL = ddl(PARTIAL_FIELDS)
 
@@ -74,6 +83,7 @@ class TaskFold:
         self.pg: dict[tuple[Any, ...], list[Any]] = {}       # (partition, group) -> [records, commits, bytes, first, last, bad]
         self.newest: list[tuple[Any, ...]] = []         # heap of (timestamp, partition, offset, key, value)
         self.errors: list[tuple[Any, ...]] = []         # heap of (-partition, -offset, ...) keeping the first ones
+        self.tails: dict[tuple[Any, ...], list[Any]] = {}    # key -> [first offset, cut, [commit ms], [offset]]
         self.out: dict[str, list[Any]] = {name: [] for name, _ in PARTIAL_FIELDS}
         self.out_rows = 0
         from kgroup.offsets_log import records
@@ -98,6 +108,9 @@ class TaskFold:
         self.read += len(offsets)
         for i, (p, o, ts, k, v) in enumerate(zip(partitions, offsets, timestamps, keys, values)):
             if windowed and ((since is not None and ts < since) or (until is not None and ts > until)):
+                if since is not None and ts < since and (until is None or ts <= until) and k is not None \
+                        and k[:2] in _OFFSET_KEY_TYPES:
+                    self._before_since(p, o, k, v)
                 continue
             try:
                 t, key, _, value = decode(k, v)
@@ -113,6 +126,7 @@ class TaskFold:
             commit_at.append(i)
             group, topic, tp = key.values()  # OffsetCommitKey: group, topic, partition
             kk = (p, group, topic, tp)
+            self._tail(kk, o, value)
             seg = opened.get(kk)
             if seg is not None and o > seg[_LO]:
                 seg[_LO] = o
@@ -153,6 +167,32 @@ class TaskFold:
                 self._decoded("commit", commit_at, partitions, offsets, timestamps, keys, values)
             elif self.latest:
                 self._keep_newest(commit_at, partitions, offsets, timestamps, keys, values)
+
+    def _tail(self, kk: tuple[Any, ...], o: int, value: dict[str, Any] | None) -> None:
+        """An offset record into its key's status tail (a tombstone cuts what came before)."""
+        tail = self.tails.get(kk)
+        if tail is None:
+            tail = self.tails[kk] = [o, False, [], []]
+        if value is None:
+            tail[1], tail[2], tail[3] = True, [], []
+            return
+        tail[2].append(value["commitTimestamp"])
+        tail[3].append(value["offset"])
+        if len(tail[2]) > TAIL_TRIM:
+            keep = window_tail([Commit(t, x) for t, x in zip(tail[2], tail[3])])
+            tail[2], tail[3] = [c.time_ms for c in keep], [c.offset for c in keep]
+
+    def _before_since(self, p: int, o: int, k: bytes, v: bytes | None) -> None:
+        """An offset record before --since: only its key's status tail takes it (an undecodable
+        one is outside the window, so not counted)."""
+        from kgroup.offsets_log.records import DecodeError
+
+        try:
+            _, key, _, value = self.decode(k, v)
+        except (DecodeError, TypeError):
+            return
+        group, topic, tp = key.values()
+        self._tail((p, group, topic, tp), o, value)
 
     def _keep_newest(self, at: list[int], partitions: list[int], offsets: list[int], timestamps: list[int],
                      keys: list[bytes | None], values: list[bytes | None]) -> None:
@@ -261,6 +301,17 @@ class TaskFold:
                 for col, x in zip(cols, seg):
                     col.append(x)
             self._pad("key", len(segments))
+        if self.tails:
+            for (p, group, topic, tp), (first, cut, times, commits) in self.tails.items():
+                out["first_partition"].append(p)
+                out["first_offset"].append(first)
+                out["group"].append(group)
+                out["topic"].append(topic)
+                out["topic_partition"].append(tp)
+                out["tail_cut"].append(cut)
+                out["tail_ms"].append(times)
+                out["tail_offsets"].append(commits)
+            self._pad("tail", len(self.tails))
         return out
 
 

@@ -11,7 +11,9 @@ undecodable records and the records-read counts, all go to one task); the task g
 - ``committed``: with ``want_committed``, the committed offset of every (group, topic,
   partition) whose newest offset record has a value (for the lag of a live scan);
 - ``commit``, ``event``: the newest ``latest`` offset and group-state records (decoded rows);
-- ``error``: the first ``fold.ERROR_SAMPLE`` undecodable records.
+- ``error``: the first ``fold.ERROR_SAMPLE`` undecodable records;
+- ``tail``: per (group, topic, partition), the commits its status needs (``tail_ms``,
+  ``tail_offsets``): the tasks' tails in log order, each cut where an offset was deleted.
 
 ``overlaps`` on a fact counts segments of one key that interleave: the answer is then
 unknown and the caller folds again from records sorted by log position.
@@ -26,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgroup.lag.history import Commit, window_tail
 from kgroup.scan.decode import DECODED_FIELDS, GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, Fields, arrow_schema, ddl
 from kgroup.scan.fold import ERROR_SAMPLE, PARTIAL_FIELDS
 from kgroup.scan.report import GroupFacts
@@ -81,6 +84,7 @@ def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, late
     home: dict[str, int] = {}             # group -> smallest offsets-log partition
     segments: dict[tuple[Any, ...], list[Any]] = {}      # (group, topic, partition) -> [segment index, ...]
     events: dict[str, list[int]] = {}     # group -> event row indexes
+    tails: dict[tuple[Any, ...], list[int]] = {}     # (group, topic, partition) -> tail row indexes
     errors, commits, newest_events = [], [], []
     for i, kind in enumerate(rows):
         if kind == "key":
@@ -115,8 +119,15 @@ def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, late
                 commits.append(i)
         elif kind == "error":
             errors.append({n: cols[n][i] for n in ("partition", "offset", "type", "error")})
+        elif kind == "tail":
+            tails.setdefault((cols["group"][i], cols["topic"][i], cols["topic_partition"][i]), []).append(i)
 
     out = _Columns(MERGED_FIELDS)
+    for (g, topic, tp), at in tails.items():
+        tail = _tail(cols, at)
+        if tail:
+            out.add("tail", {"group": g, "topic": topic, "topic_partition": tp,
+                             "tail_ms": [c.time_ms for c in tail], "tail_offsets": [c.offset for c in tail]})
     out.add("read", {"records": read})
     for p, (records, n_commits, size, first, last, bad, groups) in parts.items():
         out.add("part", {"partition": p, "records": records, "commits": n_commits, "bytes_total": size,
@@ -186,6 +197,18 @@ def _key_stats(cols: dict[str, list[Any]], at: list[int]) -> dict[str, Any]:
             "gone": cols["last_tombstone"][newest], "committed": cols["last_committed"][newest]}
 
 
+def _tail(cols: dict[str, list[Any]], at: list[int]) -> list[Commit]:
+    """A key's status tail from its tasks' tails, in log order (a cut drops what came before)."""
+    fp, fo = cols["first_partition"], cols["first_offset"]
+    commits: list[Commit] = []
+    for i in sorted(at, key=lambda j: (fp[j], fo[j])):
+        if cols["tail_cut"][i]:
+            commits = []
+        commits.extend(Commit(t, o) for t, o in zip(cols["tail_ms"][i] or (), cols["tail_offsets"][i] or ()))
+        commits = window_tail(commits)
+    return commits
+
+
 def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]) -> None:
     """The group-state fields of ``facts`` from the group's state records (decoded rows)."""
     if not at:
@@ -246,6 +269,7 @@ class Merged:
     facts: list[GroupFacts] = field(default_factory=list)
     overlaps: int = 0
     committed: list[tuple[str, str, int, int]] = field(default_factory=list)
+    tails: dict[str, dict[tuple[str, int], list[Commit]]] = field(default_factory=dict)  # group -> its status tails
     errors: list[dict[str, Any]] = field(default_factory=list)
     latest_commits: list[dict[str, Any]] = field(default_factory=list)
     latest_events: list[dict[str, Any]] = field(default_factory=list)
@@ -262,6 +286,9 @@ def combine(cols: dict[str, list[Any]], latest: int = 0) -> Merged:
             f.rebalance_times = list(f.rebalance_times or [])
             m.overlaps += cols["overlaps"][i]
             m.facts.append(f)
+        elif kind == "tail":
+            m.tails.setdefault(cols["group"][i], {})[(cols["topic"][i], cols["topic_partition"][i])] = [
+                Commit(t, o) for t, o in zip(cols["tail_ms"][i], cols["tail_offsets"][i])]
         elif kind == "committed":
             m.committed.append((cols["group"][i], cols["topic"][i], cols["topic_partition"][i],
                                 cols["committed_offset"][i]))

@@ -181,3 +181,31 @@ def top_groups(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
 
 def top_coordinators(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (-r["commits"], -r["bytes_per_s"], r.get("offsets_partition", r.get("broker"))))[:n]
+
+
+def group_statuses(tails: dict[str, dict[tuple[str, int], list[Any]]], ends: Any, until_ms: int,
+                   until_is_now: bool) -> dict[str, tuple[str | None, float, list[str]]]:
+    """Each group's status by Burrow's rules, as ``kgroup lag`` computes it (the same window and
+    rules: kgroup.lag.history.evaluate over the same commits): ``{group: (status, complete,
+    problems)}``; the status is None when no partition's could be known."""
+    from kgroup.lag.history import evaluate
+
+    out: dict[str, tuple[str | None, float, list[str]]] = {}
+    for group, commits in tails.items():
+        r = evaluate(group, commits, ends, until_ms, until_ms, until_is_now)
+        known = any(p.status is not None for p in r.partitions)
+        out[group] = (r.status if known else None, r.complete, r.problems)
+    return out
+
+
+def status_moments(tails: dict[str, dict[tuple[str, int], list[Any]]], until_ms: int,
+                   until_is_now: bool) -> dict[tuple[str, int], list[int]]:
+    """Every moment whose log end some group's status needs, per data partition (one ListOffsets
+    slot per moment rank: the partitions' k-th moments go together)."""
+    from kgroup.lag.history import moments
+
+    out: dict[tuple[str, int], set[int]] = {}
+    for commits in tails.values():
+        for tp, ts in moments(commits, until_ms, until_ms, until_is_now).items():
+            out.setdefault(tp, set()).update(ts)
+    return {tp: sorted(ts) for tp, ts in out.items()}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -26,6 +27,7 @@ class ScanRequest:
     leaders: dict[int, int | None] | None = None  # offsets-log partition -> leader broker id (live)
     brokers: dict[int, tuple[str, int]] | None = None  # broker id -> (host, port) (live)
     ends: dict[tuple[str, int], int | None] | None = None  # log end of every data partition (live; None: read after)
+    now_ms: int | None = None         # when those ends were read: the scan's "now" for the statuses
     unknown: dict[tuple[str, int], str] = field(default_factory=dict)  # why an end in ends is unknown
     since_ms: int | None = None
     until_ms: int | None = None
@@ -314,7 +316,39 @@ def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str
         leader = leaders.get(c["offsets_partition"])
         host_port = brokers.get(leader) if leader is not None else None
         c["leader"] = f"{host_port[0]}:{host_port[1]} ({leader})" if host_port else None
-    return lag_unknown(result.committed, ends, unknown)
+    why = lag_unknown(result.committed, ends, unknown)
+    for group, reason in _statuses(rows, result, req, ends).items():
+        why[group] = f"{why[group]}; {reason}" if group in why else reason
+    return why
+
+
+def _statuses(rows, result, req: ScanRequest, ends: dict[tuple[str, int], int | None]) -> dict[str, str]:
+    """Each group's status and how complete it is, by the rules and window of ``kgroup lag``: the
+    log ends at the moments the statuses need are asked of the cluster in one batch for the
+    whole fleet (one ListOffsets per leader broker per moment rank). Returns why a group's
+    status is not whole."""
+    from kgroup.lag.history import EndsAt
+    from kgroup.scan.report import group_statuses, status_moments
+
+    until_is_now = req.until_ms is None
+    until = req.until_ms if req.until_ms is not None else (req.now_ms or int(time.time() * 1000))
+    wanted = status_moments(result.tails, until, until_is_now)
+    found: dict[tuple[str, int, int], Any] = {}
+    if wanted:
+        from kgroup.kafka.cluster import connect
+
+        answer = connect(req.settings).log_ends_at(wanted)
+        found = answer.ends
+    at = EndsAt({k: e.offset for k, e in found.items()},
+                {k: e.reason for k, e in found.items() if e.offset is None and e.reason}, ends)
+    statuses = group_statuses(result.tails, at, until, until_is_now)
+    problems: dict[str, str] = {}
+    for r in rows:
+        status, complete, why = statuses.get(r["group"], (None, 0.0, []))
+        r["status"], r["status_complete"] = status, round(complete, 3)
+        if why:
+            problems[r["group"]] = "status: " + "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else "")
+    return problems
 
 
 def _write_tables(spark, out: str, result, rows, coordinators, broker_rows) -> None:

@@ -150,3 +150,26 @@ def test_members_of_kip848_groups_and_deletion():
         "consumer", 5, 1, "uniform", False)
     assert sorted(k.rebalance_times) == [1, 5]
     assert (c.last_meta_type, c.last_meta_tombstone, c.generation) == (2, True, None)
+
+
+def test_status_tails_span_tasks_in_log_order_and_start_again_after_a_deletion():
+    from kgroup.lag.history import Commit
+
+    # key (g, t, 0) across two tasks; (g, t, 1) has 80 commits a second apart in one task (trimmed
+    # to the ten runs its window needs); records before --since still count for the tails
+    log = [(o, 1000 + o, commit("g", "t", 0, 100 + o, 10_000 * o)) for o in range(4)]
+    log += [(4, 1004, delete("g", "t", 0)), (5, 1005, commit("g", "t", 0, 50, 60_000)),
+            (6, 1006, commit("g", "t", 0, 55, 70_000))]
+    log += [(7 + i, 1007 + i, commit("g", "t", 1, i, 100_000 + 1000 * i)) for i in range(80)]
+    first, second = log[:3], log[3:]
+    parts = [fold_columns([columns(first)], since_ms=1002), fold_columns([columns(second)], since_ms=1002)]
+    merged = combine(merge_columns({k: parts[0][k] + parts[1][k] for k in parts[0]}))
+    tails = merged.tails["g"]
+    # the deletion at offset 4 ends (g, t, 0)'s history: only the two commits after it
+    assert tails[("t", 0)] == [Commit(60_000, 50), Commit(70_000, 55)]
+    # ten runs of one commit each: the last ten commits
+    assert tails[("t", 1)] == [Commit(100_000 + 1000 * i, i) for i in range(70, 80)]
+    # without the deletion, the first task's commits (two of them before --since) come first
+    parts = [fold_columns([columns(log[:3])], since_ms=1002), fold_columns([columns(log[3:4])], since_ms=1002)]
+    merged = combine(merge_columns({k: parts[0][k] + parts[1][k] for k in parts[0]}))
+    assert merged.tails["g"][("t", 0)] == [Commit(10_000 * o, 100 + o) for o in range(4)]

@@ -1,0 +1,74 @@
+"""kgroup scan's STATUS per group equals kgroup lag's for the same groups on the same log (a real
+broker, Tansu, and Spark): the scenario of tests/integration/test_lag_live.py (one record a second
+on five partitions, one way of consuming each), read by six groups: one per partition and one
+committing to all five."""
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+import pytest
+from conftest import run_kgroup
+from logbuilder import Log, produce
+
+pytestmark = [pytest.mark.broker, pytest.mark.spark]
+
+RECORDS = 200
+BASE = (int(time.time()) - 3600) * 1000
+UNTIL = BASE + 130_000
+SCENARIOS = {  # partition -> (commits as (seconds after BASE, offset), the status of that partition)
+    0: ([(10 * k, 10 * k) for k in range(1, 14)], "OK"),
+    1: ([(10 * k, 5 * k) for k in range(1, 14)], "WARN"),
+    2: ([(10 * k, 20) for k in range(3, 14)], "STALL"),
+    3: ([(10 * k, 10 * k) for k in range(1, 6)], "STOP"),
+    4: ([(10 * k, 10 * k) for k in range(1, 9)] + [(10 * k, 10 * k - 60) for k in range(9, 14)], "REWIND"),
+}
+GROUP_STATUS = {"OK": "OK", "WARN": "WARN", "STALL": "ERR", "STOP": "ERR", "REWIND": "ERR"}
+
+
+@pytest.fixture(scope="module")
+def fleet(tansu):
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    data = f"statusdata-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": tansu})
+    for f in admin.create_topics([NewTopic(data, len(SCENARIOS), 1)], request_timeout=10).values():
+        f.result(15)
+    producer = Producer({"bootstrap.servers": tansu, "linger.ms": 0, "batch.num.messages": 1})
+    for i in range(RECORDS):
+        for p in SCENARIOS:
+            producer.produce(data, value=b"x", partition=p, timestamp=BASE + i * 1000)
+        producer.flush(10)  # one record per batch and partition
+    log = Log(partitions=3)
+    for p, (commits, _) in SCENARIOS.items():
+        for seconds, offset in commits:
+            log.commit(f"status-{p}", data, p, offset, BASE + seconds * 1000)
+            log.commit("status-all", data, p, offset, BASE + seconds * 1000 - 1)
+    offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    produce(tansu, offsets_topic, log)
+    return data, offsets_topic
+
+
+def test_scan_statuses_equal_lag_statuses(tansu, fleet):
+    data, offsets_topic = fleet
+    r = run_kgroup("scan", "-b", tansu, "--offsets-topic", offsets_topic, "--until", str(UNTIL), "-o", "json",
+                   timeout=600)
+    assert r.returncode == 0, r.stderr
+    groups = {g["group"]: g for g in json.loads(r.stdout)["groups"]}
+    assert sorted(groups) == sorted([f"status-{p}" for p in SCENARIOS] + ["status-all"])
+    for name, g in groups.items():
+        lag = run_kgroup("lag", name, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                         "--until", str(UNTIL), "-o", "json", timeout=120)
+        assert lag.returncode == 0, lag.stderr
+        doc = json.loads(lag.stdout)
+        assert (g["status"], g["status_complete"]) == (doc["status"], doc["complete"]), name
+    # and what that is, by hand: each scenario's group status; all five together ERR, four of five
+    # partitions with ten commits (complete 0.8)
+    for p, (_, status) in SCENARIOS.items():
+        assert groups[f"status-{p}"]["status"] == GROUP_STATUS[status]
+        assert groups[f"status-{p}"]["status_complete"] == (0.0 if p == 3 else 1.0)
+    assert (groups["status-all"]["status"], groups["status-all"]["status_complete"]) == ("ERR", 0.8)
+    # the scan's lag is against the log ends of now (200 records each), not of --until
+    assert groups["status-all"]["lag"] == 5 * RECORDS - (130 + 65 + 20 + 50 + 70)
