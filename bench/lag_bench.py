@@ -183,13 +183,13 @@ def check_points(s: Scenario, doc: dict) -> None:
     for part in doc["partitions"]:
         p = part["partition"]
         assert part["topic"] == s.data
-        got = [(pt["time_ms"], pt["committed"], pt["log_end"], pt["lag"]) for pt in part["points"]]
+        got = [(pt["time_ms"], pt["committed"], pt["end"], pt["lag"]) for pt in part["points"]]
         expected = []
         for k in range(COMMITS):
             t, c = s.commit_time(k), s.committed(p, k)
             expected.append((t, c, s.end_at(t), max(0, s.end_at(t) - c)))
         assert got == expected, (p, got, expected)
-        assert part["log_end"] == s.end_at(s.until) == RECORDS and part["lag"] == RECORDS - s.committed(p, COMMITS - 1)
+        assert part["end"] == s.end_at(s.until) == RECORDS and part["lag"] == RECORDS - s.committed(p, COMMITS - 1)
 
 
 def list_offsets_of(proxy, client_id: str) -> int:

@@ -262,12 +262,12 @@ def document(report: LagReport, time_lag: bool = False) -> dict[str, Any]:
     for p in report.partitions:
         points = []
         for pt in p.points:
-            point: dict[str, Any] = {"time_ms": pt.time_ms, "committed": pt.committed, "log_end": pt.end, "lag": pt.lag}
+            point: dict[str, Any] = {"time_ms": pt.time_ms, "committed": pt.committed, "end": pt.end, "lag": pt.lag}
             if time_lag:
                 point["time_lag_ms"] = pt.time_lag_ms
             points.append(point)
         parts.append({"topic": p.topic, "partition": p.partition, "status": p.status,
-                      "complete": round(p.complete, 3), "lag": p.lag, "log_end": p.end, "committed": p.committed,
+                      "complete": round(p.complete, 3), "lag": p.lag, "end": p.end, "committed": p.committed,
                       "consume_per_s": _round(p.consume_per_s), "produce_per_s": _round(p.produce_per_s),
                       "eta_s": _round(p.eta_s, 1), "catching_up": p.catching_up, "points": points,
                       "unknown": list(p.problems)})

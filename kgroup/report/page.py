@@ -71,7 +71,7 @@ def figure(doc: dict[str, Any]) -> Any:
             fig.add_trace(go.Scatter(
                 x=[chart_time(pt["time_ms"]) for pt in p["points"]], y=[pt["lag"] for pt in p["points"]],
                 name=label, mode="lines+markers", line={"shape": "hv", "width": 1}, marker={"size": 5},
-                customdata=[[pt["committed"], pt["log_end"]] for pt in p["points"]],
+                customdata=[[pt["committed"], pt["end"]] for pt in p["points"]],
                 hovertemplate=label + "<br>lag %{y}<br>committed %{customdata[0]}<br>end %{customdata[1]}"
                               "<extra>" + esc(p["status"]) + "</extra>",
                 meta="partition"), row=1, col=1)
@@ -138,7 +138,7 @@ def _lag_tables(doc: dict[str, Any]) -> str:
     lag = doc["lag"]
     if lag is None:
         return f'<h2>Lag</h2><p class="note">No lag: {esc(doc["lag_unavailable"])}</p>'
-    rows = [[p["topic"], p["partition"], p["status"], p["complete"], p["lag"], p["committed"], p["log_end"],
+    rows = [[p["topic"], p["partition"], p["status"], p["complete"], p["lag"], p["committed"], p["end"],
              p["consume_per_s"], p["produce_per_s"],
              "caught up" if p["lag"] == 0 else "not catching up" if p["catching_up"] is False else
              (None if p["eta_s"] is None else duration(int(p["eta_s"] * 1000))),

@@ -106,14 +106,14 @@ def test_json_of_a_caught_up_and_a_slow_partition(cluster, log):
     assert [p["lag"] for p in t0["points"]] == [0, 0, 0, 0]
     assert [p["lag"] for p in t1["points"]] == [8, 16, 24, 32]
     # --until is 40 s: the log ended at 40
-    assert (t0["lag"], t1["lag"], t1["log_end"]) == (0, 32, 40)
+    assert (t0["lag"], t1["lag"], t1["end"]) == (0, 32, 40)
     # t1: never caught up, lag growing: WARN
     assert (t0["status"], t1["status"], doc["status"]) == ("OK", "WARN", "WARN")
     assert doc["partitions_by_status"] == {"OK": ["T-0"], "WARN": ["T-1"]}
     # now (200 s): both stopped 160 s ago while the log moved on
     code, out, err = run("lag", "G", "-b", "x:1", "--since", "200s", "-o", "json")
     doc = json.loads(out)
-    assert [(p["status"], p["lag"], p["log_end"]) for p in doc["partitions"]] == [("STOP", 160, 200), ("STOP", 192, 200)]
+    assert [(p["status"], p["lag"], p["end"]) for p in doc["partitions"]] == [("STOP", 160, 200), ("STOP", 192, 200)]
     assert (code, doc["status"]) == (0, "ERR")
 
 
@@ -142,7 +142,7 @@ def test_unknown_points_make_the_answer_incomplete_even_with_fail_on(cluster, lo
     code, out, err = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "165s", "--fail-on", "warn",
                          "-o", "json")
     assert code == 3
-    assert json.loads(out)["partitions"][0]["points"][0] == {"time_ms": 10_000, "committed": 1, "log_end": None,
+    assert json.loads(out)["partitions"][0]["points"][0] == {"time_ms": 10_000, "committed": 1, "end": None,
                                                               "lag": None}
     assert err.splitlines() == [
         "kgroup: warning: T-0: 1 of 3 points unknown: retention removed the records of that time",

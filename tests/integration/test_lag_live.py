@@ -82,10 +82,10 @@ def test_scenarios_get_their_status_and_every_point_its_lag(tansu, topics):
     for p, (commits, status) in SCENARIOS.items():
         part = got[p]
         assert part["topic"] == data and part["status"] == status, (p, part["status"])
-        expected = [{"time_ms": BASE + s * 1000, "committed": o, "log_end": end_at(BASE + s * 1000),
+        expected = [{"time_ms": BASE + s * 1000, "committed": o, "end": end_at(BASE + s * 1000),
                      "lag": max(0, end_at(BASE + s * 1000) - o)} for s, o in commits]
         assert part["points"] == expected, p
-        assert part["log_end"] == end_at(UNTIL) == 130
+        assert part["end"] == end_at(UNTIL) == 130
         assert part["lag"] == 130 - commits[-1][1]
     assert doc["status"] == "ERR"
     assert doc["partitions_by_status"] == {"OK": [f"{data}-0"], "WARN": [f"{data}-1"], "STALL": [f"{data}-2"],

@@ -74,7 +74,7 @@ def test_the_report_page_in_chromium(tmp_path, monkeypatch):
         # the tables: status per partition as lag, the rebalances as history
         status = page.js(CELLS, "#kgroup-status")
         assert [(r[0], int(r[1]), r[2], int(r[4]), int(r[5]), int(r[6])) for r in status] == [
-            (p["topic"], p["partition"], p["status"], p["lag"], p["committed"], p["log_end"]) for p in lag["partitions"]]
+            (p["topic"], p["partition"], p["status"], p["lag"], p["committed"], p["end"]) for p in lag["partitions"]]
         rebalances = page.js(CELLS, "#kgroup-rebalances")
         assert [(int(r[2]), int(r[5]), r[7]) for r in rebalances] == [
             (r["generation"], len(r["members"]), ", ".join(r["left"]) or "-") for r in history["rebalances"]]

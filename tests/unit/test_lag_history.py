@@ -169,8 +169,8 @@ def test_document_keys():
     doc = document(evaluate("G", commits, ends_for(commits, 0, 30_000), 0, 30_000))
     assert doc["group"] == "G" and doc["status"] == "OK" and doc["complete"] == 0.0
     part = doc["partitions"][0]
-    assert part["points"][0] == {"time_ms": 10_000, "committed": 0, "log_end": 10, "lag": 10}
-    assert (part["lag"], part["log_end"], part["committed"], part["eta_s"]) == (6, 30, 24, 30.0)
+    assert part["points"][0] == {"time_ms": 10_000, "committed": 0, "end": 10, "lag": 10}
+    assert (part["lag"], part["end"], part["committed"], part["eta_s"]) == (6, 30, 24, 30.0)
 
 
 def test_watch_counts_a_changed_committed_offset_as_a_commit():
