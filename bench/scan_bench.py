@@ -92,7 +92,7 @@ def plain_loop(bootstrap: str, topic: str) -> tuple[int, float]:
     """(a): one process, one consumer assigned every partition, reading everything."""
     from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-    from kgroup.kafka.cluster import offsets_log_ranges
+    from kgroup.kafka.logreader import offsets_log_ranges
     from kgroup.kafka.settings import ConnectionSettings
 
     ranges = offsets_log_ranges(ConnectionSettings.build(bootstrap, [], None, 30.0), topic)

@@ -40,7 +40,7 @@ def live_records(settings, topic: str, partitions: list[int] | None, follow: boo
                  selection) -> Iterator:
     """Raw records of the live offsets log, partition by partition; with ``follow``, then
     every new record until interrupted. Only the partitions wanted are probed and read."""
-    from kgroup.kafka.cluster import offsets_log_leaders, offsets_log_ranges, read_log_range
+    from kgroup.kafka.logreader import offsets_log_leaders, offsets_log_ranges, read_log_range
 
     count = len(offsets_log_leaders(settings, topic)[0])
     wanted = set(selection.partitions(count))

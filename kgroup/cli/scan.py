@@ -112,7 +112,7 @@ def scan(
                 warn(note)
     settings = plan = None
     if input_ is None:  # one metadata read: the log's ranges and leaders, the data topics' log ends
-        from kgroup.kafka.cluster import scan_plan
+        from kgroup.kafka.logreader import scan_plan
 
         settings = conn.settings()
         plan_ms = int(time.time() * 1000)  # the log ends of the plan are those of this moment

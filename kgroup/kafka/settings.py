@@ -196,6 +196,17 @@ def parse_x_options(items: list[str]) -> dict[str, str]:
     return out
 
 
+# -X properties of kgroup's own: read by kgroup, never passed to librdkafka
+BATCHED = "kgroup.batched"
+
+
+def _switch(key: str, value: str) -> bool:
+    """The value of an -X property of kgroup's own that is true or false."""
+    if value.strip().lower() not in ("true", "false"):
+        raise UsageError(f"-X {key} takes true or false")
+    return value.strip().lower() == "true"
+
+
 MAX_TIMEOUT = 3600.0
 
 
@@ -215,6 +226,9 @@ class ConnectionSettings:
     timeout: float = 10.0
     verbose: bool = False
     secrets: list[str] = field(default_factory=list)
+    # -X kgroup.batched: may questions about many groups go through kgroup's batched client
+    # (kgroup.kafka.routing)? A property of kgroup's own, kept out of ``properties``.
+    batched: bool = True
 
     @property
     def bootstrap(self) -> str | None:
@@ -238,9 +252,10 @@ class ConnectionSettings:
         elif "bootstrap.servers" not in props and env.get(BOOTSTRAP_ENV):
             props["bootstrap.servers"] = env[BOOTSTRAP_ENV]
         props.update(parse_x_options(x_options))
+        batched = _switch(BATCHED, props.pop(BATCHED, "true"))
         check_timeout(timeout)
         secrets = sorted({v for k, v in props.items() if is_secret_key(k) and v}, key=len, reverse=True)
-        return cls(properties=props, timeout=timeout, verbose=verbose, secrets=secrets)
+        return cls(properties=props, timeout=timeout, verbose=verbose, secrets=secrets, batched=batched)
 
     def to_json(self) -> str:
         """The settings as JSON text, for a process of kgroup's own that needs the same cluster

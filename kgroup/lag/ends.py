@@ -1,8 +1,8 @@
 """Where a partition's log ended at a past moment T: the first offset whose record timestamp is
 at or after T (Kafka's ListOffsets by timestamp), checked against the records themselves.
 
-Pure: the questions go to a :class:`RecordSource` (the adapter implements it over a cluster;
-tests use an in-memory log). No confluent_kafka here.
+Pure: the questions go to a :class:`RecordSource` (kgroup.kafka.records.RecordReader implements it
+over a cluster; tests use an in-memory log). No confluent_kafka here.
 
 The answer for (partition, T) is an :class:`EndAt`: the offset, or unknown with the reason.
 - Every answer ListOffsets gives is checked: the record at the answer has a timestamp >= T and

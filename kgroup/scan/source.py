@@ -84,7 +84,7 @@ class OffsetsLogReader(DataSourceReader):
     def read(self, partition: RangePartition):  # type: ignore[override]  # Spark hands back our own partitions
         import pyarrow as pa
 
-        from kgroup.kafka.cluster import LogRange, read_log_range_columns
+        from kgroup.kafka.logreader import LogRange, read_log_range_columns
 
         from kgroup.kafka.settings import ConnectionSettings
 

@@ -48,7 +48,7 @@ def test_package_zip_ships_the_whole_package():
 
     with zipfile.ZipFile(package_zip()) as z:
         names = set(z.namelist())
-    for module in ("kgroup/__init__.py", "kgroup/kafka/cluster.py", "kgroup/scan/source.py", "kgroup/scan/decode.py",
+    for module in ("kgroup/__init__.py", "kgroup/kafka/cluster.py", "kgroup/kafka/logreader.py", "kgroup/scan/source.py", "kgroup/scan/decode.py",
                    "kgroup/offsets_log/records.py", "kgroup/kmsg/layouts.py"):
         assert module in names
     assert not any("__pycache__" in n for n in names)

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from kgroup.kafka.cluster import LogRange, offsets_log_ranges, read_log_range, read_log_range_columns
+from kgroup.kafka.logreader import LogRange, offsets_log_ranges, read_log_range, read_log_range_columns
 from kgroup.errors import ClusterError, UsageError
 from kgroup.kafka.settings import ConnectionSettings
 

@@ -125,10 +125,10 @@ def _cluster(proxy, batched: bool, timeout: float = 30.0):
     from kgroup.kafka.cluster import connect
     from kgroup.kafka.settings import ConnectionSettings
 
-    cluster = connect(ConnectionSettings.build(proxy.address, [], None, timeout, False))
+    # -X kgroup.batched=false: every describe through librdkafka
+    cluster = connect(ConnectionSettings.build(proxy.address, [] if batched else ["kgroup.batched=false"], None,
+                                               timeout, False))
     cluster.metadata()
-    if not batched:
-        cluster._coordinators = False  # every describe through librdkafka
     return cluster
 
 

@@ -192,7 +192,7 @@ def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
 
     from confluent_kafka import Producer
 
-    from kgroup.kafka.cluster import _RecordReader
+    from kgroup.kafka.records import RecordReader
     from kgroup.lag.ends import LogBounds, ends_at
 
     topic = f"ends-mock-{uuid.uuid4().hex[:8]}"
@@ -221,7 +221,7 @@ def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
     assert problems == []
     bounds = {tp: LogBounds(*offsets[tp]) for tp in partitions}
     moments = {(topic, p): moments_of(ts) for p, ts in times.items()}
-    reader = _RecordReader(cluster)
+    reader = RecordReader(cluster)
     cluster._admin.poll(0.5)  # the admin client's log lines are handed over on poll: those of earliest and latest
     sent.clear()
     try:

@@ -9,7 +9,6 @@ import io
 import json
 import random
 import threading
-import time
 
 import pytest
 from conftest import run_kgroup
@@ -170,14 +169,8 @@ def _cluster_with(admin):
     from kgroup.kafka.cluster import Cluster
     from kgroup.kafka.settings import ConnectionSettings
 
-    cluster = Cluster.__new__(Cluster)
-    cluster.settings = ConnectionSettings.build("127.0.0.1:9", [], None, 30.0, False)
-    cluster.bootstrap = "127.0.0.1:9"
-    cluster._errors, cluster._answered, cluster._admin = [], False, admin
-    cluster._deadline = time.monotonic() + 30
-    cluster._closed = type("Closed", (), {"count": 0})()
-    cluster._coordinators = False  # the batched path not usable: every request through the admin above
-    return cluster
+    # the batched path switched off: every request through the admin above
+    return Cluster(ConnectionSettings.build("127.0.0.1:9", ["kgroup.batched=false"], None, 30.0, False), admin=admin)
 
 
 @pytest.mark.parametrize("window", [1, 4, 16])

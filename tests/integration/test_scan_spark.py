@@ -145,7 +145,7 @@ def _scan(spark, **kw):
 
 
 def _live_request(bootstrap, topic, **kw):
-    from kgroup.kafka.cluster import offsets_log_leaders, offsets_log_ranges
+    from kgroup.kafka.logreader import offsets_log_leaders, offsets_log_ranges
     from kgroup.kafka.settings import ConnectionSettings
 
     settings = ConnectionSettings.build(bootstrap, [], None, 10.0)

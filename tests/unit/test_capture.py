@@ -1,59 +1,30 @@
-"""capture() over a scripted cluster: how answers become GroupState, and when a group is
-unknown or an answer incomplete. The scripted cluster answers like the adapter's Cluster;
-the values asserted follow from what it was told to answer."""
+"""The group-state engine (kgroup.group.capture) over a cluster held in memory (tests/memorycluster.py,
+answering as Kafka does): how answers become GroupState, when a group is unknown or an answer
+incomplete, and what the stream asks and holds. The values asserted follow from what the cluster
+was told to answer."""
 from __future__ import annotations
 
 import pytest
 
-from kgroup.group.capture import capture, is_unknown
-from kgroup.errors import ClusterError, UsageError
-from kgroup.group.model import (Broker, ClusterMetadata, GroupDescription, GroupListing, Member, PartitionInfo,
-                          PartitionOffsets, TopicInfo)
+from memorycluster import MemoryCluster
+
+from kgroup.errors import UsageError
+from kgroup.group.capture import GroupStates, capture, describe_stream, is_unknown
+from kgroup.group.model import GroupDescription, Member, PartitionOffsets
 
 
-def _topic(name, n, leader=1):
-    return TopicInfo(name, {p: PartitionInfo(p, leader, (leader,)) for p in range(n)})
+TOPICS = {"Order": 3, "Stock": 2}  # and __consumer_offsets, 50 partitions led by broker 1
 
 
-class ScriptedCluster:
-    def __init__(self, descriptions, committed_all=None, committed_explicit=None, listed=None, log=None,
-                 log_problems=(), list_fails=False):
-        self.descriptions = descriptions
-        self.committed_all = committed_all or {}
-        self.committed_explicit = committed_explicit or {}
-        self.listed = listed or []
-        self.log = log or {}
-        self.log_problems = list(log_problems)
-        self.list_fails = list_fails
-        self.explicit_requests = {}
+def ScriptedCluster(descriptions, committed=None, *, answers_all=True, listed=None, log=None, unreadable=None,
+                    list_fails=False):
+    """The cluster of these tests: Order (3 partitions) and Stock (2), broker 1 in rack az1."""
+    return MemoryCluster(TOPICS, descriptions, committed=committed, answers_all=answers_all, listed=listed,
+                         log=log, unreadable=unreadable, list_fails=list_fails, racks={1: "az1"})
 
-    def metadata(self):
-        return ClusterMetadata({1: Broker(1, "b1", 9092)}, {"Order": _topic("Order", 3), "Stock": _topic("Stock", 2),
-                                                            "__consumer_offsets": _topic("__consumer_offsets", 50)})
 
-    def describe_groups(self, groups):
-        return {g: self.descriptions[g] for g in groups}
-
-    def committed_offsets(self, groups):
-        out = {}
-        for g, partitions in groups.items():
-            if partitions is None:
-                out[g] = dict(self.committed_all.get(g, {}))
-            else:
-                self.explicit_requests[g] = list(partitions)
-                out[g] = {tp: o for tp, o in self.committed_explicit.get(g, {}).items() if tp in partitions}
-        return out
-
-    def list_groups(self):
-        if self.list_fails:
-            raise ClusterError("no ListGroups")
-        return [GroupListing(g) for g in self.listed]
-
-    def log_offsets(self, partitions):
-        return {tp: self.log.get(tp, (None, None)) for tp in partitions}, self.log_problems
-
-    def brokers_with_racks(self):
-        return [Broker(1, "b1", 9092, "az1")]
+def _explicit(cluster, group):
+    return [r[2] for r in cluster.requests if r[0] == "OffsetFetch" and r[1] == group and r[2] is not None]
 
 
 def _member(mid, assignment):
@@ -64,10 +35,10 @@ def test_explicit_fetch_fills_what_the_all_partitions_fetch_missed():
     # a broker whose "all partitions" OffsetFetch returns nothing (Tansu) still gets every
     # partition of the group's topics asked explicitly
     d = GroupDescription("G", state="Stable", members=[_member("m1", {"Order": [0, 1, 2]})])
-    cluster = ScriptedCluster({"G": d}, committed_explicit={"G": {("Order", 1): PartitionOffsets(7)}},
+    cluster = ScriptedCluster({"G": d}, {"G": {("Order", 1): PartitionOffsets(7)}}, answers_all=False,
                               log={("Order", 1): (0, 10)})
     result = capture(cluster, ["G"])
-    assert cluster.explicit_requests["G"] == [("Order", 0), ("Order", 1), ("Order", 2)]
+    assert _explicit(cluster, "G") == [(("Order", 0), ("Order", 1), ("Order", 2))]
     state = result.states["G"]
     assert state.offsets["Order"][1] == PartitionOffsets(7, 0, 10)
     assert state.offsets["Order"][0].committed is None
@@ -78,8 +49,7 @@ def test_explicit_fetch_fills_what_the_all_partitions_fetch_missed():
 
 def test_a_commit_keeps_its_metadata_and_leader_epoch_beside_the_log_offsets():
     d = GroupDescription("G", state="Stable", members=[_member("m1", {"Stock": [0, 1]})])
-    cluster = ScriptedCluster({"G": d}, committed_all={"G": {("Stock", 0): PartitionOffsets(4, metadata="m",
-                                                                                          leader_epoch=3)}},
+    cluster = ScriptedCluster({"G": d}, {"G": {("Stock", 0): PartitionOffsets(4, metadata="m", leader_epoch=3)}},
                               log={("Stock", 0): (1, 6), ("Stock", 1): (0, 2)})
     state = capture(cluster, ["G"]).states["G"]
     assert state.offsets["Stock"] == {0: PartitionOffsets(4, 1, 6, "m", 3), 1: PartitionOffsets(None, 0, 2)}
@@ -87,7 +57,7 @@ def test_a_commit_keeps_its_metadata_and_leader_epoch_beside_the_log_offsets():
 
 def test_committed_topics_nobody_owns_are_included():
     d = GroupDescription("G", state="Empty", members=[])
-    cluster = ScriptedCluster({"G": d}, committed_all={"G": {("Stock", 0): PartitionOffsets(3)}})
+    cluster = ScriptedCluster({"G": d}, {"G": {("Stock", 0): PartitionOffsets(3)}})
     state = capture(cluster, ["G"]).states["G"]
     assert set(state.offsets) == {"Stock"} and sorted(state.offsets["Stock"]) == [0, 1]
     assert state.topics["Stock"].partitions == 2
@@ -115,9 +85,11 @@ def test_unknown_topic_is_usage_error():
 
 def test_unreadable_offsets_make_the_capture_incomplete():
     d = GroupDescription("G", state="Stable", members=[_member("m1", {"Order": [0]})])
-    cluster = ScriptedCluster({"G": d}, log_problems=["Order-0: Broker: Not leader for partition"])
+    cluster = ScriptedCluster({"G": d}, unreadable={("Order", 0): "Broker: Not leader for partition"})
     result = capture(cluster, ["G"])
+    # earliest and latest both failed with the same words: said once
     assert not result.complete and result.problems == ["Order-0: Broker: Not leader for partition"]
+    assert result.states["G"].offsets["Order"][0] == PartitionOffsets()
 
 
 def test_racks_become_replica_racks():
@@ -140,8 +112,7 @@ def _deleted_topic_group():
 
 
 def test_assignment_of_a_deleted_topic_is_set_apart_and_said():
-    cluster = ScriptedCluster({"G": _deleted_topic_group()},
-                              committed_all={"G": {("Order", p): PartitionOffsets(5) for p in range(3)}},
+    cluster = ScriptedCluster({"G": _deleted_topic_group()}, {"G": {("Order", p): PartitionOffsets(5) for p in range(3)}},
                               log={("Order", p): (0, 9) for p in range(3)})
     result = capture(cluster, ["G"], racks=True, drop_deleted=True)
     assert result.complete, result.problems  # nothing is unknown: the topic is gone
@@ -167,8 +138,7 @@ def deleted_topic_snapshot() -> dict:
     """The snapshot document of a group still assigned partitions of a deleted topic, Gone."""
     from kgroup.group import snapshot
 
-    cluster = ScriptedCluster({"G": _deleted_topic_group()},
-                              committed_all={"G": {("Order", p): PartitionOffsets(5) for p in range(3)}},
+    cluster = ScriptedCluster({"G": _deleted_topic_group()}, {"G": {("Order", p): PartitionOffsets(5) for p in range(3)}},
                               log={("Order", p): (0, 9) for p in range(3)})
     state = capture(cluster, ["G"], racks=True, drop_deleted=True).states["G"]
     return snapshot.dump(state)
@@ -213,7 +183,72 @@ def test_adapter_keys_an_unnamed_topic_as_empty():
     # a KIP-848 describe may name no topic for an id the broker no longer knows
     from types import SimpleNamespace as TP
 
-    from kgroup.kafka.cluster import _by_topic
+    from kgroup.kafka.answers import by_topic_partitions as _by_topic
 
     assert _by_topic([TP(topic="Order", partition=1), TP(topic=None, partition=0), TP(topic="Order", partition=0)]) \
         == {"": [0], "Order": [0, 1]}
+
+
+# -- the stream: what it asks, in which order, and what it holds ------------------------------
+
+def _many(n, answers_all=True):
+    """n groups G0.. each committing Order-0 at i, every Order partition's log from 0 to 100."""
+    groups = {f"G{i}": GroupDescription(f"G{i}", state="Stable", members=[_member(f"m{i}", {"Order": [0, 1, 2]})])
+              for i in range(n)}
+    committed = {f"G{i}": {("Order", 0): PartitionOffsets(i)} for i in range(n)}
+    return ScriptedCluster(groups, committed, answers_all=answers_all, log={("Order", p): (0, 100) for p in range(3)})
+
+
+def test_the_stream_hands_out_the_groups_in_order_each_with_its_own_offsets():
+    cluster = _many(5)
+    states = list(GroupStates(cluster, [f"G{i}" for i in (3, 1, 4, 0, 2)], listed={"G0", "G1", "G2", "G3", "G4"}))
+    assert [s.group.group_id for s in states] == ["G3", "G1", "G4", "G0", "G2"]
+    assert [s.offsets["Order"][0] for s in states] == [PartitionOffsets(i, 0, 100) for i in (3, 1, 4, 0, 2)]
+    assert all(s.offsets["Order"][2] == PartitionOffsets(None, 0, 100) for s in states)
+    # each partition's log offsets are asked once, for the first group that needs them
+    assert [r for r in cluster.requests if r[0] == "ListOffsets"] == [
+        ("ListOffsets", (("Order", 0), ("Order", 1), ("Order", 2)))]
+
+
+def test_partitions_the_first_answer_lacks_are_asked_in_a_follow_up_and_merged():
+    cluster = _many(2, answers_all=False)  # a broker answering only explicit partitions
+    (g0, g1) = GroupStates(cluster, ["G0", "G1"], listed={"G0", "G1"})
+    assert g1.offsets["Order"][0] == PartitionOffsets(1, 0, 100)
+    assert _explicit(cluster, "G1") == [(("Order", 0), ("Order", 1), ("Order", 2))]
+
+
+def test_a_group_that_may_be_unknown_is_fetched_first_and_fails_before_any_group_is_handed_out():
+    cluster = _many(3)
+    cluster.groups["Gx"] = GroupDescription("Gx", state="Empty")  # no members, no offsets, not listed
+    stream = iter(GroupStates(cluster, ["G0", "G1", "Gx"], listed={"G0", "G1", "G2"}))
+    with pytest.raises(UsageError, match="unknown group Gx"):
+        next(stream)
+    fetches = [r[1] for r in cluster.requests if r[0] == "OffsetFetch"]
+    assert fetches[0] == "Gx"
+
+
+def test_an_empty_group_with_commits_is_known_and_listing_is_asked_only_when_it_decides():
+    d = GroupDescription("E", state="Empty")
+    cluster = ScriptedCluster({"E": d}, {"E": {("Stock", 1): PartitionOffsets(2)}}, listed=[])
+    (state,) = GroupStates(cluster, ["E"])
+    assert state.offsets["Stock"][1].committed == 2
+    assert ("ListGroups",) not in cluster.requests
+    # no commit: whether ListGroups names it decides; a cluster refusing ListGroups: not called unknown
+    assert list(GroupStates(ScriptedCluster({"E": d}, list_fails=True), ["E"]))[0].group.state == "Empty"
+
+
+def test_the_stream_asks_a_bounded_number_of_groups_ahead_of_the_one_handed_out():
+    cluster = _many(40)
+    ids = [f"G{i}" for i in range(40)]
+    stream = iter(GroupStates(cluster, ids, listed=set(ids), window=2))  # 4 x 2 groups ahead
+    next(stream)
+    assert len([r for r in cluster.requests if r[0] == "OffsetFetch"]) <= 9
+
+
+def test_describe_stream_reads_descriptions_one_by_one_without_offsets():
+    cluster = ScriptedCluster({"G": _deleted_topic_group()})
+    stream = describe_stream(cluster, ["G"], {"G"})
+    (state,) = stream
+    assert state.offsets == {} and set(state.topics) == {"Order"} and state.offsets_partition_leader == 1
+    assert stream.problems == ["topic Gone of group G is not in the metadata (deleted?)"]
+    assert [r[0] for r in cluster.requests] == ["Metadata", "DescribeGroups one by one"]

@@ -62,7 +62,7 @@ def test_read_tasks_split_large_partitions_and_skip_empty_ones():
     import pytest
 
     pytest.importorskip("pyspark")
-    from kgroup.kafka.cluster import LogRange
+    from kgroup.kafka.logreader import LogRange
     from kgroup.scan.source import split_ranges
 
     tasks = split_ranges([LogRange(0, 0, 0), LogRange(1, 5, 10), LogRange(2, 100, 2_600_101)], split=1_000_000)

@@ -98,7 +98,7 @@ def test_topic_ids_are_printed_as_kafka_prints_them():
     # 0xfbff... gives '+' and '/' in standard base64: Kafka's Uuid.toString uses '-' and '_'
     from confluent_kafka import Uuid
 
-    from kgroup.kafka.cluster import uuid_text
+    from kgroup.kafka.answers import uuid_text
 
     u = Uuid(-(2**58) - 1, 0x0FBFFFFFFFFFFFFF)  # bytes fb ff ff ff ff ff ff ff 0f bf ff ff ff ff ff ff
     assert str(u) == "+/////////8Pv////////w"  # the client's own text: standard base64

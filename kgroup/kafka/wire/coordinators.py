@@ -100,15 +100,19 @@ class Coordinators:
         self._coordinators: dict[str, Node] = {}
         self.broken = False
         problems = []
-        for address in brokers:
-            conn = self._connect(address)
-            if conn is not None:
-                if not conn.supports(FIND_COORDINATOR):
-                    raise WireError("the cluster does not answer FindCoordinator v4")
-                self._first = conn
-                self._lookup = Connection(*address, client_id, deadline, CONNECT_WITHIN)  # its own: answers come in order
-                return
-            problems.append(f"{address[0]}:{address[1]}")
+        try:
+            for address in brokers:
+                conn = self._connect(address)
+                if conn is not None:
+                    if not conn.supports(FIND_COORDINATOR):
+                        raise WireError("the cluster does not answer FindCoordinator v4")
+                    self._first = conn
+                    self._lookup = Connection(*address, client_id, deadline, CONNECT_WITHIN)  # its own: answers come in order
+                    return
+                problems.append(f"{address[0]}:{address[1]}")
+        except BaseException:
+            self.close()  # what was opened is not left open by a Coordinators never handed out
+            raise
         raise WireError(f"no broker answered ({', '.join(problems)})")
 
     def speaks(self, exchange: Exchange) -> bool:
@@ -124,9 +128,12 @@ class Coordinators:
         return self._connections[address]
 
     def close(self) -> None:
+        """Close every connection opened; the Coordinators cannot be asked anything after."""
         for conn in [*self._connections.values(), getattr(self, "_lookup", None)]:
             if conn is not None:
                 conn.close()
+        self._connections = {address: None for address in self._connections}
+        self.broken = True
 
     def _find_coordinators(self, groups: list[str]) -> None:
         unknown = [g for g in dict.fromkeys(groups) if g not in self._coordinators]

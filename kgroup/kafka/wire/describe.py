@@ -1,7 +1,7 @@
 """Descriptions of many groups per request: ConsumerGroupDescribe v0 (Kafka 4.0+), then
 DescribeGroups v5 for the groups it does not know, routed by coordinators.py.
 
-Each answer becomes the GroupDescription the adapter builds from librdkafka's (2.16) answer
+Each answer becomes the GroupDescription kgroup.kafka.answers builds from librdkafka's (2.16) answer
 to the same question, field by field:
 
 - librdkafka asks ConsumerGroupDescribe first (a cluster without it: DescribeGroups only),

@@ -31,7 +31,7 @@ def found_offsets(group: Mapping[str, Any]) -> Offsets | None:
             error = p["errorCode"]
             if error and error != UNKNOWN_TOPIC_OR_PARTITION:
                 return None
-            # as the adapter reads librdkafka's answer: metadata only with a commit, -1 is none
+            # as the cluster reads librdkafka's answer: metadata only with a commit, -1 is none
             committed = p["committedOffset"] if p["committedOffset"] >= 0 and not error else None
             epoch = p["committedLeaderEpoch"]
             found[(name, p["partitionIndex"])] = (committed, None if committed is None else p["metadata"],

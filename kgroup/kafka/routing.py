@@ -1,0 +1,228 @@
+"""Which client asks about many groups: kgroup's batched client (kgroup.kafka.wire, many groups
+per request) or librdkafka (one group per request).
+
+The batched client is used for describes and committed offsets of at least BATCHED_FROM groups
+when nothing speaks against it: ``-X kgroup.batched=false`` (a switch of kgroup's own, never
+passed to librdkafka), connection settings it does not speak (TLS, SASL, socket settings), no
+broker answering it, a cluster that does not speak the question, or a connection of it that
+failed earlier. Whatever it cannot answer goes to librdkafka, so errors read the same whichever
+path met them. On -v one line says which path answered each question, and why not the batched
+one where it did not.
+
+The batched client's connections are opened once per Cluster, shared by every question, and
+closed by ``Routing.close()`` (Cluster.close(); at the latest when the Cluster is collected or
+the process exits).
+"""
+from __future__ import annotations
+
+import sys
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from kgroup.group.model import GroupDescription
+from kgroup.kafka.settings import ConnectionSettings
+from kgroup.output.render import printable
+
+if TYPE_CHECKING:
+    from kgroup.kafka.cluster import Cluster
+    from kgroup.kafka.wire.coordinators import Coordinators, Exchange
+
+BATCHED_FROM = 10  # groups from which they are asked about many groups per request
+_OFF = "off"  # the batched client is not used, for the reason in Routing._why_not
+
+
+def _groups(n: int | None) -> str:
+    return "" if n is None else f" of {n} group" + ("" if n == 1 else "s")
+
+
+class Routing:
+    """The choice of client for one Cluster's questions about groups, and the batched client's
+    connections once opened."""
+
+    def __init__(self, settings: ConnectionSettings):
+        self.settings = settings
+        self._coordinators: Coordinators | str | None = None  # None: not tried yet; _OFF: not usable
+        self._why_not = ""
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    def close(self) -> None:
+        """Close the batched client's connections, if it opened any."""
+        if self._finalizer is not None:
+            self._finalizer()
+
+    def _say(self, line: str) -> None:
+        if self.settings.verbose:
+            sys.stderr.write(printable(self.settings.redact(f"kgroup: {line}")) + "\n")
+
+    def _through_librdkafka(self, question: str, why: str) -> None:
+        self._say(f"{question}: librdkafka, one group per request ({why})")
+
+    # -- describes -----------------------------------------------------------------
+
+    def describe_groups(self, cluster: Cluster, names: list[str]) -> dict[str, GroupDescription]:
+        """Cluster.describe_groups: ``names`` are distinct."""
+        question = f"describe{_groups(len(names))}"
+        coordinators = self._batched(cluster, question, len(names), _describe())
+        if coordinators is None:
+            return cluster.rd_describe_groups(names)
+        return dict(zip(names, self._batched_describe(cluster, question, names, coordinators)))
+
+    def iter_describe_groups(self, cluster: Cluster, groups: list[str], window: int, batch: int
+                             ) -> Iterator[GroupDescription]:
+        """Cluster.iter_describe_groups."""
+        question = f"describe{_groups(len(groups))}"
+        coordinators = self._batched(cluster, question, len(groups), _describe())
+        if coordinators is None:
+            yield from cluster.rd_iter_describe_groups(groups, window, batch)
+            return
+        yield from self._batched_describe(cluster, question, groups, coordinators)
+
+    def _batched_describe(self, cluster: Cluster, question: str, groups: list[str],
+                          coordinators: Coordinators) -> Iterator[GroupDescription]:
+        """The descriptions of ``groups``, in the order given, asked through kgroup.kafka.wire's
+        Coordinators (ConsumerGroupDescribe, then DescribeGroups for classic groups, up to 100
+        groups per request); a group it hands back is described through librdkafka (so errors
+        read as they always have), and after a connection of it failed, every group not yet
+        described is. At most a few hundred descriptions are held at once."""
+        from kgroup.kafka.wire.coordinators import GROUPS_PER_REQUEST, REQUESTS_IN_FLIGHT
+
+        names = iter(enumerate(groups))
+        exhausted = False
+        failed: deque[Any] = deque()
+        ready: dict[int, GroupDescription] = {}
+        head = 0
+        bound = 2 * GROUPS_PER_REQUEST * REQUESTS_IN_FLIGHT  # held, handed back or answered, before pausing
+
+        def next_request() -> tuple[int, str, None] | None:
+            nonlocal exhausted
+            if len(failed) + len(ready) >= bound:
+                return None  # let iterate end, settle what was handed back, hand out, go on
+            item = next(names, None)
+            if item is None:
+                exhausted = True
+                return None
+            return item[0], item[1], None
+
+        def settle() -> None:
+            if failed:
+                asked = list(failed)
+                failed.clear()
+                described = cluster.rd_describe_groups(list(dict.fromkeys(g for _, g, _ in asked)))
+                for i, g, _ in asked:
+                    ready[i] = described[g]
+
+        exchange = _describe()
+        while True:
+            for i, _, description in coordinators.iterate(exchange, next_request, failed):
+                ready[i] = description
+                while head in ready:
+                    yield ready.pop(head)
+                    head += 1
+            settle()
+            while head in ready:
+                yield ready.pop(head)
+                head += 1
+            if coordinators.broken:
+                self._broke(question)
+                yield from cluster.rd_iter_describe_groups([g for _, g in names])
+                return
+            if exhausted:
+                return
+
+    # -- committed offsets ---------------------------------------------------------
+
+    def iter_committed_offsets(self, cluster: Cluster,
+                               next_request: Callable[[], tuple[Any, str, list[tuple[str, int]] | None] | None],
+                               window: int, groups: int | None) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
+        """Cluster.iter_committed_offsets."""
+        from kgroup.kafka.wire.offset_fetch import OffsetFetch
+
+        question = f"committed offsets{_groups(groups)}"
+        exchange = OffsetFetch()
+        coordinators = self._batched(cluster, question, groups, exchange)
+        if coordinators is None:
+            yield from cluster.rd_iter_committed_offsets(next_request, window)
+            return
+        failed: deque[Any] = deque()
+        while True:
+            yield from coordinators.iterate(exchange, next_request, failed)
+            if coordinators.broken:  # the rest through librdkafka
+                self._broke(question)
+                yield from cluster.rd_iter_committed_offsets(
+                    lambda: failed.popleft() if failed else next_request(), window)
+                return
+            if not failed:
+                return
+            yield from cluster.rd_iter_committed_offsets(lambda: failed.popleft() if failed else None, window)
+
+    # -- the choice ----------------------------------------------------------------
+
+    def _broke(self, question: str) -> None:
+        self._say(f"{question}: a connection of kgroup's batched client failed; the rest through librdkafka")
+
+    def _batched(self, cluster: Cluster, question: str, groups: int | None, exchange: Exchange) -> Coordinators | None:
+        """The batched client's Coordinators to ask ``exchange`` about ``groups`` groups (None:
+        not known how many), or None where librdkafka asks; says which on -v."""
+        if groups is not None and groups < BATCHED_FROM:
+            # the connections the batched path opens would cost more than they save
+            self._through_librdkafka(question, f"fewer than {BATCHED_FROM} groups")
+            return None
+        coordinators = self._open(cluster)
+        if coordinators is None:
+            self._through_librdkafka(question, self._why_not)
+            return None
+        if coordinators.broken:
+            self._through_librdkafka(question, "a connection of kgroup's batched client failed earlier")
+            return None
+        if not coordinators.speaks(exchange):
+            self._through_librdkafka(question, f"the cluster does not answer {_api_name(exchange)}")
+            return None
+        self._say(f"{question}: kgroup's batched client, many groups per request")
+        return coordinators
+
+    def _open(self, cluster: Cluster) -> Coordinators | None:
+        """kgroup.kafka.wire's Coordinators, opened once, on the brokers the metadata named (else
+        the bootstrap servers); None where they cannot be used (the reason in ``_why_not``)."""
+        if self._coordinators is None:
+            self._coordinators = _OFF
+            from kgroup.kafka.wire.coordinators import bootstrap_addresses, eligible
+
+            addresses = ([(b.host, b.port) for b in sorted(cluster.brokers.values(), key=lambda b: b.id)]
+                         or bootstrap_addresses(cluster.bootstrap))
+            if not self.settings.batched:
+                self._why_not = "-X kgroup.batched=false"
+            elif not eligible(self.settings.properties):
+                self._why_not = ("the connection settings ask for what kgroup's batched client does not speak: "
+                                 "it speaks plaintext without authentication only")
+            elif not addresses:
+                self._why_not = "no plaintext bootstrap server"
+            else:
+                from kgroup.kafka.wire.connection import WireError
+                from kgroup.kafka.wire.coordinators import Coordinators
+
+                # a third of the time left is kept for librdkafka, should a batched answer never come
+                now = time.monotonic()
+                try:
+                    opened = Coordinators(addresses, self.settings.properties.get("client.id", "rdkafka"),
+                                          now + (cluster.deadline - now) * 2 / 3)
+                except WireError as e:
+                    self._why_not = f"kgroup's batched client: {e}"
+                else:
+                    self._coordinators = opened
+                    self._finalizer = weakref.finalize(self, opened.close)
+        return None if isinstance(self._coordinators, str) else self._coordinators
+
+
+def _describe() -> Exchange:
+    from kgroup.kafka.wire.describe import Describe
+
+    return Describe()
+
+
+def _api_name(exchange: Exchange) -> str:
+    from kgroup.kafka.wire.describe import Describe
+
+    return "DescribeGroups v5" if isinstance(exchange, Describe) else "OffsetFetch v8"
