@@ -107,7 +107,8 @@ def describe(
         # every group of the cluster: each written as its description arrives (sliding window)
         from kgroup.group.capture import describe_stream
 
-        states = describe_stream(conn.cluster(), ids, listed, problems)
+        stream = describe_stream(conn.cluster(), ids, listed)
+        states, problems = iter(stream), stream.problems
     else:
         captured, problems = group_states(snapshot, ids, conn, offsets=False)
         states = iter(captured.values())
@@ -167,7 +168,7 @@ def offsets(
     now_ms = int(time.time() * 1000)
     timestamps = None
     if snapshot is None and not time_lag:
-        # live: each group is written as soon as it is complete (see kgroup.group.capture.CaptureStream)
+        # live: each group is written as soon as it is complete (see kgroup.group.capture.GroupStates)
         # no progress line where the groups being written share the terminal with it
         states = live_states(ids, conn, topics=topic, listed=listed,
                              progress=output == OutputFormat.table or not sys.stdout.isatty())
@@ -177,13 +178,14 @@ def offsets(
             if snapshot is not None:
                 raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
             timestamps = conn.cluster().first_record_timestamps(time_lag_positions(states.values()))
-        states = _Done([(s, None) for s in states.values()], problems)  # type: ignore[assignment]  # iterates alike
+        states = _Done(list(states.values()), problems)  # type: ignore[assignment]  # iterates alike
     writer = GroupsWriter(output, headers)
     verdict = LagVerdict(lag_above)
     table = output != OutputFormat.json
+    live = isinstance(states, live_states)
     with states:
-        for s, raw in states:
-            g = offsets_group(s, topic, timestamps, now_ms, lag_above, raw, row_tuples=True)
+        for s in states:
+            g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True)
             rows = []
             if table:
                 name = g["group"]
@@ -194,7 +196,7 @@ def offsets(
                     + (f"  [{per_topic}]" if per_topic else ""))
             verdict.add(g)
             text = None
-            if writer.compact and raw is not None:  # live values: ints, strings, None
+            if writer.compact and live:  # live values: ints, strings, None
                 text = offsets_group_json(g)
             elif not table:
                 g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
@@ -240,7 +242,7 @@ def _no_progress(stage: str, done: int, total: int) -> None:
 
 
 class live_states:
-    """The groups' states captured live, one at a time in the order asked (CaptureStream),
+    """The groups' states captured live, one at a time in the order asked (GroupStates),
     with the progress line shown while they come."""
 
     def __init__(self, ids: list[str], conn: ConnectionOptions, topics=None, listed=None, progress: bool = True):
@@ -254,10 +256,10 @@ class live_states:
         progress = self._bar.__enter__()
         if not self.progress:
             progress = _no_progress
-        from kgroup.group.capture import CaptureStream
+        from kgroup.group.capture import GroupStates
 
-        self._stream = CaptureStream(self.conn.cluster(), self.ids, topics=self.topics, listed=self.listed,
-                                     progress=progress, raw=True)
+        self._stream = GroupStates(self.conn.cluster(), self.ids, topics=self.topics, listed=self.listed,
+                                   progress=progress)
         self.problems = self._stream.problems
         return self
 

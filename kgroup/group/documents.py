@@ -95,13 +95,12 @@ def offsets_document(states: Iterable[GroupState], topics: list[str] | None,
 
 
 def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict[tuple[str, int], int] | None,
-                  now_ms: int, lag_above: int | None = None, raw: dict[str, dict[int, tuple[Any, ...]]] | None = None,
-                  row_tuples: bool = False) -> dict[str, Any]:
+                  now_ms: int, lag_above: int | None = None, row_tuples: bool = False) -> dict[str, Any]:
     """One group of the offsets document (see offsets_document), built on its own so that a
-    command can write each group as soon as it is known (``raw``: see lag.offset_table). With
+    command can write each group as soon as it is known. With
     ``row_tuples``, ``partitions`` holds each row as a tuple of the values of lag.ROW_FIELDS
     rather than as an object (stream.offsets_group_json writes the same JSON from them)."""
-    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms, raw)
+    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms)
     g = {"group": s.group.group_id, "state": s.group.state,
          "partitions": rows if row_tuples else [dict(zip(ROW_FIELDS, r)) for r in rows],
          "total_lag": total, "topic_lag": per_topic,

@@ -8,11 +8,11 @@ answer incomplete: no total is summed over it and no threshold can pass on it.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from kgroup.group.assignment import owners
-from kgroup.group.model import GroupState
+from kgroup.group.model import GroupState, PartitionOffsets
 
 
 def lag(committed: int | None, log_end: int | None) -> int | None:
@@ -53,19 +53,15 @@ ROW_FIELDS = ("topic", "partition", "committed", "log_start", "log_end", "lag", 
 
 def offset_table(state: GroupState, topics: list[str] | None = None,
                  record_timestamps: dict[tuple[str, int], int] | None = None,
-                 now_ms: int | None = None, raw: dict[str, dict[int, tuple[Any, ...]]] | None = None
-                 ) -> tuple[list[tuple[Any, ...]], dict[int, str], dict[str, int | None], int | None]:
+                 now_ms: int | None = None) -> tuple[list[tuple[Any, ...]], dict[int, str], dict[str, int | None], int | None]:
     """Every partition of the group's topics (assigned, subscribed or committed), or of ``topics``
     when given, as plain tuples (the fields of ROW_FIELDS; never-committed partitions have
     committed None), built in one pass with no other object per row: ``(rows, {row index: why
     unknown}, lag per topic, group lag)``; a topic's lag is unknown (None) when one of its rows
-    is, the group's when a topic's is. ``raw``, when given, stands for ``state.offsets`` as
-    plain tuples ``(committed, log_start, log_end, metadata)`` (what a live capture streams)."""
+    is, the group's when a topic's is."""
     owner = owners(state.group.members)
-    # PartitionOffsets per partition, or with ``raw`` plain tuples of the same values
-    offsets: Mapping[str, Mapping[int, Any]] = state.offsets if raw is None else raw
-    plain = raw is not None
-    none4 = (None, None, None, None)
+    offsets = state.offsets
+    none = PartitionOffsets()
     names = set(topics) if topics else set(state.group.topics) | set(offsets)
     rows: list[tuple[Any, ...]] = []
     reasons: dict[int, str] = {}
@@ -85,16 +81,11 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
         for p in partitions:
             o = by_partition.get(p)
             m = owner.get((topic, p)) if owner else None
-            if plain:
-                committed, log_start, log_end, metadata = o or none4
-            elif o is not None:
-                committed, log_start, log_end, metadata = o.committed, o.log_start, o.log_end, o.metadata
-            else:
-                committed, log_start, log_end, metadata = none4
+            committed, log_start, log_end, metadata, _ = o or none  # a PartitionOffsets: unpacked as the tuple it is
             if committed is not None and log_start is not None and log_end is not None and \
                     0 <= committed <= log_end and 0 <= log_start <= log_end:
                 reason = None  # the common case: every value a fact (unknown_reason says None)
-                row_lag = log_end - committed
+                row_lag: int | None = log_end - committed
             else:
                 values = (committed, log_start, log_end)
                 reason = unknown_reason(*values)
