@@ -249,6 +249,22 @@ def test_plain_typer_prints_the_same_bytes(argv, monkeypatch):
     assert fast[0] in (0, 1, 2, 3), fast
 
 
+def test_an_unknown_typer_takes_the_plain_path(monkeypatch):
+    """The fast path relies on how Typer 0.29 processes a value: any other release runs plain Typer."""
+    import typer
+
+    from kgroup.cli.params import fast_path
+
+    monkeypatch.delenv("KGROUP_PLAIN_TYPER", raising=False)
+    monkeypatch.setattr(typer, "__version__", "0.29.9")
+    assert fast_path()
+    monkeypatch.setattr(typer, "__version__", "0.30.0")
+    assert not fast_path()
+    monkeypatch.setattr(typer, "__version__", "0.29.9")
+    monkeypatch.setenv("KGROUP_PLAIN_TYPER", "1")
+    assert not fast_path()
+
+
 def test_the_switch_selects_the_path():
     """The fast path loads no pydantic; KGROUP_PLAIN_TYPER=1 is plain Typer, which does."""
     argv = ["find-coordinator", "--offline", "--offsets-partitions", "3", "G1", "-o", "json"]
