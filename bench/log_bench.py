@@ -38,7 +38,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from figures import measured_on, write_block  # noqa: E402
 from logbuilder import Log  # noqa: E402
 
-from kgroup.offsets_log.raw import RawRecord, read_jsonl, write_jsonl  # noqa: E402
+from kgroup.offsets_log.raw import RawRecord, write_jsonl  # noqa: E402
+from kgroup.offsets_log.saved import read_jsonl  # noqa: E402
 from kgroup.kmsg import codec  # noqa: E402
 from kgroup.offsets_log.records import decode  # noqa: E402
 

@@ -81,7 +81,7 @@ def _offsets_log_demo(bootstrap: str) -> None:
 
     from logbuilder import Log, produce
 
-    from kgroup.offsets_log.raw import read_jsonl
+    from kgroup.offsets_log.saved import read_jsonl
 
     log = Log(partitions=50)
     with open(ROOT / LOG_EXAMPLE, "rb") as f:

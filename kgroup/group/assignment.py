@@ -12,8 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
-if TYPE_CHECKING:  # the model imports this module: its Member is named for the type checker only
-    from kgroup.group.model import Member
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Owner(Protocol):
+        """What owns partitions (the model's Member, which imports this module)."""
+
+        @property
+        def assignment(self) -> Mapping[str, Iterable[int]]: ...
 
 TopicPartition = tuple[str, int]
 #: one member's partitions per topic, topics and partitions ascending
@@ -22,6 +28,7 @@ Assignment = dict[str, list[int]]
 GroupAssignment = dict[str, list[TopicPartition]]
 
 K = TypeVar("K")
+M = TypeVar("M", bound="Owner")
 
 
 def by_topic(partitions: Iterable[TopicPartition]) -> Assignment:
@@ -72,7 +79,7 @@ def owners_of(assignments: Iterable[tuple[K, Mapping[str, Iterable[int]] | None]
     return out
 
 
-def owners(members: Iterable[Member]) -> dict[TopicPartition, Member]:
+def owners(members: Iterable[M]) -> dict[TopicPartition, M]:
     """Each assigned partition's owning member (a partition listed by two members: the later one)."""
     return owners_of((m, m.assignment) for m in members)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgroup.group.model import Broker
+from kgroup.group.broker import Broker
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kgroup.group.assignment import Assignment
+from kgroup.group.broker import Broker as Broker  # the model's name for it
 from kgroup.group.hashing import OFFSETS_TOPIC as OFFSETS_TOPIC  # the model's name for it
 
 # what a live cluster answers (metadata, FindCoordinator, ListGroups) lives in kgroup.group.metadata,
-# which only commands talking to a cluster need; the model names those classes too
+# which only commands talking to a cluster need (it imports kgroup.group.broker, never this module);
+# the model names those classes too, for the modules of kgroup.kafka that import them from here
 _METADATA = ("PartitionInfo", "TopicInfo", "ClusterMetadata", "CoordinatorLookup", "GroupListing")
 
 
@@ -32,22 +34,6 @@ def __getattr__(name: str) -> Any:
 # The most partitions kgroup examines in one group (snapshot files and whatif are refused
 # beyond it: every partition costs memory and time in the assignors).
 MAX_GROUP_PARTITIONS = 1_000_000
-
-
-class Broker(NamedTuple):
-    """A broker of the cluster: id, advertised host and port, rack."""
-
-    id: int
-    host: str
-    port: int
-    rack: str | None = None
-
-    @property
-    def address(self) -> str:
-        return f"{self.host}:{self.port}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "host": self.host, "port": self.port}
 
 
 @dataclass

@@ -120,6 +120,14 @@ def parse_record(line: bytes | str, where: str) -> RawRecord:
                      _field_bytes(obj, "key", where), _field_bytes(obj, "value", where))
 
 
+def read_jsonl(stream: IO[bytes], name: str) -> Iterator[RawRecord]:
+    """Stream the records of a raw-record file as they come, each validated (parse_record), blank
+    lines skipped; no check of the whole input nor of log order (read_saved does those)."""
+    for number, line in enumerate(stream, 1):
+        if line.strip():
+            yield parse_record(line, f"{name}:{number}")
+
+
 def _jsonl(stream: IO[bytes], name: str, size: int, progress: Progress | None
            ) -> tuple[list[RawRecord], list[int]]:
     records: list[RawRecord] = []
