@@ -67,7 +67,7 @@ def find_coordinator(
           broker_label(r.coordinator), r.verdict, r.reason] for r in result.reports])]
     if all_groups or len(result.brokers) > 1:
         tables.append(Table(["BROKER", "GROUPS", "OFFSETS-PARTITIONS-LED", "HOT"],
-                            [[broker_label(b.broker), b.groups, b.offsets_partitions_led, "HOT" if b.hot else ""]
+                            [[broker_label(b.broker), b.group_count, b.offsets_partitions_led, "HOT" if b.hot else ""]
                              for b in result.brokers], title="Groups coordinated per broker"))
     emit(output, result.to_json(), tables)
     if fail_on_mismatch and any(r.verdict == coordinator.MISMATCH for r in result.reports):

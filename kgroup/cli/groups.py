@@ -119,7 +119,7 @@ def describe(
         headers = ["MEMBER-ID", "GROUP-INSTANCE-ID", "CLIENT-ID", "HOST", "#PARTITIONS", "ASSIGNMENT"]
         if kip848:
             headers += ["TARGET-ASSIGNMENT", "RECONCILING"]
-        rows = [[m["member_id"], m["group_instance_id"], m["client_id"], m["host"], m["partitions"],
+        rows = [[m["member_id"], m["group_instance_id"], m["client_id"], m["host"], m["partition_count"],
                  compact(m["assignment"])]
                 + ([None if m["target_assignment"] is None else compact(m["target_assignment"]), m["reconciling"]]
                    if kip848 else [])

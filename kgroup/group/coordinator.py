@@ -67,12 +67,12 @@ class BrokerLoad:
     """How many groups a broker coordinates, how many offsets partitions it leads, whether it is hot."""
 
     broker: Broker
-    groups: int
+    group_count: int
     offsets_partitions_led: int | None  # None: unknown (no metadata of the offsets topic)
     hot: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.broker.to_json(), "groups": self.groups,
+        return {**self.broker.to_json(), "group_count": self.group_count,
                 "offsets_partitions_led": self.offsets_partitions_led, "hot": self.hot}
 
 

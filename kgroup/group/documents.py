@@ -52,7 +52,7 @@ def describe_group(s: GroupState) -> dict[str, Any]:
         r = why.get(m.member_id)
         members.append({
             "member_id": m.member_id, "group_instance_id": m.group_instance_id, "client_id": m.client_id,
-            "host": m.host, "partitions": partition_count(m.assignment),
+            "host": m.host, "partition_count": partition_count(m.assignment),
             "assignment": normalized(m.assignment), "target_assignment": target,
             "reconciling": r is not None,
             **({"reconciliation": r.to_json()} if r is not None else {}),

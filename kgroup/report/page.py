@@ -181,7 +181,7 @@ def _now(doc: dict[str, Any]) -> str:
                       ("offsets-log partition", doc["offsets_partition"]), ("members", d["member_count"]),
                       ("from", now["source"])]))
     out.append(table(["MEMBER-ID", "GROUP-INSTANCE-ID", "CLIENT-ID", "HOST", "#PARTITIONS", "ASSIGNMENT"],
-                     [[m["member_id"], m["group_instance_id"], m["client_id"], m["host"], m["partitions"],
+                     [[m["member_id"], m["group_instance_id"], m["client_id"], m["host"], m["partition_count"],
                        compact(m["assignment"])] for m in d["members"]], title="Members", element_id="kgroup-members"))
     o = now["offsets"]
     if o is not None:

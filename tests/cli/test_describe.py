@@ -63,6 +63,7 @@ def test_kip848_target_assignment_and_reconciling(tmp_path):
     (g,) = json.loads(r.stdout)["groups"]
     assert [(m["member_id"], m["reconciling"], m["target_assignment"]) for m in g["members"]] == [
         ("m1", True, {"T": [0, 1]}), ("m2", True, {"T": [2, 3]}), ("m3", False, {})]
+    assert [m["partition_count"] for m in g["members"]] == [3, 1, 0]  # what each holds now, not its target
     table = run_kgroup("describe", "--snapshot", _write(tmp_path, doc)).stdout
     assert "TARGET-ASSIGNMENT" in table and "RECONCILING" in table
     assert "rebalancing (Reconciling)" in table and "2 member(s) still reconciling" in table

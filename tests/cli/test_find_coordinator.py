@@ -110,7 +110,7 @@ def test_find_coordinator_from_a_snapshot_does_not_claim_zero_partitions_led():
     r = run_kgroup("find-coordinator", "--snapshot", "examples/seed-g1.json", "-o", "json")
     doc = json.loads(r.stdout)
     assert doc["groups"][0]["offsets_partition_leader"]["id"] == 1
-    assert doc["brokers"] == [{"id": 1, "host": "b1", "port": 9092, "groups": 1, "offsets_partitions_led": None,
+    assert doc["brokers"] == [{"id": 1, "host": "b1", "port": 9092, "group_count": 1, "offsets_partitions_led": None,
                                "hot": False}]
 
 

@@ -65,7 +65,7 @@ def test_a_snapshot_rebuilt_from_the_log_matches_the_snapshot_schema():
 
 @pytest.mark.parametrize("schema,args,mutate", [
     ("describe", ["describe", "--snapshot", SEED], lambda d: d["groups"][0].update(extra=1)),
-    ("describe", ["describe", "--snapshot", SEED], lambda d: d["groups"][0]["members"][0].update(partitions="5")),
+    ("describe", ["describe", "--snapshot", SEED], lambda d: d["groups"][0]["members"][0].update(partition_count="5")),
     ("describe", ["describe", "--snapshot", str(ROOT / "examples" / "kip848-reconciling.json")],
      lambda d: d["groups"][0]["members"][1]["reconciliation"]["waiting_for"][0].pop("held_by")),
     ("offsets", ["offsets", "--snapshot", SEED], lambda d: d["groups"][0]["partitions"][0].pop("lag")),

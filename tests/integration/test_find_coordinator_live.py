@@ -66,7 +66,7 @@ def test_mock_cluster_verdicts_per_group(mock_cluster):
     # the mock spreads groups over brokers, so coordinators differ per group
     assert len(coordinators) > 1
     assert {"agree", "mismatch"} <= {g["verdict"] for g in doc["groups"]}
-    counts = {b["id"]: b["groups"] for b in doc["brokers"]}
+    counts = {b["id"]: b["group_count"] for b in doc["brokers"]}
     assert sum(counts.values()) == len(groups)
 
 

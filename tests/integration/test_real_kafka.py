@@ -49,7 +49,7 @@ def test_describe_and_offsets_show_members(live):
     doc = json.loads(run_kgroup("describe", "-b", BOOTSTRAP, "-o", "json", group.group_id).stdout)
     members = doc["groups"][0]["members"]
     assert sorted(m["client_id"] for m in members) == ["C1", "C2", "C3"]
-    assert sum(m["partitions"] for m in members) == 12
+    assert sum(m["partition_count"] for m in members) == 12
     doc = json.loads(run_kgroup("offsets", "-b", BOOTSTRAP, "-o", "json", group.group_id).stdout)
     rows = doc["groups"][0]["partitions"]
     assert {(r["topic"], r["partition"]): r["lag"] for r in rows} == {

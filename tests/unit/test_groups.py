@@ -68,7 +68,7 @@ def test_describe_lists_static_members_first_then_by_member_id():
     assert [m["member_id"] for m in g["members"]] == ["y", "z", "a", "b"]
     assert (g["member_count"], g["assignor"], g["coordinator"]["id"]) == (4, "range", 2)
     b = g["members"][3]
-    assert (b["partitions"], b["assignment"], b["target_assignment"], b["reconciling"]) == (2, {"T": [1, 3]}, None,
+    assert (b["partition_count"], b["assignment"], b["target_assignment"], b["reconciling"]) == (2, {"T": [1, 3]}, None,
                                                                                             False)
 
 
