@@ -214,21 +214,21 @@ def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
             if "Sent ListOffsetsRequest" in message:
                 sent.append(re.search(r"/(\d+): Sent", message).group(1))
 
-    cluster._logger.handlers[0].setLevel(logging.CRITICAL + 1)  # not on stderr
-    cluster._logger.addHandler(Sends())
+    cluster.client.logger.handlers[0].setLevel(logging.CRITICAL + 1)  # not on stderr
+    cluster.client.logger.addHandler(Sends())
     partitions = [(topic, p) for p in times]
     offsets, problems = cluster.log_offsets(partitions)
     assert problems == []
     bounds = {tp: LogBounds(*offsets[tp]) for tp in partitions}
     moments = {(topic, p): moments_of(ts) for p, ts in times.items()}
     reader = RecordReader(cluster)
-    cluster._admin.poll(0.5)  # the admin client's log lines are handed over on poll: those of earliest and latest
+    cluster.admin.poll(0.5)  # the admin client's log lines are handed over on poll: those of earliest and latest
     sent.clear()
     try:
         ends, stats = ends_at(reader, moments, bounds)
     finally:
         reader.close()
-    cluster._admin.poll(0.5)
+    cluster.admin.poll(0.5)
     assert ends == {(topic, p, t): linear_end(ts, 0, t) for p, ts in times.items() for t in moments_of(ts)}
     assert reader.problems == []
     # -1 (the log end) is right for the moments after a partition's last record only
