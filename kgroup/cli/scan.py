@@ -207,7 +207,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     for r in shown:
         row = [printable(r["group"]), r["type"], r["protocol"], r["offsets_partition"], r["generation"], r["member_count"],
                r["commits"], r["commits_per_hour"], _ms(r["first_commit_ms"]) if not all_groups else r["first_commit_ms"],
-               _ms(r["last_commit_ms"]) if not all_groups else r["last_commit_ms"], r["rebalances"], r["partitions"],
+               _ms(r["last_commit_ms"]) if not all_groups else r["last_commit_ms"], r["rebalance_count"], r["partition_count"],
                r["rewinds"], r["deleted"], r["stale"], r["storm"]]
         if live:
             complete = r.get("status_complete")
@@ -220,12 +220,12 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     coord = top_coordinators(coordinators, top)
     tables.append(Table(["OFFSETS PARTITION", "GROUPS", "RECORDS", "COMMITS", "COMMITS/S", "BYTES/S", "HOT"]
                         + (["LEADER"] if live else []),
-                        [[c["offsets_partition"], c["groups"], c["records"], c["commits"], c["commits_per_s"],
+                        [[c["offsets_partition"], c["group_count"], c["records"], c["commits"], c["commits_per_s"],
                           c["bytes_per_s"], c["hot"]] + ([c.get("leader")] if live else []) for c in coord],
                         title=f"COORDINATORS (offsets-log partitions, top {len(coord)} of {len(coordinators)} by commits)"))
     if live:
         tables.append(Table(["BROKER", "HOST", "PORT", "PARTITIONS", "GROUPS", "COMMITS", "COMMITS/S", "BYTES/S", "HOT"],
-                            [[b["broker"], b["host"], b["port"], b["partitions"], b["groups"], b["commits"],
+                            [[b["id"], b["host"], b["port"], b["partition_count"], b["group_count"], b["commits"],
                               b["commits_per_s"], b["bytes_per_s"], b["hot"]] for b in broker_rows], title="BROKERS"))
     tables.append(Table(["TIME", "GROUP", "TOPIC", "PARTITION", "OFFSET", "LEADER EPOCH", "LOG POSITION"],
                         [[_ms(c["commit_timestamp"]) if c["commit_timestamp"] is not None else _ms(c["timestamp"]),
@@ -244,7 +244,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     s = summary
     tables.append(Table(["RECORDS", "UNDECODABLE", "GROUPS", "COMMITS", "REBALANCES", "STALE", "STORMS", "REWINDS",
                          "DELETED", "HOT PARTITIONS", "SECONDS", "SPARK START-UP S"],
-                        [[s["records"], s["undecodable"], s["groups"], s["commits"], s["rebalances"], s["stale"],
+                        [[s["records"], s["undecodable"], s["group_count"], s["commits"], s["rebalance_count"], s["stale"],
                           s["storms"], s["rewinds"], s["deleted"], len(s["hot_partitions"]),
                           s["seconds"], s["spark_start_seconds"]]], title="SUMMARY"))
     return tables

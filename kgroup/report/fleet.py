@@ -76,7 +76,7 @@ def figures(doc: dict[str, Any]) -> list[tuple[str, Any]]:
         "Coordinator load: commits per offsets-log partition (hot in red)", "offsets-log partition")))
     if brokers:
         out.append(("kgroup-fleet-brokers", _bar(
-            [chart_text(f"{b['broker']} {b['host']}:{b['port']}") for b in brokers], [b["commits"] for b in brokers],
+            [chart_text(f"{b['id']} {b['host']}:{b['port']}") for b in brokers], [b["commits"] for b in brokers],
             [HOT if b["hot"] else COOL for b in brokers], "commits",
             "Coordinator load: commits per broker (hot in red)", "broker")))
     top = busiest(groups)
@@ -94,8 +94,8 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
     s = doc["summary"]
     flagged = [g for g in doc["groups"] if g["stale"] or g["storm"]]
     body = ["<h1>kgroup scan: the fleet</h1>", facts(asked),
-            facts([("groups", s.get("groups")), ("records", s.get("records")), ("commits", s.get("commits")),
-                   ("rebalances", s.get("rebalances")), ("stale", s.get("stale")), ("storms", s.get("storms")),
+            facts([("groups", s.get("group_count")), ("records", s.get("records")), ("commits", s.get("commits")),
+                   ("rebalances", s.get("rebalance_count")), ("stale", s.get("stale")), ("storms", s.get("storms")),
                    ("rewinds", s.get("rewinds")), ("undecodable", s.get("undecodable"))])]
     if s.get("lag_unknown"):
         body.append('<p class="incomplete">INCOMPLETE: the lag of ' + esc(len(s["lag_unknown"]))
@@ -109,7 +109,7 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
                     f'{len(doc["coordinators"])} offsets-log partitions.</p>')
     body.append("<h2>Stale and storming groups</h2>")
     body.append(table(["GROUP", "STALE", "STORM", "REBALANCES", "LAST COMMIT", "COMMITS/H"],
-                      [[g["group"], g["stale"], g["storm"], g["rebalances"], when(g["last_commit_ms"]),
+                      [[g["group"], g["stale"], g["storm"], g["rebalance_count"], when(g["last_commit_ms"]),
                         g["commits_per_hour"]]
                        for g in flagged[:1000]], element_id="kgroup-fleet-flagged",
                       notes=[f"{len(flagged)} groups stale or storming"]))

@@ -23,11 +23,11 @@ TYPE_OF_KIND = {"group": "classic", "consumer": "consumer", "regex": "consumer",
                 "streams": "streams"}
 
 GROUP_KEYS = ("group", "type", "protocol", "offsets_partition", "generation", "member_count", "commits",
-              "commits_per_hour", "first_commit_ms", "last_commit_ms", "rebalances", "partitions", "rewinds",
+              "commits_per_hour", "first_commit_ms", "last_commit_ms", "rebalance_count", "partition_count", "rewinds",
               "deleted", "stale", "storm")
 LIVE_GROUP_KEYS = ("lag", "coordinator")
-COORDINATOR_KEYS = ("offsets_partition", "groups", "records", "commits", "commits_per_s", "bytes_per_s", "hot")
-BROKER_KEYS = ("broker", "host", "port", "partitions", "groups", "commits", "commits_per_s", "bytes_per_s", "hot")
+COORDINATOR_KEYS = ("offsets_partition", "group_count", "records", "commits", "commits_per_s", "bytes_per_s", "hot")
+BROKER_KEYS = ("id", "host", "port", "partition_count", "group_count", "commits", "commits_per_s", "bytes_per_s", "hot")
 
 
 @dataclass
@@ -102,7 +102,7 @@ def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int) ->
         "generation": f.generation, "member_count": members if members is not None else 0, "commits": f.commits,
         "commits_per_hour": round(f.commits * 3600 / window.seconds, 3),
         "first_commit_ms": f.first_commit_ms, "last_commit_ms": f.last_commit_ms,
-        "rebalances": len(f.rebalance_times), "partitions": f.partitions, "rewinds": f.rewinds,
+        "rebalance_count": len(f.rebalance_times), "partition_count": f.partitions, "rewinds": f.rewinds,
         "deleted": deleted, "stale": stale, "storm": max_in_span(f.rebalance_times) >= storm,
     }
 
@@ -115,7 +115,7 @@ def coordinator_rows(per_partition: dict[int, dict[str, Any]], window: Window) -
     rows = []
     for p in sorted(per_partition):
         v = per_partition[p]
-        rows.append({"offsets_partition": p, "groups": v["groups"], "records": v["records"],
+        rows.append({"offsets_partition": p, "group_count": v["groups"], "records": v["records"],
                      "commits": v["commits"], "commits_per_s": round(v["commits"] / seconds, 3),
                      "bytes_per_s": round(v["bytes"] / seconds, 3), "hot": v["commits"] > HOT_FACTOR * mean})
     return rows
@@ -135,10 +135,17 @@ def broker_rows(per_partition: dict[int, dict[str, Any]], leaders: dict[int, int
             for k in ("groups", "commits", "bytes"):
                 load[leader][k] += v[k]
     mean = (sum(v["commits"] for v in load.values()) / len(load)) if load else 0
-    return [{"broker": b, "host": brokers[b][0], "port": brokers[b][1], "partitions": v["partitions"],
-             "groups": v["groups"], "commits": v["commits"], "commits_per_s": round(v["commits"] / seconds, 3),
+    return [{"id": b, "host": brokers[b][0], "port": brokers[b][1], "partition_count": v["partitions"],
+             "group_count": v["groups"], "commits": v["commits"], "commits_per_s": round(v["commits"] / seconds, 3),
              "bytes_per_s": round(v["bytes"] / seconds, 3), "hot": v["commits"] > HOT_FACTOR * mean}
             for b, v in sorted(load.items())]
+
+
+def error_entries(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The undecodable records as ``summary.errors`` lists them: the record type their key
+    begins with is ``record_type`` (``type`` is the group's type in the document)."""
+    return [{"partition": e["partition"], "offset": e["offset"], "record_type": e["type"], "error": e["error"]}
+            for e in errors]
 
 
 def group_lag(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None]) -> dict[str, int | None]:
@@ -175,12 +182,12 @@ def lag_unknown(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str
 
 def top_groups(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     """The rows worth a look first: storms, stale groups, then by rebalances and commits."""
-    return sorted(rows, key=lambda r: (not r["storm"], not r["stale"], -r["rebalances"], -r["commits"],
+    return sorted(rows, key=lambda r: (not r["storm"], not r["stale"], -r["rebalance_count"], -r["commits"],
                                        r["group"]))[:n]
 
 
 def top_coordinators(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
-    return sorted(rows, key=lambda r: (-r["commits"], -r["bytes_per_s"], r.get("offsets_partition", r.get("broker"))))[:n]
+    return sorted(rows, key=lambda r: (-r["commits"], -r["bytes_per_s"], r.get("offsets_partition", r.get("id"))))[:n]
 
 
 def group_statuses(tails: dict[str, dict[tuple[str, int], list[Any]]], ends: Any, until_ms: int,

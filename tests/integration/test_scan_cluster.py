@@ -65,7 +65,7 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     assert {g["group"]: g["lag"] for g in doc["groups"]} == {g["group"]: g["lag"] for g in groups}
     assert {g["coordinator"] for g in doc["groups"]} == {f"{tansu} (111)"}
     assert _strip_live(doc["coordinators"]) == coordinators
-    assert [b["broker"] for b in doc["brokers"]] == [111]
+    assert [b["id"] for b in doc["brokers"]] == [111]
     assert doc["summary"]["undecodable"] == extra["undecodable"] == 2
     assert pq.read_table(out / "groups").num_rows == len(groups)
     assert pq.read_table(out / "coordinators").num_rows == len(coordinators)

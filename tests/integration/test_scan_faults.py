@@ -72,7 +72,7 @@ def test_out_of_order_and_repeated_saved_logs_give_the_clean_report(tmp_path):
     expected = _document(clean.stdout)
     # worked from the example by hand: G1's three generations, nine commits, deleted at the end
     g1 = expected["groups"][0]
-    assert (g1["group"], g1["rebalances"], g1["commits"], g1["deleted"]) == ("G1", 3, 9, True)
+    assert (g1["group"], g1["rebalance_count"], g1["commits"], g1["deleted"]) == ("G1", 3, 9, True)
     twice = tmp_path / "twice.jsonl"
     twice.write_text("\n".join(LINES + LINES) + "\n")
     records = [json.loads(line) for line in LINES]

@@ -87,7 +87,7 @@ def expected(sc, since=None, until=None, stale_after=STALE_AFTER, storm=STORM, l
             "member_count": 0 if deleted else n_members, "commits": len(commits),
             "commits_per_hour": round(len(commits) * 3600 / seconds, 3),
             "first_commit_ms": min((c.value["commitTimestamp"] for c in commits), default=None),
-            "last_commit_ms": last_commit, "rebalances": len(times), "partitions": len(by_tp), "rewinds": rewinds,
+            "last_commit_ms": last_commit, "rebalance_count": len(times), "partition_count": len(by_tp), "rewinds": rewinds,
             "deleted": deleted, "stale": (not deleted and bool(commits) and last_commit < now - stale_after),
             "storm": most >= storm,
         }
@@ -108,7 +108,7 @@ def expected(sc, since=None, until=None, stale_after=STALE_AFTER, storm=STORM, l
             d["groups"].add(_group_of(r))
             d["commits"] += r.type in (0, 1) and r.value is not None
     mean = sum(d["commits"] for d in per_p.values()) / len(per_p)
-    coordinators = [{"offsets_partition": p, "groups": len(d["groups"]), "records": d["records"],
+    coordinators = [{"offsets_partition": p, "group_count": len(d["groups"]), "records": d["records"],
                      "commits": d["commits"], "commits_per_s": round(d["commits"] / seconds, 3),
                      "bytes_per_s": round(d["bytes"] / seconds, 3), "hot": d["commits"] > 1.5 * mean}
                     for p, d in sorted(per_p.items())]
@@ -175,7 +175,8 @@ def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenar
         assert rep.coordinators == coordinators
         assert rep.brokers == []
         s = rep.summary
-        assert (s["records"], s["undecodable"], s["groups"]) == (extra["records"], 2, len(groups))
+        assert (s["records"], s["undecodable"], s["group_count"]) == (extra["records"], 2, len(groups))
+        assert s["rebalance_count"] == sum(g["rebalance_count"] for g in groups)
         assert s["window"]["now_ms"] == extra["now"]
         assert [(e["partition"], e["offset"]) for e in s["errors"]] == sorted(
             (p, o) for p, recs in scenario.by_partition().items() for o, r in enumerate(recs) if r.type < 0)
@@ -215,8 +216,9 @@ def test_live_scan_matches_input_and_adds_lag_and_coordinators(spark, scenario, 
     assert _strip_live(rep.coordinators) == coordinators
     assert {c["leader"] for c in rep.coordinators} == {f"{bootstrap} (111)"}
     [broker] = rep.brokers
-    assert broker["broker"] == 111 and broker["commits"] == sum(c["commits"] for c in coordinators)
-    assert broker["partitions"] == scenario.partitions and broker["hot"] is False
+    assert broker["id"] == 111 and broker["commits"] == sum(c["commits"] for c in coordinators)
+    assert broker["partition_count"] == scenario.partitions and broker["hot"] is False
+    assert broker["group_count"] == sum(c["group_count"] for c in coordinators)
     # --save: raw records read live, written as Parquet, then scanned from there: same tables;
     # and scanning that save again as --input gives them without the live columns
     saved_live = _scan(spark, **_live_request(bootstrap, topic, save=str(tmp_path / "saved")))
@@ -337,7 +339,7 @@ def test_the_cli_document_from_a_saved_log_matches_its_schema(scenario, saved):
     # each undecodable record with the record type its key begins with (0x0063, 0x0001)
     bad_records = sorted((p, o, int.from_bytes(r.raw_key[:2], "big", signed=True))
                          for p, recs in scenario.by_partition().items() for o, r in enumerate(recs) if r.type < 0)
-    assert [(e["partition"], e["offset"], e["type"]) for e in summary["errors"]] == bad_records
+    assert [(e["partition"], e["offset"], e["record_type"]) for e in summary["errors"]] == bad_records
     assert [t for _, _, t in bad_records] == [99, 1]
     assert summary["hot_brokers"] == [] and summary["master"] == "local[*]"
     for extra_key in ("doc", "summary", "window"):  # an unknown key anywhere is refused

@@ -29,10 +29,11 @@ def test_group_row_flags():
     row = report.group_row(GroupFacts(**base), w, stale_after_ms=H, storm=3)
     assert (row["type"], row["protocol"], row["member_count"], row["stale"], row["storm"], row["deleted"]) == \
         ("classic", "range", 3, True, False, False)
+    assert (row["partition_count"], row["rebalance_count"]) == (2, 0)
     assert row["commits_per_hour"] == 0.4
     assert report.group_row(GroupFacts(**base), w, stale_after_ms=3 * H, storm=3)["stale"] is False
     storm = report.group_row(GroupFacts(**base, rebalance_times=[0, 10, 20]), w, H, 3)
-    assert storm["storm"] and storm["rebalances"] == 3
+    assert storm["storm"] and storm["rebalance_count"] == 3
     gone = report.group_row(GroupFacts(**{**base, "last_meta_tombstone": True}), w, H, 3)
     assert gone["deleted"] and gone["member_count"] == 0 and not gone["stale"]
     consumer = report.group_row(GroupFacts(**{**base, "last_kind": "regex", "live_members": 2,
@@ -51,11 +52,20 @@ def test_coordinators_brokers_and_lag():
     assert [r["hot"] for r in rows] == [True, False, False]  # 8 > 1.5 * 3
     assert rows[0]["commits_per_s"] == 0.8 and rows[0]["bytes_per_s"] == 100.0
     brokers = report.broker_rows(per, {0: 1, 1: 2, 2: 2}, {1: ("a", 9092), 2: ("b", 9092), 3: ("c", 9092)}, w)
-    assert [(b["broker"], b["partitions"], b["commits"], b["hot"]) for b in brokers] == \
-        [(1, 1, 8, True), (2, 2, 1, False), (3, 0, 0, False)]
+    assert [(b["id"], b["partition_count"], b["group_count"], b["commits"], b["hot"]) for b in brokers] == \
+        [(1, 1, 2, 8, True), (2, 2, 2, 1, False), (3, 0, 0, 0, False)]
+    assert [r["group_count"] for r in rows] == [2, 1, 1]
     lag = report.group_lag([("g", "t", 0, 5), ("g", "t", 1, 9), ("h", "t", 0, 12), ("k", "gone", 0, 1)],
                            {("t", 0): 10, ("t", 1): 9})
     assert lag == {"g": 5, "h": 0, "k": None}
+
+
+def test_error_entries_name_the_record_type_apart_from_the_group_type():
+    errors = [{"partition": 3, "offset": 17, "type": 1, "error": "value too short"},
+              {"partition": 4, "offset": 2, "type": None, "error": "key under 2 bytes"}]
+    assert report.error_entries(errors) == [
+        {"partition": 3, "offset": 17, "record_type": 1, "error": "value too short"},
+        {"partition": 4, "offset": 2, "record_type": None, "error": "key under 2 bytes"}]
 
 
 def test_read_tasks_split_large_partitions_and_skip_empty_ones():
