@@ -260,7 +260,8 @@ class _StateBuilder:
 
     def state(self, desc: GroupDescription, partitions: list[TopicPartition],
               offsets: dict[str, dict[int, PartitionOffsets]] | None) -> GroupState:
-        return GroupState(desc, self.layout(desc, partitions), self.brokers, self.offsets_partitions,
+        brokers = self.brokers  # before the layout's topic ids: a cluster past --timeout fails here at once
+        return GroupState(desc, self.layout(desc, partitions), brokers, self.offsets_partitions,
                           {} if offsets is None else offsets, self.now, self.leader(desc.group_id))
 
     def layout(self, desc: GroupDescription, partitions: list[TopicPartition]) -> dict[str, TopicLayout]:
