@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka import Consumer, KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient
 
 from kgroup.errors import ClusterError, KgroupError, UsageError
 from kgroup.kafka.settings import ConnectionSettings
@@ -33,6 +35,11 @@ READ_ONLY = {"enable.auto.commit": "false", "enable.auto.offset.store": "false",
              "allow.auto.create.topics": "false"}
 # Connections closed at once, before any answer, that make kgroup say authentication is the likely cause
 CLOSED_AT_ONCE = 5
+# How often a wait on the cluster looks at the client's own errors.
+SLICE = 0.05
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 
 class Deadline(ClusterError):
@@ -108,6 +115,76 @@ class Client:
 
     def close(self) -> None:
         self.logger.handlers.clear()
+
+
+
+class Session:
+    """An AdminClient made with a :class:`Client`'s set-up, and the waits on it: --timeout bounds
+    them all together (``deadline``), each fails early on what the client knows to be final, and
+    errors read as :func:`classify` says. kgroup.kafka.cluster's Cluster is one; routing.py and
+    records.py wait through it too. ``admin`` may be given instead of the one the settings make."""
+
+    def __init__(self, settings: ConnectionSettings, name: str, admin: Any = None):
+        self.settings = settings
+        self.client = Client(settings, name)
+        self.bootstrap = self.client.bootstrap
+        # --timeout bounds the whole command: every request gets what is left of it
+        self.deadline = time.monotonic() + settings.timeout
+        self.answered = False  # has any broker answered yet?
+        self.admin = admin if admin is not None else AdminClient(self.client.config())
+
+    def fail(self, what: str, error: KafkaError | Exception) -> ClusterError:
+        """The error to raise for ``error``, met while trying to ``what`` (kgroup.kafka.client.classify)."""
+        self.admin.poll(0)  # the client's own errors say why better than the final timeout does
+        return self.client.fail(what, error)
+
+    def group_error(self, group: str, what: str, e: KafkaException) -> Exception:
+        """The error to raise for ``e``, met while asking to ``what`` group ``group`` (classify)."""
+        self.admin.poll(0)
+        return classify(self.settings, what, e, self.client.errors, group=group)
+
+    def left(self, what: str) -> float:
+        """Seconds left of --timeout; the command fails (exit 3) when none are."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise self.fail(what, KafkaError(KafkaError._TIMED_OUT))
+        return left
+
+    def check_errors(self, what: str) -> None:
+        """Fail now on what the client already knows to be final (kgroup.kafka.client.final_error)."""
+        self.admin.poll(0)
+        error = self.client.final_error(what, self.answered)
+        if error is not None:
+            raise error
+
+    def wait(self, what: str, future: concurrent.futures.Future[Any], grace: float = 0.0) -> Any:
+        """The result of ``future`` (KafkaException as raised), waited for no longer than what is
+        left of --timeout (plus ``grace``), failing early on final client errors."""
+        import concurrent.futures
+
+        while True:
+            left = self.deadline + grace - time.monotonic()
+            if left <= 0:
+                raise Deadline(self.fail(what, KafkaError(KafkaError._TIMED_OUT)).message)
+            try:
+                result = future.result(timeout=min(SLICE, left))
+            except concurrent.futures.TimeoutError:
+                self.check_errors(what)
+                continue
+            self.answered = True
+            return result
+
+    def assigning_consumer(self, **extra: object) -> Consumer:
+        """A consumer that only reads partitions it is assigned: librdkafka insists on a
+        group.id; a throwaway one is never joined (assign(), not subscribe()) and nothing is
+        committed to it."""
+        import uuid
+
+        return Consumer(self.client.config(**READ_ONLY, **{"group.id": f"kgroup-readonly-{uuid.uuid4()}",
+                                                            "enable.partition.eof": "true", **extra}))
+
+    def renew_deadline(self) -> None:
+        self.deadline = max(self.deadline, time.monotonic() + self.settings.timeout)
 
 
 def invalid_configuration(settings: ConnectionSettings, error: Exception) -> UsageError:

@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
-from confluent_kafka.admin import AdminClient
 
 from kgroup.errors import ClusterError
-from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing, PartitionInfo, PartitionOffsets, TopicInfo)
+from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing,
+                                PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.kafka import answers, records
-from kgroup.kafka.client import READ_ONLY, UNREACHABLE, Client, Deadline, classify, invalid_configuration
+from kgroup.kafka.client import READ_ONLY, SLICE, UNREACHABLE, Deadline, Session, invalid_configuration
 from kgroup.kafka.routing import Routing
 from kgroup.kafka.settings import ConnectionSettings
 
@@ -34,24 +34,16 @@ if TYPE_CHECKING:  # imported where used: a command that needs neither does not 
 GROUP_WINDOW = 64
 DESCRIBE_WINDOW = 256  # describes in flight (iter_describe_groups)
 DESCRIBE_BATCH = 64  # groups asked for per call once that many answers are handed out
-# How often a wait on the cluster looks at the client's own errors.
-SLICE = 0.05
 
 
-class Cluster:
+class Cluster(Session):
     """A read-only view of one cluster, built from connection settings. ``close()`` (or leaving
     a ``with`` block) closes the batched client's connections; librdkafka's close themselves.
 
     ``admin`` may be given instead of the AdminClient the settings make (tests)."""
 
     def __init__(self, settings: ConnectionSettings, admin: Any = None):
-        self.settings = settings
-        self.client = Client(settings, f"kgroup.librdkafka.{id(self)}")
-        self.bootstrap = self.client.bootstrap
-        # --timeout bounds the whole command: every request gets what is left of it
-        self.deadline = time.monotonic() + settings.timeout
-        self.answered = False  # has any broker answered yet?
-        self.admin = admin if admin is not None else AdminClient(self.client.config())
+        super().__init__(settings, f"kgroup.librdkafka.{id(self)}", admin)
         self.brokers: dict[int, Broker] = {}  # as the last metadata() saw them
         self._routing = Routing(settings)
 
@@ -63,49 +55,6 @@ class Cluster:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # -- plumbing (kgroup.kafka.routing and kgroup.kafka.records use it too) -------
-
-    def fail(self, what: str, error: KafkaError | Exception) -> ClusterError:
-        """The error to raise for ``error``, met while trying to ``what`` (kgroup.kafka.client.classify)."""
-        self.admin.poll(0)  # the client's own errors say why better than the final timeout does
-        return self.client.fail(what, error)
-
-    def group_error(self, group: str, what: str, e: KafkaException) -> Exception:
-        self.admin.poll(0)
-        return classify(self.settings, what, e, self.client.errors, group=group)
-
-    def left(self, what: str) -> float:
-        """Seconds left of --timeout; the command fails (exit 3) when none are."""
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise self.fail(what, KafkaError(KafkaError._TIMED_OUT))
-        return left
-
-    def check_errors(self, what: str) -> None:
-        """Fail now on what the client already knows to be final (kgroup.kafka.client.final_error)."""
-        self.admin.poll(0)
-        error = self.client.final_error(what, self.answered)
-        if error is not None:
-            raise error
-
-    def wait(self, what: str, future: concurrent.futures.Future[Any], grace: float = 0.0) -> Any:
-        """The result of ``future`` (KafkaException as raised), waited for no longer than what is
-        left of --timeout (plus ``grace``), failing early on final client errors."""
-        import concurrent.futures
-
-        while True:
-            left = self.deadline + grace - time.monotonic()
-            if left <= 0:
-                raise Deadline(self.fail(what, KafkaError(KafkaError._TIMED_OUT)).message)
-            try:
-                result = future.result(timeout=min(SLICE, left))
-            except concurrent.futures.TimeoutError:
-                self.check_errors(what)
-                continue
-            self.answered = True
-            return result
-
 
     # -- metadata -------------------------------------------------------------
 
@@ -424,7 +373,6 @@ class Cluster:
                                                        epoch if epoch is not None and epoch >= 0 else None)
                 yield key, group, found
 
-
     # -- data partitions: their offsets and records (kgroup.kafka.records) ---------
 
     def log_offsets(self, partitions: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
@@ -456,18 +404,6 @@ class Cluster:
     def record_timestamps(self, positions: Mapping[tuple[str, int], Iterable[int]]) -> dict[tuple[str, int, int], int]:
         """The timestamp of the record at each offset of each partition (records.record_timestamps)."""
         return records.record_timestamps(self, positions)
-
-    def assigning_consumer(self, **extra: object) -> Consumer:
-        """A consumer that only reads partitions it is assigned: librdkafka insists on a
-        group.id; a throwaway one is never joined (assign(), not subscribe()) and nothing is
-        committed to it."""
-        import uuid
-
-        return Consumer(self.client.config(**READ_ONLY, **{"group.id": f"kgroup-readonly-{uuid.uuid4()}",
-                                                            "enable.partition.eof": "true", **extra}))
-
-    def renew_deadline(self) -> None:
-        self.deadline = max(self.deadline, time.monotonic() + self.settings.timeout)
 
 
 def connect(settings: ConnectionSettings) -> Cluster:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.kafka.client import NOT_AUTHORIZED, UNREACHABLE, Deadline
+from kgroup.kafka.client import NOT_AUTHORIZED, SLICE, UNREACHABLE, Deadline
 
 if TYPE_CHECKING:
     import concurrent.futures
@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from kgroup.kafka.cluster import Cluster
     from kgroup.lag.ends import LogEndsAt
 
-# How often a wait on the cluster looks at the client's own errors.
-SLICE = 0.05
 # what start_log_offsets hands to finish_log_offsets: the partitions, and the futures of each ask
 LogOffsetsHandle = tuple[list[tuple[str, int]], list[tuple[int, Any]]]
 
