@@ -119,7 +119,7 @@ def read_commits(group, topics, until_ms, input_: Optional[Path], offsets_topic:
 
     try:
         with progress_bar() as progress:
-            return commits_from_log(group_entries(group, input_, offsets_topic, conn, until_ms, progress), group,
+            return commits_from_log(group_entries(group, input_, offsets_topic, conn, until_ms, progress, True), group,
                                     until_ms, topics)
     except ClusterError as e:
         if watch_hint and e.message.startswith("not authorized"):

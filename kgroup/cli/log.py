@@ -175,14 +175,17 @@ def log(
 
 
 def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions, until_ms: int | None,
-                  progress) -> Iterator:
-    """Every decoded record of one group, up to ``until_ms``, from --input or the live log."""
+                  progress, cluster_too: bool = False) -> Iterator:
+    """Every decoded record of one group, up to ``until_ms``, from --input or the live log.
+    ``cluster_too``: the command also asks a cluster for more than the log (``lag``'s log ends),
+    so -b and --input go together."""
     from kgroup.offsets_log.selection import Selection, select
     from kgroup.offsets_log.window import Window
 
     selection = Selection(frozenset([group]), frozenset(), Window(None, until_ms))
     if input_ is not None:
-        no_cluster_with(conn)
+        if not cluster_too:
+            no_cluster_with(conn)
         raw = file_records(input_, progress)
     else:
         raw = live_records(conn.settings(), offsets_topic, None, False, progress, selection)

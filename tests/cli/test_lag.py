@@ -73,7 +73,7 @@ def log(monkeypatch):
     log = Log()
     from kgroup.offsets_log.selection import Selection, select
 
-    def entries(group, input_, offsets_topic, conn, until_ms, progress):
+    def entries(group, input_, offsets_topic, conn, until_ms, progress, cluster_too=False):
         return (e for e in select(log.records, Selection(frozenset([group]))) if e.record is not None)
 
     monkeypatch.setattr("kgroup.cli.log.group_entries", entries)
@@ -240,3 +240,18 @@ def test_watch_takes_an_interval(cluster, log, monkeypatch):
 def test_usage_errors(cluster, log, args, message):
     code, out, err = run("lag", "G", "-b", "x:1", *args)
     assert code == 2 and out == "" and message in err and len(err.splitlines()) == 1
+
+
+def test_commits_from_a_saved_log_with_the_ends_from_the_cluster(cluster, tmp_path):
+    from kgroup.offsets_log.raw import write_jsonl
+
+    log = Log()
+    for k in range(1, 4):
+        log.commit("G", "T", 0, 10 * k - 5, 10_000 * k)  # lag 5 at each commit
+    path = tmp_path / "saved.jsonl"
+    with open(path, "w") as f:
+        write_jsonl(log.records, f)
+    code, out, err = run("lag", "G", "--input", str(path), "-b", "x:1", "--since", "200s", "--until", "170s",
+                         "-o", "json")
+    assert (code, err) == (0, "")
+    assert [p["lag"] for p in json.loads(out)["partitions"][0]["points"]] == [5, 5, 5]
