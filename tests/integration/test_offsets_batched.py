@@ -128,3 +128,25 @@ def test_a_few_named_groups_are_asked_one_by_one(broker):
     assert r.returncode == 0, r.stderr
     assert [v for key, v, _ in broker.requests if key == OFFSET_FETCH] == [8]
     assert [g["group"] for g in json.loads(r.stdout)["groups"]] == many
+
+
+def test_the_switch_sends_every_request_through_librdkafka_and_v_says_which(broker):
+    """-X kgroup.batched=false: kgroup's own property (librdkafka would refuse it as unknown) sends
+    every request through librdkafka; -v says which client answered each question, and why."""
+    from faultproxy import OFFSET_FETCH
+
+    expected, _ = _offsets(broker)
+    for extra, one_by_one, client in [(("-X", "kgroup.batched=false"), True, "librdkafka, one group per request "
+                                       "(-X kgroup.batched=false)"),
+                                      ((), False, "kgroup's batched client, many groups per request")]:
+        broker.reset()
+        r = run_kgroup("offsets", "--all-groups", "-b", broker.address, "-o", "json", "--timeout", "30", "-v", *extra)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout) == expected
+        assert [line for line in r.stderr.splitlines() if line.startswith("kgroup: ")] == [
+            f"kgroup: describe of {GROUPS} groups: {client}", f"kgroup: committed offsets of {GROUPS} groups: {client}"]
+        fetches = sum(1 for key, _, _ in broker.requests if key == OFFSET_FETCH)
+        if one_by_one:  # each group's request and the follow-ups of those that committed part of a topic
+            assert fetches == GROUPS + (GROUPS + 2) // 3
+        else:
+            assert 3 < fetches <= 10
