@@ -2,7 +2,8 @@
 latest, and by time), the timestamps of their records (read by a consumer that is only assigned
 partitions: it never joins a group and never commits), whether their topics are compacted, and
 where their logs ended at past moments (kgroup.lag.ends, over :class:`RecordReader`, its
-RecordSource). Functions of a Cluster, whose deadline, errors and admin client they share.
+RecordSource). Functions of a Session (the Cluster), whose deadline, errors and admin client
+they share.
 """
 from __future__ import annotations
 
@@ -12,19 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.kafka.client import NOT_AUTHORIZED, SLICE, UNREACHABLE, Deadline
+from kgroup.kafka.client import NOT_AUTHORIZED, SLICE, UNREACHABLE, Deadline, Session
 
 if TYPE_CHECKING:
     import concurrent.futures
 
-    from kgroup.kafka.cluster import Cluster
     from kgroup.lag.ends import LogEndsAt
 
 # what start_log_offsets hands to finish_log_offsets: the partitions, and the futures of each ask
 LogOffsetsHandle = tuple[list[tuple[str, int]], list[tuple[int, Any]]]
 
 
-def start_log_offsets(cluster: Cluster, partitions: list[tuple[str, int]]
+def start_log_offsets(cluster: Session, partitions: list[tuple[str, int]]
                       ) -> LogOffsetsHandle:
     """Send ListOffsets earliest and latest for ``partitions`` without waiting; the answer
     is finish_log_offsets(what this returns)."""
@@ -44,7 +44,7 @@ def start_log_offsets(cluster: Cluster, partitions: list[tuple[str, int]]
     return partitions, pending
 
 
-def finish_log_offsets(cluster: Cluster, handle: LogOffsetsHandle
+def finish_log_offsets(cluster: Session, handle: LogOffsetsHandle
                        ) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
     """What start_log_offsets asked for: ({(topic, partition): (log_start, log_end)}, problems)."""
     partitions, pending = handle
@@ -60,7 +60,7 @@ def finish_log_offsets(cluster: Cluster, handle: LogOffsetsHandle
     return {tp: (v[0], v[1]) for tp, v in result.items()}, problems
 
 
-def list_offsets_answers(cluster: Cluster, futures: dict[Any, concurrent.futures.Future[Any]], which: str,
+def list_offsets_answers(cluster: Session, futures: dict[Any, concurrent.futures.Future[Any]], which: str,
                           may_fail: bool = True, sentinel: bool = False
                           ) -> tuple[dict[tuple[str, int], int | None], list[str]]:
     """The offsets list_offsets' futures hand back, waited for until the deadline: ({(topic,
@@ -108,7 +108,7 @@ def list_offsets_answers(cluster: Cluster, futures: dict[Any, concurrent.futures
     return out, problems
 
 
-def first_record_timestamps(cluster: Cluster, positions: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
+def first_record_timestamps(cluster: Session, positions: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
     """Timestamp (ms) of the record at each position, read by a consumer that is
     assigned partitions directly: it never joins a group and never commits."""
     from confluent_kafka import TopicPartition
@@ -135,7 +135,7 @@ def first_record_timestamps(cluster: Cluster, positions: dict[tuple[str, int], i
     return out
 
 
-def log_ends_at(cluster: Cluster, moments: Mapping[tuple[str, int], Iterable[int]]) -> LogEndsAt:
+def log_ends_at(cluster: Session, moments: Mapping[tuple[str, int], Iterable[int]]) -> LogEndsAt:
     """Where each partition's log ended at each of its moments (ms): ListOffsets by
     timestamp, one call per slot (the k-th moment of every partition; one request per
     leader broker), every answer checked against the records and, where it is wrong, found
@@ -164,7 +164,7 @@ def log_ends_at(cluster: Cluster, moments: Mapping[tuple[str, int], Iterable[int
     return LogEndsAt(ends, stats, bounds, problems + reader.problems)
 
 
-def record_timestamps(cluster: Cluster, positions: Mapping[tuple[str, int], Iterable[int]]) -> dict[tuple[str, int, int], int]:
+def record_timestamps(cluster: Session, positions: Mapping[tuple[str, int], Iterable[int]]) -> dict[tuple[str, int, int], int]:
     """The timestamp of the record at each offset of each partition, read by assignment only
     (kgroup.lag.ends.record_times): ``{(topic, partition, offset): ms}``; what could not be
     read is left out."""
@@ -177,7 +177,7 @@ def record_timestamps(cluster: Cluster, positions: Mapping[tuple[str, int], Iter
         reader.close()
 
 
-def _compacted(cluster: Cluster, topics: Iterable[str]) -> tuple[dict[str, bool | None], list[str]]:
+def _compacted(cluster: Session, topics: Iterable[str]) -> tuple[dict[str, bool | None], list[str]]:
     """Whether each topic is compacted (its cleanup.policy names compact), from
     DescribeConfigs: ({topic: bool, or None where it could not be read}, problems)."""
     from confluent_kafka.admin import ConfigResource, ResourceType  # type: ignore[attr-defined]  # re-exported, untyped
@@ -222,7 +222,7 @@ class RecordReader:
              "queued.max.messages.kbytes": 1024, "fetch.wait.max.ms": 10, "auto.offset.reset": "error",
              "isolation.level": "read_uncommitted", "check.crcs": "false"}
 
-    def __init__(self, cluster: Cluster):
+    def __init__(self, cluster: Session):
         self.cluster = cluster
         self.problems: list[str] = []
         self._consumer: Consumer | None = None

@@ -20,18 +20,36 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from kgroup.group.model import GroupDescription
+from kgroup.group.model import Broker, GroupDescription
 from kgroup.kafka.settings import ConnectionSettings
 from kgroup.output.render import printable
 
 if TYPE_CHECKING:
-    from kgroup.kafka.cluster import Cluster
     from kgroup.kafka.wire.coordinators import Coordinators, Exchange
+
+OffsetRequest = tuple[Any, str, list[tuple[str, int]] | None]  # (caller's key, group, partitions or None: all)
 
 BATCHED_FROM = 10  # groups from which they are asked about many groups per request
 _OFF = "off"  # the batched client is not used, for the reason in Routing._why_not
+
+
+class OneByOne(Protocol):
+    """What routing needs of the Cluster: librdkafka's one-group-per-request answers, the
+    brokers the metadata named, the bootstrap servers and the command's deadline."""
+
+    brokers: dict[int, Broker]
+    bootstrap: str
+    deadline: float
+
+    def rd_describe_groups(self, groups: list[str]) -> dict[str, GroupDescription]: ...
+
+    def rd_iter_describe_groups(self, groups: list[str], window: int = ..., batch: int = ...
+                                ) -> Iterator[GroupDescription]: ...
+
+    def rd_iter_committed_offsets(self, next_request: Callable[[], OffsetRequest | None], window: int = ...
+                                  ) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]: ...
 
 
 def _groups(n: int | None) -> str:
@@ -62,7 +80,7 @@ class Routing:
 
     # -- describes -----------------------------------------------------------------
 
-    def describe_groups(self, cluster: Cluster, names: list[str]) -> dict[str, GroupDescription]:
+    def describe_groups(self, cluster: OneByOne, names: list[str]) -> dict[str, GroupDescription]:
         """Cluster.describe_groups: ``names`` are distinct."""
         question = f"describe{_groups(len(names))}"
         coordinators = self._batched(cluster, question, len(names), _describe())
@@ -70,7 +88,7 @@ class Routing:
             return cluster.rd_describe_groups(names)
         return dict(zip(names, self._batched_describe(cluster, question, names, coordinators)))
 
-    def iter_describe_groups(self, cluster: Cluster, groups: list[str], window: int, batch: int
+    def iter_describe_groups(self, cluster: OneByOne, groups: list[str], window: int, batch: int
                              ) -> Iterator[GroupDescription]:
         """Cluster.iter_describe_groups."""
         question = f"describe{_groups(len(groups))}"
@@ -80,7 +98,7 @@ class Routing:
             return
         yield from self._batched_describe(cluster, question, groups, coordinators)
 
-    def _batched_describe(self, cluster: Cluster, question: str, groups: list[str],
+    def _batched_describe(self, cluster: OneByOne, question: str, groups: list[str],
                           coordinators: Coordinators) -> Iterator[GroupDescription]:
         """The descriptions of ``groups``, in the order given, asked through kgroup.kafka.wire's
         Coordinators (ConsumerGroupDescribe, then DescribeGroups for classic groups, up to 100
@@ -134,8 +152,8 @@ class Routing:
 
     # -- committed offsets ---------------------------------------------------------
 
-    def iter_committed_offsets(self, cluster: Cluster,
-                               next_request: Callable[[], tuple[Any, str, list[tuple[str, int]] | None] | None],
+    def iter_committed_offsets(self, cluster: OneByOne,
+                               next_request: Callable[[], OffsetRequest | None],
                                window: int, groups: int | None) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
         """Cluster.iter_committed_offsets."""
         from kgroup.kafka.wire.offset_fetch import OffsetFetch
@@ -163,7 +181,7 @@ class Routing:
     def _broke(self, question: str) -> None:
         self._say(f"{question}: a connection of kgroup's batched client failed; the rest through librdkafka")
 
-    def _batched(self, cluster: Cluster, question: str, groups: int | None, exchange: Exchange) -> Coordinators | None:
+    def _batched(self, cluster: OneByOne, question: str, groups: int | None, exchange: Exchange) -> Coordinators | None:
         """The batched client's Coordinators to ask ``exchange`` about ``groups`` groups (None:
         not known how many), or None where librdkafka asks; says which on -v."""
         if groups is not None and groups < BATCHED_FROM:
@@ -183,7 +201,7 @@ class Routing:
         self._say(f"{question}: kgroup's batched client, many groups per request")
         return coordinators
 
-    def _open(self, cluster: Cluster) -> Coordinators | None:
+    def _open(self, cluster: OneByOne) -> Coordinators | None:
         """kgroup.kafka.wire's Coordinators, opened once, on the brokers the metadata named (else
         the bootstrap servers); None where they cannot be used (the reason in ``_why_not``)."""
         if self._coordinators is None:
