@@ -154,8 +154,9 @@ def _live_request(bootstrap, topic, **kw):
                 brokers=brokers, **kw)
 
 
-def _strip_live(rows):
-    return [{k: v for k, v in r.items() if k not in ("lag", "coordinator", "leader")} for r in rows]
+def _strip_live(rows):  # the live columns (status: tests/integration/test_scan_status.py)
+    return [{k: v for k, v in r.items() if k not in ("lag", "coordinator", "leader", "status", "status_complete")}
+            for r in rows]
 
 
 def test_scenario_has_what_the_report_must_find(scenario):
@@ -323,13 +324,13 @@ def test_the_cli_document_from_a_saved_log_matches_its_schema(scenario, saved):
     is validated in integration/test_scan_cluster.py)."""
     import json
 
-    from conftest import run_kgroup
+    from conftest import run_kgroup_process
     from schemas import validate
     from spark_env import spark_subprocess_env
 
     groups, coordinators, extra = expected(scenario)
-    res = run_kgroup("scan", "--input", str(saved / "log.parquet"), "--stale-after", "1h", "--storm", str(STORM),
-                     "-o", "json", env=spark_subprocess_env(), timeout=240)
+    res = run_kgroup_process("scan", "--input", str(saved / "log.parquet"), "--stale-after", "1h", "--storm", str(STORM),
+                             "-o", "json", env=spark_subprocess_env(), timeout=240)
     assert res.returncode == 1, res.stderr  # the scenario's two undecodable records are flagged
     doc = json.loads(res.stdout)
     validate("scan", doc)
