@@ -40,7 +40,7 @@ def test_small_partition_sets_iterate_in_ascending_order():
 
 
 def test_partition_sets_of_the_uniform_assignor_iterate_as_the_full_simulation():
-    from kgroup.whatif.assignors.uniform import _partition_set_order
+    from kgroup.whatif.assignors.uniform_input import partition_set_order as _partition_set_order
 
     rng = random.Random(13)
     for _ in range(5000):
