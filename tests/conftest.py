@@ -1,6 +1,8 @@
 """Shared fixtures: real broker processes and running kgroup as a user would."""
 from __future__ import annotations
 
+import io
+import locale
 import os
 import subprocess
 import sys
@@ -22,8 +24,138 @@ class Result:
     seconds: float
 
 
-def run_kgroup(*args: str, env: dict | None = None, timeout: float = 60, input: str | None = None) -> Result:
-    """Run kgroup in a subprocess, exactly as a user would (python -m kgroup)."""
+# environment variables that act only when an interpreter starts (or when kgroup's modules are
+# first imported): a run that sets one needs a process of its own, run_kgroup_process
+AT_START = ("PYTHON", "KGROUP_PURE_PYTHON", "LANG", "LC_")
+
+
+def run_kgroup(*args: str, env: dict | None = None, timeout: float = 60, input: str | None = None,
+               modules: dict | None = None) -> Result:
+    """Run kgroup as a user would, inside this process: ``kgroup.cli.main`` with the command line
+    in ``sys.argv``, file descriptors 0, 1 and 2 on files of their own (so what a native library
+    writes is captured too, and nothing is a terminal, as with pipes), stdin empty or ``input``,
+    cwd the repository, the environment of a subprocess (without KGROUP_BOOTSTRAP_SERVERS, plus
+    ``env``), and everything a command changes for its process put back afterwards (signal
+    handlers, Ctrl-C hooks, the environment, cwd, client loggers; main restores the collector).
+    ``modules``: sys.modules entries for the run (None: a package not installed), as a PYTHONPATH
+    that shadows a package gives a subprocess. The output is decoded as ``subprocess.run(text=True)``
+    does. What needs a process of its own
+    (start-up, signals, os._exit, import state, variables read at start) uses run_kgroup_process."""
+    if any(name.startswith(AT_START) for name in env or {}):
+        raise ValueError(f"{sorted(env or {})}: read when a process starts; use run_kgroup_process")
+    import logging
+    import signal
+    import tempfile
+    import traceback
+
+    import kgroup
+    from kgroup.cli import main
+
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_streams, saved_argv = (sys.stdin, sys.stdout, sys.stderr), sys.argv
+    saved_sigint, saved_alarm = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGALRM)
+    saved_hooks, saved_loggers = list(kgroup._on_interrupt), set(logging.Logger.manager.loggerDict)
+    saved_modules = {name: sys.modules.get(name, _ABSENT) for name in modules or {}}
+    for stream in saved_streams[1:]:
+        stream.flush()
+    with tempfile.TemporaryFile() as fd0, tempfile.TemporaryFile() as fd1, tempfile.TemporaryFile() as fd2:
+        fd0.write((input or "").encode(_IN[0]))
+        fd0.seek(0)
+        saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
+        code: object = None
+        start = time.monotonic()
+        try:
+            for fd, file in enumerate((fd0, fd1, fd2)):
+                os.dup2(file.fileno(), fd)
+            # the standard streams of `python -u` (PYTHONUNBUFFERED=1 for the subprocess)
+            sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), *_IN)
+            sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), *_OUT, write_through=True)
+            sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), *_ERR, write_through=True)
+            sys.argv = [str(ROOT / "kgroup" / "__main__.py"), *args]
+            os.environ.pop("KGROUP_BOOTSTRAP_SERVERS", None)
+            os.environ.update(env or {})
+            os.chdir(ROOT)
+            sys.modules.update(modules or {})
+            wakeup = signal.set_wakeup_fd(-1)
+            signal.set_wakeup_fd(wakeup)
+
+            def out_of_time(signum: object, frame: object) -> None:
+                raise _TimedOut()
+
+            signal.signal(signal.SIGALRM, out_of_time)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                main()
+            except SystemExit as e:
+                code = e.code
+            except _TimedOut:
+                code = _TimedOut
+            except BaseException:  # noqa: BLE001 - as the interpreter ends on an uncaught exception
+                sys.stderr.write(traceback.format_exc())
+                code = 1
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, saved_alarm)
+                signal.signal(signal.SIGINT, saved_sigint)
+                signal.set_wakeup_fd(wakeup)
+                kgroup._on_interrupt[:] = saved_hooks
+            if code is None:
+                code = 0
+            elif not isinstance(code, int) and code is not _TimedOut:
+                sys.stderr.write(f"{code}\n")  # as run(), and the interpreter, end a sys.exit(message)
+                code = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            seconds = time.monotonic() - start
+            for fd, saved in enumerate(saved_fds):
+                os.dup2(saved, fd)
+                os.close(saved)
+            sys.stdin, sys.stdout, sys.stderr = saved_streams
+            sys.argv = saved_argv
+            os.chdir(saved_cwd)
+            os.environ.clear()
+            os.environ.update(saved_env)
+            for name, module in saved_modules.items():
+                if module is _ABSENT:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
+            # a client's logger outlives a run only if the client was not closed: it says nothing more
+            for name in set(logging.Logger.manager.loggerDict) - saved_loggers:
+                logger = logging.getLogger(name)
+                if logger.handlers:
+                    logger.handlers[:] = [logging.NullHandler()]
+        stdout, stderr = (_text(file) for file in (fd1, fd2))
+    if code is _TimedOut:
+        raise subprocess.TimeoutExpired(["kgroup", *args], timeout, stdout, stderr)
+    assert isinstance(code, int)
+    return Result(code, stdout, stderr, seconds)
+
+
+_ABSENT = object()
+
+
+class _TimedOut(BaseException):
+    """``timeout`` ran out (a BaseException: no ``except Exception`` of kgroup takes it)."""
+
+
+# the encodings and error handlers this interpreter gave its standard streams, as a subprocess's
+_IN, _OUT, _ERR = ((getattr(s, "encoding", None) or "utf-8", getattr(s, "errors", None) or "strict")
+                   for s in (sys.__stdin__, sys.__stdout__, sys.__stderr__))
+
+
+def _text(file) -> str:
+    """What ``subprocess.run(text=True)`` makes of the bytes: decoded, universal newlines."""
+    file.seek(0)
+    data = file.read().decode(locale.getpreferredencoding(False))
+    return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def run_kgroup_process(*args: str, env: dict | None = None, timeout: float = 60,
+                       input: str | None = None) -> Result:
+    """Run kgroup in a subprocess, exactly as a user would (python -m kgroup): for what needs a
+    process of its own (see run_kgroup)."""
     full_env = {k: v for k, v in os.environ.items() if k != "KGROUP_BOOTSTRAP_SERVERS"}
     full_env.update({"PYTHONUNBUFFERED": "1", **(env or {})})
     start = time.monotonic()

@@ -182,7 +182,7 @@ def test_pure_python_and_compiled_print_the_same_log():
     import json
     import tempfile
 
-    from conftest import run_kgroup
+    from conftest import run_kgroup_process  # KGROUP_PURE_PYTHON is read at import: a process each
     from kgroup.offsets_log.raw import RawRecord, write_jsonl
 
     rng = random.Random(7)
@@ -199,7 +199,7 @@ def test_pure_python_and_compiled_print_the_same_log():
     outputs = {}
     for name, path in (("example", "examples/offsets-log-g1.jsonl"), ("every type", f.name)):
         for pure in ("", "1"):
-            r = run_kgroup("log", "--input", path, "-o", "json", env={"KGROUP_PURE_PYTHON": pure})
+            r = run_kgroup_process("log", "--input", path, "-o", "json", env={"KGROUP_PURE_PYTHON": pure})
             outputs[name, pure] = (r.returncode, r.stdout, r.stderr)
         assert outputs[name, ""] == outputs[name, "1"]
         assert outputs[name, ""][1].count("\n") > 10

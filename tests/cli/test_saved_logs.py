@@ -9,6 +9,8 @@ import base64
 import gzip
 import json
 import random
+import sys
+import types
 
 import pytest
 
@@ -60,12 +62,12 @@ def _commands(path: str) -> list[tuple[str, ...]]:
             ("scan", "--input", path)]
 
 
-def _no_spark(tmp_path) -> dict:
-    """A pyspark that imports but cannot start a session: whatever reaches Spark fails with exit 4."""
-    fake = tmp_path / "fake" / "pyspark"
-    fake.mkdir(parents=True, exist_ok=True)
-    (fake / "__init__.py").write_text("")
-    return {"PYTHONPATH": str(tmp_path / "fake")}
+def _no_spark() -> dict:
+    """A pyspark that imports but cannot start a session (an empty package: whatever reaches Spark
+    fails with exit 4), as run_kgroup's ``modules``."""
+    empty = types.ModuleType("pyspark")
+    empty.__path__ = []  # a package without modules
+    return {**{name: None for name in sys.modules if name.startswith("pyspark.")}, "pyspark": empty}
 
 
 def _only_kgroup_lines(stderr: str) -> None:
@@ -76,9 +78,9 @@ def _only_kgroup_lines(stderr: str) -> None:
 def test_invalid_json_lines_are_refused_by_every_command_in_one_line(tmp_path, name, content, message):
     path = tmp_path / "saved.jsonl"
     path.write_bytes(content)
-    env = _no_spark(tmp_path)
+    spark = _no_spark()
     for args in _commands(str(path)):
-        r = run_kgroup(*args, env=env)
+        r = run_kgroup(*args, modules=spark)
         assert r.returncode == 2, (args, r.stderr)
         assert r.stdout == "", args  # refused before any output
         _only_kgroup_lines(r.stderr)
@@ -90,7 +92,7 @@ def test_a_truncated_gzip_file_is_refused(tmp_path):
     path = tmp_path / "saved.jsonl.gz"
     path.write_bytes(gzip.compress(EXAMPLE.read_bytes())[:-30])
     for args in _commands(str(path)):
-        r = run_kgroup(*args, env=_no_spark(tmp_path))
+        r = run_kgroup(*args, modules=_no_spark())
         assert r.returncode == 2 and r.stdout == "", (args, r.stderr)
         assert r.stderr.startswith(f"kgroup: error: {path}:") and "cannot be read" in r.stderr, r.stderr
 
@@ -156,10 +158,10 @@ def test_invalid_parquet_is_refused_by_every_command_in_one_line(tmp_path):
     _parquet(dataset / "part-1.parquet", recs[8:] + [changed])
     cases.append((dataset, f"/part-0.parquet row 6 and {dataset}/part-1.parquet row 8 hold different records "
                            "at partition 0 offset 5"))
-    env = _no_spark(tmp_path)
+    spark = _no_spark()
     for path, message in cases:
         for args in _commands(str(path)):
-            r = run_kgroup(*args, env=env)
+            r = run_kgroup(*args, modules=spark)
             assert r.returncode == 2 and r.stdout == "", (path, args, r.stderr)
             _only_kgroup_lines(r.stderr)
             expected = f"kgroup: error: {path}{message}" if path is not dataset else f"kgroup: error: {dataset}{message}"
@@ -243,7 +245,7 @@ def test_empty_input_says_so(tmp_path):
 def test_cluster_options_with_input_are_refused_not_ignored(tmp_path):
     for args in _commands(str(EXAMPLE)):
         for extra in (("-b", "broker:9092"), ("-X", "client.id=x")):
-            r = run_kgroup(*args, *extra, env=_no_spark(tmp_path))
+            r = run_kgroup(*args, *extra, modules=_no_spark())
             assert r.returncode == 2 and r.stdout == "", (args, r.stderr)
             assert r.stderr == f"kgroup: error: {extra[0]} names a cluster, but --input reads saved records " \
                                "instead: give one or the other\n"
@@ -266,7 +268,7 @@ def test_log_partition_is_range_checked():
 
 
 def test_scan_refuses_unwritable_outputs_before_spark(tmp_path):
-    env = _no_spark(tmp_path)
+    spark = _no_spark()
     afile = tmp_path / "afile"
     afile.write_text("x")
     locked = tmp_path / "locked"
@@ -281,5 +283,5 @@ def test_scan_refuses_unwritable_outputs_before_spark(tmp_path):
         cases.append((("--out", f"{locked}/out"), f"cannot write --out {locked}/out: {locked} is not writable"))
     for extra, message in cases:
         source = ("--input", str(EXAMPLE)) if extra[0] == "--out" else ("-b", "127.0.0.1:1")
-        r = run_kgroup("scan", *source, *extra, env=env)
+        r = run_kgroup("scan", *source, *extra, modules=spark)
         assert (r.returncode, r.stdout, r.stderr) == (2, "", f"kgroup: error: {message}\n"), (extra, r.stderr)

@@ -9,27 +9,25 @@ import zipfile
 from conftest import ROOT, run_kgroup
 
 
-def _without_pyspark(tmp_path) -> dict:
-    blocker = tmp_path / "blocked" / "pyspark"
-    blocker.mkdir(parents=True)
-    (blocker / "__init__.py").write_text("raise ImportError('pyspark is not installed (test)')\n")
-    return {"PYTHONPATH": str(tmp_path / "blocked")}
+def _without_pyspark() -> dict:
+    """PySpark not installed, as run_kgroup's ``modules``."""
+    return {name: None for name in [*sys.modules, "pyspark"] if name.split(".")[0] == "pyspark"}
 
 
 def test_scan_without_pyspark_says_how_to_install(tmp_path):
-    res = run_kgroup("scan", "--input", str(tmp_path / "log.jsonl"), env=_without_pyspark(tmp_path))
+    res = run_kgroup("scan", "--input", str(tmp_path / "log.jsonl"), modules=_without_pyspark())
     assert res.returncode == 2
     assert res.stderr == "kgroup: error: kgroup scan needs PySpark: pip install 'kgroup[spark]'\n"
     assert res.stdout == ""
 
 
 def test_usage_errors_come_before_spark(tmp_path):
-    env = _without_pyspark(tmp_path)  # proves no Spark is needed to refuse these
+    blocked = _without_pyspark()  # proves no Spark is needed to refuse these
     for args, message in [(("--input", "x", "--save", "y"), "--save writes what is read from a cluster"),
                           (("--input", "x", "--stale-after", "soon"), "--stale-after: 'soon' is not a duration"),
                           (("--input", "x", "--since", "2h", "--until", "3h"), "--since is later than --until"),
                           (("--input", "x", "--storm", "0"), "--storm must be 1 or more")]:
-        res = run_kgroup("scan", *args, env=env)
+        res = run_kgroup("scan", *args, modules=blocked)
         assert res.returncode == 2, (args, res.stderr)
         assert message in res.stderr and "Traceback" not in res.stderr
 

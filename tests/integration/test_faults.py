@@ -4,6 +4,10 @@ broker delays, drops, freezes or garbles the answers to one API while kgroup run
 What must hold: no made-up number (a value the cluster did not give is null/`-`, the answer is
 INCOMPLETE and exits 3, also with --lag-above), --timeout bounds the whole command within 1 s,
 an immediate refusal fails at once with its reason, Ctrl-C stops within 0.5 s.
+
+kgroup runs in a process of its own here (run_kgroup_process): against a frozen broker a command
+ends at --timeout leaving a client call blocked in a thread, which the end of the process drops
+(run in the test process, such a client aborted it when the broker came back).
 """
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT, run_kgroup
+from conftest import ROOT, run_kgroup_process
 
 import faultproxy as fp
 import seed
@@ -68,7 +72,7 @@ def _offsets(doc: dict) -> dict:
 
 
 def test_healthy_through_the_proxy(proxy):
-    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "10")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "10")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert _offsets(doc) == EXPECTED
@@ -80,7 +84,7 @@ def test_healthy_through_the_proxy(proxy):
 @pytest.mark.parametrize("action", ["freeze", "garble", "drop"])
 def test_list_offsets_without_answer_is_incomplete_never_a_number(proxy, action):
     proxy.fault(fp.LIST_OFFSETS, action, spare=SPARE)
-    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "3", "--lag-above", "0")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "3", "--lag-above", "0")
     assert r.returncode == 3, (r.stdout, r.stderr)
     assert r.seconds < 4.0
     doc = json.loads(r.stdout)
@@ -96,7 +100,7 @@ def test_list_offsets_without_answer_is_incomplete_never_a_number(proxy, action)
 
 def test_list_offsets_frozen_table_and_lag_above(proxy):
     proxy.fault(fp.LIST_OFFSETS, "freeze", spare=SPARE)
-    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "--timeout", "2", "--lag-above", "0")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "--timeout", "2", "--lag-above", "0")
     assert r.returncode == 3  # never 0 (pass) nor 1 (flagged) on data that is not there
     assert "total lag unknown (INCOMPLETE)" in r.stdout
     _no_negative_numbers(r.stdout)
@@ -105,7 +109,7 @@ def test_list_offsets_frozen_table_and_lag_above(proxy):
 
 def test_list_offsets_frozen_all_groups(proxy):
     proxy.fault(fp.LIST_OFFSETS, "freeze", spare=SPARE)
-    r = run_kgroup("offsets", "--all-groups", "-b", proxy.address, "-o", "json", "--timeout", "3")
+    r = run_kgroup_process("offsets", "--all-groups", "-b", proxy.address, "-o", "json", "--timeout", "3")
     assert r.returncode == 3
     groups = {g["group"]: g for g in json.loads(r.stdout)["groups"]}
     assert GROUP in groups
@@ -115,7 +119,7 @@ def test_list_offsets_frozen_all_groups(proxy):
 
 def test_slow_answers_within_the_timeout_are_complete(proxy):
     proxy.fault(fp.LIST_OFFSETS, "delay", 1.0, spare=SPARE)
-    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "8")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "8")
     assert r.returncode == 0, r.stderr
     assert _offsets(json.loads(r.stdout)) == EXPECTED
     assert r.seconds >= 1.0
@@ -123,14 +127,14 @@ def test_slow_answers_within_the_timeout_are_complete(proxy):
 
 def test_a_closed_connection_is_retried(proxy):
     proxy.fault(fp.METADATA, "close", once=True, spare=SPARE)
-    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "8")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "8")
     assert r.returncode == 0, r.stderr
     assert _offsets(json.loads(r.stdout)) == EXPECTED
 
 
 def test_time_lag_with_fetch_frozen_is_incomplete(proxy):
     proxy.fault(fp.FETCH, "freeze", spare=SPARE)
-    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "3", "--time-lag")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "3", "--time-lag")
     assert r.returncode == 3, r.stderr
     assert r.seconds < 4.0
     doc = json.loads(r.stdout)
@@ -142,7 +146,7 @@ def test_time_lag_with_fetch_frozen_is_incomplete(proxy):
 
 
 def test_lag_above_names_the_partitions_over_it(proxy):
-    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--lag-above", "4", "--timeout", "10")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--lag-above", "4", "--timeout", "10")
     assert r.returncode == 1, r.stderr
     over = {(t, p) for (t, p), (_, _, _, lag) in EXPECTED.items() if lag > 4}
     assert over == {("Order", 4), ("Order", 5), ("Order", 6), ("Stock", 4)}
@@ -174,7 +178,7 @@ BOUNDED = [
 def test_a_broker_freezing_mid_command_is_bounded_by_the_timeout(proxy, args, api):
     proxy.fault(api, "freeze", everywhere=True, spare=SPARE)
     timeout = 3
-    r = run_kgroup(*args, "-b", proxy.address, "--timeout", str(timeout))
+    r = run_kgroup_process(*args, "-b", proxy.address, "--timeout", str(timeout))
     assert proxy.seen(api) >= 1  # the command did reach the frozen API
     assert abs(r.seconds - timeout) <= 1.0, (r.seconds, r.stderr)
     assert r.returncode == 3, (r.returncode, r.stdout, r.stderr)
@@ -214,7 +218,7 @@ def test_silent_broker_gets_ctrl_c_within_half_a_second(proxy, args, api):
 
 
 def test_short_timeout_names_no_property_the_user_did_not_set(proxy):
-    r = run_kgroup("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "0.5")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "0.5")
     assert ".ms" not in r.stderr and "configuration" not in r.stderr, r.stderr
     assert r.returncode in (0, 3)
     if r.returncode == 0:
@@ -223,8 +227,8 @@ def test_short_timeout_names_no_property_the_user_did_not_set(proxy):
 
 def test_whatif_on_the_live_group_with_list_offsets_garbled(proxy):
     proxy.fault(fp.LIST_OFFSETS, "garble", spare=SPARE)
-    r = run_kgroup("whatif", GROUP, "--add", "new1", "-s", "range", "-b", proxy.address, "-o", "json",
-                   "--timeout", "3")
+    r = run_kgroup_process("whatif", GROUP, "--add", "new1", "-s", "range", "-b", proxy.address, "-o", "json",
+                           "--timeout", "3")
     assert r.returncode == 3 and r.seconds < 4.0, (r.seconds, r.stdout, r.stderr)
     (result,) = json.loads(r.stdout)["strategies"]
     assert "lag" not in result  # no lag was read: none is shown, not a sum of zeros
@@ -235,7 +239,7 @@ def test_whatif_on_the_live_group_with_list_offsets_garbled(proxy):
 def test_snapshot_with_garbled_list_offsets_writes_nulls_and_exits_3(proxy, tmp_path):
     proxy.fault(fp.LIST_OFFSETS, "garble", spare=SPARE)
     out = tmp_path / "g.json"
-    r = run_kgroup("snapshot", GROUP, "-b", proxy.address, "--out", str(out), "--timeout", "5")
+    r = run_kgroup_process("snapshot", GROUP, "-b", proxy.address, "--out", str(out), "--timeout", "5")
     assert r.returncode == 3, r.stderr
     assert "INCOMPLETE" in r.stderr
     doc = json.loads(out.read_text())
@@ -243,7 +247,7 @@ def test_snapshot_with_garbled_list_offsets_writes_nulls_and_exits_3(proxy, tmp_
     got = {(t, int(p)): (o["committed"], o["log_start"], o["log_end"]) for t, ps in offsets.items() for p, o in ps.items()}
     assert got == {tp: (c, None, None) for tp, (c, _, _, _) in EXPECTED.items()}
     # and the file read back is itself INCOMPLETE: its lags are unknown, not guessed
-    r = run_kgroup("offsets", "--snapshot", str(out), "-o", "json", "--lag-above", "0")
+    r = run_kgroup_process("offsets", "--snapshot", str(out), "-o", "json", "--lag-above", "0")
     assert r.returncode == 3
     (g,) = json.loads(r.stdout)["groups"]
     assert g["total_lag"] is None and all(p["lag"] is None for p in g["partitions"])

@@ -39,7 +39,7 @@ def _python_without_kgroup(tmp_path):
 
 def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F811
     import pyarrow.parquet as pq
-    from conftest import run_kgroup
+    from conftest import run_kgroup_process  # Spark: a process of its own
 
     scenario = build_scenario(groups=600, partitions=6, seed=11)
     topic = f"scan-cluster-{uuid.uuid4().hex[:8]}"
@@ -47,10 +47,10 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     groups, coordinators, extra = expected(scenario, live_ends=scenario.produced)
     out = tmp_path / "out"
     executor_python = _python_without_kgroup(tmp_path)
-    res = run_kgroup("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
-                     "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
-                     "-o", "json", "--out", str(out), "--stale-after", "1h", "--storm", str(STORM),
-                     env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
+    res = run_kgroup_process("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
+                             "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
+                             "-o", "json", "--out", str(out), "--stale-after", "1h", "--storm", str(STORM),
+                             env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
     assert res.returncode == 1, res.stderr  # the scenario's undecodable records are flagged
     assert "could not be decoded" in res.stderr and "Traceback" not in res.stderr
     assert all(line.startswith("kgroup: ") for line in res.stderr.splitlines()), res.stderr
@@ -73,10 +73,10 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     assert pq.read_table(out / "commits").num_rows == extra["offset_records"]
     assert pq.read_table(out / "group_events").num_rows == extra["events"]
     # the proof that the executors had kgroup from the driver: without the shipped package they fail
-    res = run_kgroup("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
-                     "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
-                     "--conf", "spark.kgroup.shipPackage=false", "-o", "json",
-                     env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
+    res = run_kgroup_process("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
+                             "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
+                             "--conf", "spark.kgroup.shipPackage=false", "-o", "json",
+                             env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
     assert res.returncode == 3 and res.stdout == "", res.stderr
     assert "Traceback" not in res.stderr
     assert "kgroup: error: the Spark job failed: ModuleNotFoundError: No module named 'kgroup' (the executors' Python" \

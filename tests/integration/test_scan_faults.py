@@ -15,7 +15,7 @@ import uuid
 
 import pytest
 
-from conftest import ROOT, run_kgroup
+from conftest import ROOT, run_kgroup_process
 from spark_env import spark_subprocess_env
 
 pytestmark = pytest.mark.spark
@@ -49,7 +49,7 @@ def _only_kgroup_lines(stderr: str) -> list[str]:
 
 def _scan(*args: str, tag_conf: str | None = None):
     extra = ("--conf", tag_conf) if tag_conf else ()
-    return run_kgroup("scan", *args, *extra, env=spark_subprocess_env(), timeout=300)
+    return run_kgroup_process("scan", *args, *extra, env=spark_subprocess_env(), timeout=300)
 
 
 def _document(stdout: str) -> dict:

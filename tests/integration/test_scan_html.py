@@ -9,7 +9,7 @@ import json
 
 import pytest
 from browser import open_page
-from conftest import run_kgroup
+from conftest import run_kgroup_process
 from logbuilder import Log
 from spark_env import spark_subprocess_env
 
@@ -51,11 +51,11 @@ def fleet_log(path):
 def test_the_fleet_page_in_chromium(tmp_path):
     log = fleet_log(tmp_path / "fleet.jsonl")
     args = ["scan", "--input", str(log), "--stale-after", "1h", "--storm", "10"]
-    res = run_kgroup(*args, "-o", "json", env=spark_subprocess_env(), timeout=300)
+    res = run_kgroup_process(*args, "-o", "json", env=spark_subprocess_env(), timeout=300)
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     page_file = tmp_path / "fleet.html"
-    res = run_kgroup(*args, "--html", str(page_file), env=spark_subprocess_env(), timeout=300)
+    res = run_kgroup_process(*args, "--html", str(page_file), env=spark_subprocess_env(), timeout=300)
     assert res.returncode == 0, res.stderr
     assert f"kgroup: wrote the fleet page to {page_file}" in res.stderr
     groups = {g["group"]: g for g in doc["groups"]}

@@ -9,7 +9,7 @@ import time
 import uuid
 
 import pytest
-from conftest import run_kgroup
+from conftest import run_kgroup, run_kgroup_process
 from logbuilder import Log, produce
 
 pytestmark = [pytest.mark.broker, pytest.mark.spark]
@@ -53,8 +53,8 @@ def fleet(tansu):
 
 def test_scan_statuses_equal_lag_statuses(tansu, fleet):
     data, offsets_topic = fleet
-    r = run_kgroup("scan", "-b", tansu, "--offsets-topic", offsets_topic, "--until", str(UNTIL), "-o", "json",
-                   timeout=600)
+    r = run_kgroup_process("scan", "-b", tansu, "--offsets-topic", offsets_topic, "--until", str(UNTIL), "-o", "json",
+                           timeout=600)
     assert r.returncode == 0, r.stderr
     groups = {g["group"]: g for g in json.loads(r.stdout)["groups"]}
     assert sorted(groups) == sorted([f"status-{p}" for p in SCENARIOS] + ["status-all"])
