@@ -101,6 +101,10 @@ def main() -> None:
         _main()
     finally:
         gc.unfreeze()
+        # what the command left in reference cycles (a client kept by an exception's traceback)
+        # is freed here, on this thread: freed later by a collection that happens to run on one
+        # of librdkafka's own threads, a client handle aborts the process
+        gc.collect()
         (gc.enable if enabled else gc.disable)()
 
 
