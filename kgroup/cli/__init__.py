@@ -100,11 +100,12 @@ def main() -> None:
     try:
         _main()
     finally:
-        gc.unfreeze()
         # what the command left in reference cycles (a client kept by an exception's traceback)
         # is freed here, on this thread: freed later by a collection that happens to run on one
-        # of librdkafka's own threads, a client handle aborts the process
+        # of librdkafka's own threads, a client handle aborts the process. Before unfreezing: a
+        # command freezes what existed when it started, so only what it built is examined
         gc.collect()
+        gc.unfreeze()
         (gc.enable if enabled else gc.disable)()
 
 

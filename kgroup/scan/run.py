@@ -319,7 +319,7 @@ def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str
         c["leader"] = f"{host_port[0]}:{host_port[1]} ({leader})" if host_port else None
     why = lag_unknown(result.committed, ends, unknown)
     for group, reason in _statuses(rows, result, req, ends).items():
-        why[group] = f"{why[group]}; {reason}" if group in why else reason
+        why.setdefault(group, reason)  # a group whose lag is unknown is named for that already
     return why
 
 
