@@ -251,7 +251,9 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
         ends = ends_for_commits(cluster, commits, now_ms + since_offset_ms, now_ms, True, conn.verbose) if commits else None
         watcher = Watch(group, commits, ends)
     except (ClusterError, UsageError) as e:
-        if input_ is not None:  # a file given is read, or its fault said
+        # only a log that is refused or missing is worked around; a file given is read, or its
+        # fault said, and a cluster out of reach is said as such
+        if input_ is not None or not (e.message.startswith("not authorized") or "does not exist" in e.message):
             raise
         warn(f"the offsets log cannot be read ({e.message}); the lag is sampled from now on")
         watcher = Watch(group)

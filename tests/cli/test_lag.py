@@ -255,3 +255,12 @@ def test_commits_from_a_saved_log_with_the_ends_from_the_cluster(cluster, tmp_pa
                          "-o", "json")
     assert (code, err) == (0, "")
     assert [p["lag"] for p in json.loads(out)["partitions"][0]["points"]] == [5, 5, 5]
+
+
+def test_watch_says_a_cluster_out_of_reach_as_such(cluster, monkeypatch):
+    def unreachable(*args):
+        raise ClusterError("cannot reach the cluster at x:1 within 10 s while trying to read cluster metadata")
+
+    monkeypatch.setattr("kgroup.cli.log.group_entries", unreachable)
+    assert run("lag", "G", "-b", "x:1", "--watch") == (
+        3, "", "kgroup: error: cannot reach the cluster at x:1 within 10 s while trying to read cluster metadata\n")
