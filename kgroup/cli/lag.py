@@ -133,8 +133,6 @@ def ends_for_commits(cluster, commits, since_ms: int, until_ms: int, until_is_no
     from kgroup.lag.history import EndsAt, moments
 
     answer = cluster.log_ends_at(moments(commits, since_ms, until_ms, until_is_now))
-    ends = {k: e.offset for k, e in answer.ends.items()}
-    reasons = {k: e.reason for k, e in answer.ends.items() if e.offset is None and e.reason}
     now = {tp: answer.bounds[tp].end if tp in answer.bounds else None for tp in commits}
     stats = answer.stats
     if verbose and stats.searched:
@@ -142,7 +140,7 @@ def ends_for_commits(cluster, commits, since_ms: int, until_ms: int, until_is_no
              f"{stats.checked} moments; kgroup found those from the records themselves")
     for line in answer.problems:
         warn(line)
-    return EndsAt(ends, reasons, now)
+    return EndsAt.found(answer.ends, now)
 
 
 def _record_times(cluster, commits, ends, since_ms: int, until_ms: int, until_is_now: bool):

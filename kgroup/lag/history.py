@@ -169,6 +169,12 @@ class EndsAt(NamedTuple):
     reasons: Mapping[tuple[str, int, int], str]
     now: Mapping[TopicPartition, int | None]
 
+    @classmethod
+    def found(cls, answers: Mapping[tuple[str, int, int], Any], now: Mapping[TopicPartition, int | None]) -> EndsAt:
+        """From kgroup.lag.ends' answers (``{(topic, partition, T): EndAt}``) and the log ends now."""
+        return cls({k: e.offset for k, e in answers.items()},
+                   {k: e.reason for k, e in answers.items() if e.offset is None and e.reason}, now)
+
 
 def _rate(delta: int, ms: int) -> float | None:
     return None if ms <= 0 else delta * 1000 / ms

@@ -340,9 +340,7 @@ def _statuses(rows, result, req: ScanRequest, ends: dict[tuple[str, int], int | 
 
         answer = connect(req.settings).log_ends_at(wanted)
         found = answer.ends
-    at = EndsAt({k: e.offset for k, e in found.items()},
-                {k: e.reason for k, e in found.items() if e.offset is None and e.reason}, ends)
-    statuses = group_statuses(result.tails, at, until, until_is_now)
+    statuses = group_statuses(result.tails, EndsAt.found(found, ends), until, until_is_now)
     problems: dict[str, str] = {}
     for r in rows:
         status, complete, why = statuses.get(r["group"], (None, 0.0, []))
