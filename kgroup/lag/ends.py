@@ -320,6 +320,15 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
                 t = hints[tp].pop(0)
                 if t in planned:
                     hint = _hint_read(kp, answers[(tp, t)])
+            while hint is not None and hints[tp]:  # the next answers, where one read checks them too
+                t = hints[tp][0]
+                after = _hint_read(kp, answers[(tp, t)]) if t in planned else None
+                if after is not None and not hint.position <= after.position <= hint.position + _SCAN - after.size:
+                    break
+                hints[tp].pop(0)
+                if after is not None:
+                    hint = _Read(hint.position, max(hint.size, after.position + after.size - hint.position),
+                                 hint.lo, hint.hi)
             round_reads[tp] = hint or max(planned.values(), key=lambda r: r.hi - r.lo)
         if not round_reads:
             break
