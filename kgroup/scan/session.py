@@ -294,13 +294,24 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
 
     main = threads.current_thread() is threads.main_thread()
     sigint = signals.getsignal(signals.SIGINT) if main else None
+    install = signals.signal
+
+    def keep_sigint(signum: Any, handler: Any) -> Any:
+        # PySpark's own Ctrl-C handler cancels the jobs through py4j from inside whatever py4j
+        # call the main thread is in (a reentrant read: a traceback of its own) and raises
+        # KeyboardInterrupt there: kgroup's (kgroup.cli.interrupt) stays in charge, also while
+        # the session is being made, so the SparkContext is not let install it
+        if signum == signals.SIGINT:
+            return signals.getsignal(signum)
+        return install(signum, handler)
+
+    signals.signal = keep_sigint  # type: ignore[assignment]  # for the making of the session only
     try:
         spark = builder.getOrCreate()
     except Exception as e:  # the master cannot be reached, or refuses the application
         raise _start_failure(master, spark_cause() or _first_line(e)) from None
     finally:
-        # PySpark's own Ctrl-C handler raises KeyboardInterrupt in the middle of a py4j call (a
-        # traceback of its own): kgroup's (kgroup.cli.interrupt) stays in charge
+        signals.signal = install
         if main and sigint is not None:
             signals.signal(signals.SIGINT, sigint)
     if not verbose:
