@@ -141,8 +141,9 @@ def scan(
             from kgroup.scan.session import end_jvm, stop_session
 
             if "spark" in locals():
-                stop_session(spark)
-            end_jvm()
+                stop_session(spark)  # and the JVM kgroup started for it
+            else:
+                end_jvm()  # a JVM started for a session that could not be made
     elapsed = time.monotonic() - started
     rows, coordinators, broker_rows, summary = report.groups, report.coordinators, report.brokers, report.summary
     summary["spark_start_seconds"] = round(spark_start, 3)

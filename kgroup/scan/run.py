@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -169,6 +169,8 @@ def _delete(spark, path: str) -> None:
 
 
 def scan_report(spark, req: ScanRequest, progress=lambda stage, done, total: None) -> ScanReport:
+    # the master the session runs on (a session the process already had keeps its own)
+    req = replace(req, master=spark.sparkContext.master)
     stage_dir = scratch_dir(req)
     try:
         return _scan_report(spark, req, progress, stage_dir)

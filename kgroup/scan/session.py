@@ -239,11 +239,24 @@ def end_jvm(wait: float = 5.0) -> None:
         pass
 
 
+# the sessions kgroup made (by id), with how many of build_session's callers use each: a session
+# the process already had (a program that embeds kgroup, a notebook, a test run) is used as it is
+# and left running, and one kgroup made is stopped by the last of its users
+_made: dict[int, int] = {}
+
+
 def stop_session(spark) -> None:
     """Stop the session and end the JVM kgroup started for it, before kgroup ends (a JVM left
-    to notice its closed stdin outlives kgroup by up to a second). Nothing of it is said."""
+    to notice its closed stdin outlives kgroup by up to a second). Nothing of it is said. A
+    session kgroup did not make is not stopped."""
     from pyspark import SparkContext
 
+    users = _made.get(id(spark), 0)
+    if users != 1:  # not made by kgroup, or still used by an earlier caller
+        if users:
+            _made[id(spark)] = users - 1
+        return
+    del _made[id(spark)]
     try:
         spark.stop()
     except Exception:  # a JVM already gone: nothing left to stop
@@ -264,6 +277,11 @@ def spark_cause() -> str | None:
     return None if output is None else java_cause(list(output.lines))
 
 
+def _from_py4j(record: Any) -> bool:
+    """A logging filter: False for what py4j logs (through the root logger too)."""
+    return not (record.name.startswith("py4j") or f"{os.sep}py4j{os.sep}" in (record.pathname or ""))
+
+
 def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, verbose: bool = False,
                   app_name: str = "kgroup scan"):
     """A SparkSession with kgroup's defaults; ``conf`` (from --conf) overrides them."""
@@ -276,6 +294,11 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
         import logging
 
         logging.getLogger("py4j").setLevel(logging.CRITICAL + 1)  # its own traces of a JVM gone
+        # and those it logs through the root logger (a call in flight when the JVM ends: a
+        # progress poll at the end of a scan, seen on a loaded machine)
+        root = logging.getLogger()
+        if _from_py4j not in root.filters:
+            root.addFilter(_from_py4j)
     from pyspark.sql import SparkSession
 
     settings = dict(DEFAULTS)
@@ -285,6 +308,7 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
         if options:
             settings[key] = options
     settings.update({k: v for k, v in conf.items() if k not in java_keys})
+    existing = SparkSession.getActiveSession()
     _launch_gateway(master, app_name, settings, verbose)
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
@@ -314,6 +338,10 @@ def build_session(master: str = "local[*]", conf: dict[str, str] | None = None, 
         signals.signal = install
         if main and sigint is not None:
             signals.signal(signals.SIGINT, sigint)
+    if existing is None:
+        _made[id(spark)] = 1
+    elif id(spark) in _made:
+        _made[id(spark)] += 1
     if not verbose:
         spark.sparkContext.setLogLevel("ERROR")
     _quiet_accumulator_server(spark.sparkContext, verbose)

@@ -9,8 +9,9 @@ import time
 import uuid
 
 import pytest
-from conftest import run_kgroup, run_kgroup_process
+from conftest import run_kgroup
 from logbuilder import Log, produce
+from spark_env import spark  # noqa: F401
 
 pytestmark = [pytest.mark.broker, pytest.mark.spark]
 
@@ -51,10 +52,10 @@ def fleet(tansu):
     return data, offsets_topic
 
 
-def test_scan_statuses_equal_lag_statuses(tansu, fleet):
+def test_scan_statuses_equal_lag_statuses(spark, tansu, fleet):
     data, offsets_topic = fleet
-    r = run_kgroup_process("scan", "-b", tansu, "--offsets-topic", offsets_topic, "--until", str(UNTIL), "-o", "json",
-                           timeout=600)
+    r = run_kgroup("scan", "-b", tansu, "--offsets-topic", offsets_topic, "--until", str(UNTIL), "-o", "json",
+                   timeout=600)  # the whole CLI in this process, on the test run's Spark session
     assert r.returncode == 0, r.stderr
     groups = {g["group"]: g for g in json.loads(r.stdout)["groups"]}
     assert sorted(groups) == sorted([f"status-{p}" for p in SCENARIOS] + ["status-all"])

@@ -150,3 +150,21 @@ def test_spark_errors_keep_the_executors_kgroup_error_and_its_exit_code():
     Py4JNetworkError.__module__ = "py4j.protocol"
     assert spark_error(Py4JNetworkError("Answer from Java side is empty")).message.startswith(
         "Spark's JVM went away during the scan")
+
+
+def test_what_py4j_logs_through_the_root_logger_is_dropped_without_v():
+    """py4j logs a call in flight when the JVM ends through the root logger (logging.exception,
+    which also gives the root logger a stderr handler); without -v none of it reaches stderr, and
+    other root records still pass."""
+    import logging
+
+    from kgroup.scan.session import _from_py4j
+
+    def record(name: str, pathname: str) -> logging.LogRecord:
+        return logging.LogRecord(name, logging.ERROR, pathname, 1, "Exception while sending command.", None, None)
+
+    site = "/venv/lib/python3.11/site-packages"
+    assert _from_py4j(record("root", f"{site}/py4j/java_gateway.py")) is False
+    assert _from_py4j(record("py4j.clientserver", f"{site}/py4j/clientserver.py")) is False
+    assert _from_py4j(record("root", f"{site}/pyspark/context.py")) is True
+    assert _from_py4j(record("kgroup", "/work/kgroup/scan/run.py")) is True
