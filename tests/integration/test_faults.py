@@ -84,9 +84,9 @@ def test_healthy_through_the_proxy(proxy):
 @pytest.mark.parametrize("action", ["freeze", "garble", "drop"])
 def test_list_offsets_without_answer_is_incomplete_never_a_number(proxy, action):
     proxy.fault(fp.LIST_OFFSETS, action, spare=SPARE)
-    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "3", "--lag-above", "0")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "2", "--lag-above", "0")
     assert r.returncode == 3, (r.stdout, r.stderr)
-    assert r.seconds < 4.0
+    assert r.seconds < 3.0
     doc = json.loads(r.stdout)
     got = _offsets(doc)
     # committed offsets came from OffsetFetch and are facts; nothing from ListOffsets is shown
@@ -109,7 +109,7 @@ def test_list_offsets_frozen_table_and_lag_above(proxy):
 
 def test_list_offsets_frozen_all_groups(proxy):
     proxy.fault(fp.LIST_OFFSETS, "freeze", spare=SPARE)
-    r = run_kgroup_process("offsets", "--all-groups", "-b", proxy.address, "-o", "json", "--timeout", "3")
+    r = run_kgroup_process("offsets", "--all-groups", "-b", proxy.address, "-o", "json", "--timeout", "2")
     assert r.returncode == 3
     groups = {g["group"]: g for g in json.loads(r.stdout)["groups"]}
     assert GROUP in groups
@@ -134,9 +134,9 @@ def test_a_closed_connection_is_retried(proxy):
 
 def test_time_lag_with_fetch_frozen_is_incomplete(proxy):
     proxy.fault(fp.FETCH, "freeze", spare=SPARE)
-    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "3", "--time-lag")
+    r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "2", "--time-lag")
     assert r.returncode == 3, r.stderr
-    assert r.seconds < 4.0
+    assert r.seconds < 3.0
     doc = json.loads(r.stdout)
     assert _offsets(doc) == EXPECTED  # the offsets were read; only the record ages were not
     (g,) = doc["groups"]
@@ -177,7 +177,7 @@ BOUNDED = [
 @pytest.mark.parametrize("args,api", BOUNDED, ids=[f"{a[0]}-{api}" for a, api in BOUNDED])
 def test_a_broker_freezing_mid_command_is_bounded_by_the_timeout(proxy, args, api):
     proxy.fault(api, "freeze", everywhere=True, spare=SPARE)
-    timeout = 3
+    timeout = 1.5
     r = run_kgroup_process(*args, "-b", proxy.address, "--timeout", str(timeout))
     assert proxy.seen(api) >= 1  # the command did reach the frozen API
     assert abs(r.seconds - timeout) <= 1.0, (r.seconds, r.stderr)
