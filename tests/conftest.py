@@ -226,3 +226,35 @@ def bash_complete(*words: str) -> list[str]:
               f"COMP_WORDS=(kgroup {' '.join(words)}); COMP_CWORD={len(words)}\n"
               "_kgroup; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
     return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
+
+
+# The files that take longest, longest first (seconds of one run on the 2-core machine). Under
+# `make test` the suite runs in two worker processes (pytest-xdist, a file to a worker at a time,
+# files handed out in this order): started first, the long files end together with the rest
+# instead of one of them running alone at the end.
+SLOW_FIRST = (
+    "integration/test_scan_faults.py",      # 75: Spark JVMs of their own (Ctrl-C, a broker killed)
+    "integration/test_scan_spark.py",       # 62
+    "integration/test_faults.py",           # 42: mostly waiting for --timeout
+    "integration/test_scan_cluster.py",     # 38: a standalone master, worker and executors
+    "differential/test_assignors_differential.py",  # 32: Kafka's assignors in a JVM
+    "integration/test_scan_status.py",      # 17
+    "cli/test_fuzz.py",                     # 14
+    "cli/test_cli_startup.py",              # 13
+    "integration/test_offsets_batched.py",  # 11
+    "integration/test_describe_batched.py",  # 10
+    "integration/test_groups_live.py",      # 10
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: n for n, name in enumerate(SLOW_FIRST)}
+    tests = Path(__file__).resolve().parent
+
+    def order(item) -> int:
+        try:
+            return rank.get(item.path.relative_to(tests).as_posix(), len(rank))
+        except ValueError:
+            return len(rank)
+
+    items.sort(key=order)  # stable: within a file, and for the rest, the collection order

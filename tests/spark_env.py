@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -115,13 +115,16 @@ class Rec:
     value: dict | None
     raw_key: bytes | None = None    # set for hand-made (undecodable) records
     raw_value: bytes | None = None
+    _bytes: tuple[bytes | None, bytes | None] | None = field(default=None, repr=False, compare=False)
 
     def encoded(self) -> tuple[bytes | None, bytes | None]:
         if self.raw_key is not None or self.type < 0:
             return self.raw_key, self.raw_value
-        from kgroup.offsets_log.records import encode
+        if self._bytes is None:  # encoded once: the tests ask for the bytes again and again
+            from kgroup.offsets_log.records import encode
 
-        return encode(self.type, self.key, self.version, self.value)
+            self._bytes = encode(self.type, self.key, self.version, self.value)
+        return self._bytes
 
 
 @dataclass

@@ -18,6 +18,11 @@ from integration.test_scan_spark import STORM, _strip_live, expected
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
 
 
+# the executors' JVMs with the client compiler only, as the test run's other Spark JVMs (tests/conftest.py);
+# given as a user gives JVM options, which kgroup appends to its own
+EXECUTOR_JAVA = "spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1"
+
+
 def _python_without_kgroup(tmp_path):
     """An interpreter for the executors: this one, without site processing (-S: no .pth file,
     so no editable kgroup), its site-packages on PYTHONPATH (confluent-kafka, pyarrow, pyspark)."""
@@ -48,7 +53,7 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     out = tmp_path / "out"
     executor_python = _python_without_kgroup(tmp_path)
     res = run_kgroup_process("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
-                             "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
+                             "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2", "--conf", EXECUTOR_JAVA,
                              "-o", "json", "--out", str(out), "--stale-after", "1h", "--storm", str(STORM),
                              env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
     assert res.returncode == 1, res.stderr  # the scenario's undecodable records are flagged
@@ -74,7 +79,7 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     assert pq.read_table(out / "group_events").num_rows == extra["events"]
     # the proof that the executors had kgroup from the driver: without the shipped package they fail
     res = run_kgroup_process("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
-                             "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2",
+                             "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2", "--conf", EXECUTOR_JAVA,
                              "--conf", "spark.kgroup.shipPackage=false", "-o", "json",
                              env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
     assert res.returncode == 3 and res.stdout == "", res.stderr

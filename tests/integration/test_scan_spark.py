@@ -25,8 +25,22 @@ def _group_of(r) -> str:
     return r.key.get("group", r.key.get("groupId"))
 
 
+_EXPECTED: dict = {}  # the tests ask for the same computations again: each is done once
+
+
 def expected(sc, since=None, until=None, stale_after=STALE_AFTER, storm=STORM, live_ends=None):
-    """The report, computed in plain Python from the scenario's own records (not their bytes)."""
+    """The report, computed in plain Python from the scenario's own records (not their bytes);
+    a copy of it, so that a test may change what it gets."""
+    import copy
+
+    key = (id(sc), since, until, stale_after, storm, None if live_ends is None else sorted(live_ends.items()))
+    key = repr(key)
+    if key not in _EXPECTED:
+        _EXPECTED[key] = (sc, _expected(sc, since, until, stale_after, storm, live_ends))
+    return copy.deepcopy(_EXPECTED[key][1])
+
+
+def _expected(sc, since, until, stale_after, storm, live_ends):
     rows_by_partition = sc.by_partition()
     win = []  # (partition, offset, rec, size)
     for p, recs in rows_by_partition.items():
@@ -187,14 +201,18 @@ def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenar
 
 
 def test_staging_on_disk_cache_scratch_or_temp_gives_the_same_tables_and_leaves_nothing(spark, scenario, saved,
-                                                                                          tmp_path):
+                                                                                          tmp_path, monkeypatch):
     import tempfile
 
     from kgroup.scan.run import ScanRequest, _scan_report
 
     groups, coordinators, _ = expected(scenario)
     path = str(saved / "log.parquet")
+    temp = tmp_path / "temp"  # the system's temporary directory, for this test alone (others scan meanwhile)
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     before = {p.name for p in Path(tempfile.gettempdir()).glob("kgroup-scan-*")}
+    assert before == set()
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     staged_temp = _scan(spark, input=path)                          # local master: a temporary directory
