@@ -1,6 +1,10 @@
 # The two entry points of the README. Both install everything first; `make bench` rewrites docs/benchmarks.md.
 .PHONY: setup demo test completions bench
 
+# pytest-xdist workers for `make test`: one more than the cores of a 2-core machine, since much of
+# the suite waits on brokers, timeouts and JVMs starting (tests/conftest.py hands out the work)
+TEST_WORKERS ?= 3
+
 setup:
 	@scripts/setup.sh
 
@@ -11,7 +15,7 @@ test: setup
 	@.venv/bin/python scripts/fetch_kafka_clients.py >/dev/null  # the differential tests' jars, into .cache/
 	@.venv/bin/ruff check --quiet .
 	@.venv/bin/python -m mypy  # settings in pyproject.toml: strict on the core
-	@.venv/bin/python -m pytest -q
+	@.venv/bin/python -m pytest -q -n $(TEST_WORKERS) --no-loadscope-reorder
 
 completions:
 	@.venv/bin/python scripts/gen_completions.py

@@ -40,11 +40,12 @@ def start_tansu(port: int | None = None, log=subprocess.DEVNULL, extra: tuple[st
 
 
 def stop_process(proc: subprocess.Popen) -> None:
-    """Stop a broker by its PID: SIGTERM, then SIGKILL."""
+    """Stop a broker by its PID: SIGTERM, then SIGKILL (a test broker keeps nothing worth a
+    longer wait; Tansu with clients still connected can take 5 s to go)."""
     if proc.poll() is None:
         os.kill(proc.pid, signal.SIGTERM)
         try:
-            proc.wait(5)
+            proc.wait(1.5)
         except subprocess.TimeoutExpired:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(5)

@@ -228,33 +228,65 @@ def bash_complete(*words: str) -> list[str]:
     return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
 
 
-# The files that take longest, longest first (seconds of one run on the 2-core machine). Under
-# `make test` the suite runs in two worker processes (pytest-xdist, a file to a worker at a time,
-# files handed out in this order): started first, the long files end together with the rest
-# instead of one of them running alone at the end.
-SLOW_FIRST = (
-    "integration/test_scan_faults.py",      # 75: Spark JVMs of their own (Ctrl-C, a broker killed)
-    "integration/test_scan_spark.py",       # 62
+# How `make test` runs the suite in worker processes (pytest-xdist): each unit of work goes to one
+# worker, whole, and units are handed out longest first (their seconds alone on the 2-core machine),
+# so that the long ones start at once and end with the rest. A unit is a file, but the files on the
+# test run's Spark session (the `spark` fixture), which are one unit: one worker makes that session
+# (a JVM) and the others none.
+SPARK_SESSION_UNIT = "spark-session"
+SPARK_SESSION_FILES = (
+    "integration/test_scan_spark.py",       # 47
+    "integration/test_scan_status.py",      # 12
+    "integration/test_scan_in_process.py",  # 8
+    "integration/test_scan_html.py",        # 4
+)
+LONGEST_FIRST = (
+    SPARK_SESSION_UNIT,                     # 71
+    "integration/test_scan_faults.py",      # 50: Spark JVMs of their own (Ctrl-C, a broker killed)
     "integration/test_faults.py",           # 42: mostly waiting for --timeout
-    "integration/test_scan_cluster.py",     # 38: a standalone master, worker and executors
     "differential/test_assignors_differential.py",  # 32: Kafka's assignors in a JVM
-    "integration/test_scan_status.py",      # 17
-    "cli/test_fuzz.py",                     # 14
+    "integration/test_scan_cluster.py",     # 27: a standalone master, worker and executors
     "cli/test_cli_startup.py",              # 13
     "integration/test_offsets_batched.py",  # 11
     "integration/test_describe_batched.py",  # 10
     "integration/test_groups_live.py",      # 10
 )
+TESTS = Path(__file__).resolve().parent
+
+
+def work_unit(file: str) -> str:
+    """The unit of work of a test file (a path relative to tests/)."""
+    return SPARK_SESSION_UNIT if file in SPARK_SESSION_FILES else file
 
 
 def pytest_collection_modifyitems(config, items):
-    rank = {name: n for n, name in enumerate(SLOW_FIRST)}
-    tests = Path(__file__).resolve().parent
-
-    def order(item) -> int:
+    """The units longest first, each file's tests together (its module fixtures are made once)."""
+    def name(item) -> str:
         try:
-            return rank.get(item.path.relative_to(tests).as_posix(), len(rank))
+            return item.path.relative_to(TESTS).as_posix()
         except ValueError:
-            return len(rank)
+            return str(item.path)
 
-    items.sort(key=order)  # stable: within a file, and for the rest, the collection order
+    rank = {unit: n for n, unit in enumerate(LONGEST_FIRST)}
+    file_index: dict[str, int] = {}
+    for item in items:
+        file_index.setdefault(name(item), len(file_index))
+    items.sort(key=lambda item: (rank.get(work_unit(name(item)), len(rank)), file_index[name(item)]))
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's scheduling by file (in the order above), with the Spark session's files as one unit."""
+    from xdist.scheduler import LoadFileScheduling
+
+    rootdir = config.rootpath
+
+    class ByWorkUnit(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = nodeid.split("::", 1)[0]
+            try:
+                return work_unit((rootdir / file).resolve().relative_to(TESTS).as_posix())
+            except ValueError:
+                return file
+
+    return ByWorkUnit(config, log)

@@ -195,12 +195,15 @@ def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbos
 
     output = JvmOutput(verbose)
     _launched["output"] = output
-    _on_interrupt.append(end_jvm)
+    _on_interrupt.append(_end_jvm_interrupted)
     popen = getattr(java_gateway, "Popen")  # noqa: B009  # (not re-exported, to mypy)
 
     def recorded(*args: Any, **kwargs: Any) -> Any:  # the JVM's process, known from its first moment
-        proc = popen(*args, **kwargs)
-        _launched["proc"] = proc
+        with _launching:  # a Ctrl-C meanwhile (end_jvm on the watcher thread) waits for it
+            if _launched.get("interrupted"):  # and none is made once a Ctrl-C has ended the JVM
+                raise KeyboardInterrupt
+            proc = popen(*args, **kwargs)
+            _launched["proc"] = proc
         return proc
 
     setattr(java_gateway, "Popen", recorded)  # noqa: B010
@@ -224,9 +227,25 @@ def _start_failure(master: str, cause: str) -> Exception:
     return ClusterError(f"cannot start Spark on {master}: {cause}")
 
 
+# held while the JVM's process is being made: from fork to the moment it is known, a Ctrl-C could
+# otherwise end kgroup with the JVM (forked, not yet recorded) left running (seen on a busy machine)
+_launching = threading.Lock()
+
+
+def _end_jvm_interrupted() -> None:
+    """On Ctrl-C: end the JVM, and make sure no other starts before kgroup exits."""
+    _launched["interrupted"] = True
+    end_jvm()
+
+
 def end_jvm(wait: float = 5.0) -> None:
     """End the JVM kgroup started (and whatever it started in its session), and wait for it."""
-    proc = _launched.pop("proc", None)
+    known = _launching.acquire(timeout=wait)  # a process being made is known once made
+    try:
+        proc = _launched.pop("proc", None)
+    finally:
+        if known:
+            _launching.release()
     if proc is None or proc.poll() is not None:
         return
     try:

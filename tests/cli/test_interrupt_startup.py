@@ -2,7 +2,8 @@
 program with ``kgroup: interrupted`` and 130, never a KeyboardInterrupt traceback.
 
 Before kgroup's first statement runs, the program is not yet kgroup's: the interpreter may be
-killed by the signal (before it installs its own handler; a shell reports 130), or report a
+killed by the signal (before it installs its own handler; a shell reports 130), stop with a fatal
+error while it sets up its standard streams, or report a
 KeyboardInterrupt raised in its start-up (``site``, ``runpy``, the import system looking for
 the kgroup package, or entering the package's first frame before its first statement). Such a
 traceback has no frame in the kgroup package past line 0, which is how these tests tell it
@@ -56,6 +57,10 @@ def _verdict(returncode: int, stdout: str, stderr: str) -> str | None:
         # path entry"), after which kgroup runs to its end (0)
         return None
     if returncode == 1 and stderr == "KeyboardInterrupt\n":  # raised before any frame ran (compiling the script)
+        return None
+    if (returncode == 1 and stderr.startswith("Fatal Python error: init_sys_streams:")
+            and "Python runtime state: core initialized" in stderr and "KeyboardInterrupt" in stderr
+            and not _kgroup_frames(stderr)):  # raised while the interpreter set up its streams (seen on a busy machine)
         return None
     if returncode == 0 and stdout and not stderr:  # the command finished before the signal
         return None

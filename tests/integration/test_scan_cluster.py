@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -52,10 +53,17 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     groups, coordinators, extra = expected(scenario, live_ends=scenario.produced)
     out = tmp_path / "out"
     executor_python = _python_without_kgroup(tmp_path)
-    res = run_kgroup_process("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
-                             "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2", "--conf", EXECUTOR_JAVA,
-                             "-o", "json", "--out", str(out), "--stale-after", "1h", "--storm", str(STORM),
-                             env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
+    # both scans at once, a core each (the worker has two): the one that ships kgroup to the
+    # executors, and the proof that they had it from the driver (without the shipped package they fail)
+    common = ("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
+              "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=1", "--conf", EXECUTOR_JAVA)
+    env = {**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}
+    with ThreadPoolExecutor(2) as pool:
+        shipped = pool.submit(run_kgroup_process, *common, "-o", "json", "--out", str(out), "--stale-after", "1h",
+                              "--storm", str(STORM), env=env, timeout=240)
+        unshipped = pool.submit(run_kgroup_process, *common, "--conf", "spark.kgroup.shipPackage=false", "-o", "json",
+                                env=env, timeout=240)
+        res, without = shipped.result(), unshipped.result()
     assert res.returncode == 1, res.stderr  # the scenario's undecodable records are flagged
     assert "could not be decoded" in res.stderr and "Traceback" not in res.stderr
     assert all(line.startswith("kgroup: ") for line in res.stderr.splitlines()), res.stderr
@@ -77,11 +85,7 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     assert pq.read_table(out / "brokers").num_rows == 1
     assert pq.read_table(out / "commits").num_rows == extra["offset_records"]
     assert pq.read_table(out / "group_events").num_rows == extra["events"]
-    # the proof that the executors had kgroup from the driver: without the shipped package they fail
-    res = run_kgroup_process("scan", "-b", tansu, "--offsets-topic", topic, "--master", standalone,
-                             "--conf", "spark.executor.memory=1g", "--conf", "spark.cores.max=2", "--conf", EXECUTOR_JAVA,
-                             "--conf", "spark.kgroup.shipPackage=false", "-o", "json",
-                             env={**spark_subprocess_env(), "PYSPARK_PYTHON": str(executor_python)}, timeout=240)
+    res = without
     assert res.returncode == 3 and res.stdout == "", res.stderr
     assert "Traceback" not in res.stderr
     assert "kgroup: error: the Spark job failed: ModuleNotFoundError: No module named 'kgroup' (the executors' Python" \

@@ -1,9 +1,8 @@
 """kgroup scan keeps Spark behind the curtain, run as a user runs it (a subprocess, where its JVM
 is what is checked): a clean scan, a bad --master, a broker killed during the scan and Ctrl-C at
 many moments give the answer or one line (``kgroup:`` lines only on stderr), the documented exit
-code, and no JVM left running once kgroup has exited. Saved logs out of order or repeated give the
-clean log's report, and a group whose lag cannot be read makes the scan INCOMPLETE (the whole CLI
-in this process, on the test run's Spark session). The saved-log corpus that never reaches
+code, and no JVM left running once kgroup has exited. Saved logs out of order or repeated, and a
+group whose lag cannot be read: tests/integration/test_scan_in_process.py. The saved-log corpus that never reaches
 Spark is tests/cli/test_saved_logs.py."""
 from __future__ import annotations
 
@@ -17,8 +16,8 @@ import uuid
 
 import pytest
 
-from conftest import ROOT, run_kgroup, run_kgroup_process
-from spark_env import spark, spark_subprocess_env  # noqa: F401
+from conftest import ROOT, run_kgroup_process
+from spark_env import spark_subprocess_env
 
 pytestmark = pytest.mark.spark
 
@@ -61,45 +60,16 @@ def _document(stdout: str) -> dict:
     return doc
 
 
-def test_out_of_order_and_repeated_saved_logs_give_the_clean_report(spark, tmp_path):
-    """The clean log in a process of its own (its JVM ends with it); the disordered ones through
-    the whole CLI in this process, on the test run's session."""
-    pa = pytest.importorskip("pyarrow")
-    import base64
-
-    import pyarrow.parquet as pq
-
+def test_a_clean_scan_answers_and_leaves_no_jvm():
     conf, tag = _marker()
     clean = _scan("--input", str(EXAMPLE), "-o", "json", tag_conf=conf)
     assert clean.returncode == 0 and clean.stderr == "", clean.stderr
     _no_jvm_left(tag)
-    expected = _document(clean.stdout)
-    assert expected["summary"].pop("master") == "local[*]"
+    doc = _document(clean.stdout)
+    assert doc["summary"]["master"] == "local[*]"
     # worked from the example by hand: G1's three generations, nine commits, deleted at the end
-    g1 = expected["groups"][0]
+    g1 = doc["groups"][0]
     assert (g1["group"], g1["rebalance_count"], g1["commits"], g1["deleted"]) == ("G1", 3, 9, True)
-    twice = tmp_path / "twice.jsonl"
-    twice.write_text("\n".join(LINES + LINES) + "\n")
-    records = [json.loads(line) for line in LINES]
-    dataset = tmp_path / "dataset"
-    dataset.mkdir()
-    for name, recs in (("part-0.parquet", records[::-1]), ("part-1.parquet", records[3:9])):
-        pq.write_table(pa.table({
-            "partition": pa.array([r["partition"] for r in recs], pa.int32()),
-            "offset": pa.array([r["offset"] for r in recs], pa.int64()),
-            "timestamp": pa.array([r["timestamp"] for r in recs], pa.int64()),
-            "key": pa.array([base64.b64decode(r["key"]) for r in recs], pa.binary()),
-            "value": pa.array([None if r["value"] is None else base64.b64decode(r["value"]) for r in recs],
-                              pa.binary())}), dataset / name)
-    for path, repeated in ((twice, 15), (dataset, 6)):
-        res = run_kgroup("scan", "--input", str(path), "-o", "json")
-        assert res.returncode == 0, res.stderr
-        doc = _document(res.stdout)
-        assert doc["summary"].pop("master") == "local[2]"
-        assert doc == expected
-        assert _only_kgroup_lines(res.stderr) == [
-            f"kgroup: warning: {path} is not in log order: its records are taken by (partition, offset)",
-            f"kgroup: warning: {path} repeats {repeated} records byte for byte: each is counted once"]
 
 
 def test_a_bad_master_is_one_line_naming_the_cause():
@@ -182,38 +152,3 @@ def test_a_broker_killed_during_the_scan_is_one_line_exit_3_and_no_jvm_left():
         _no_jvm_left(tag)
     finally:
         stop_process(broker)
-
-
-def test_a_group_whose_lag_cannot_be_read_makes_the_scan_incomplete(spark):
-    """A group committing to a topic the cluster does not have: its lag is unknown, said (the
-    groups and why), exit 3 as offsets does, and the JSON lists them. The whole CLI in this
-    process, on the test run's session (the JVM of a scan that ends is checked above)."""
-    from brokers import start_tansu, stop_process
-    from spark_env import build_scenario, write_to_broker
-
-    scenario = build_scenario(groups=120, partitions=2, seed=5)
-    gone = sorted(scenario.data_topics)[0]
-    del scenario.data_topics[gone]  # never created on the broker
-    # worked from the records: the groups whose newest commit of some partition of `gone` has a value
-    newest = {}
-    for r in scenario.records:  # per partition in log order; a group lives in one partition
-        if r.type in (0, 1) and r.raw_key is None and r.key["topic"] == gone:
-            newest[(r.key["group"], r.key["partition"])] = r.value is not None
-    unknown = sorted({g for (g, _), has_value in newest.items() if has_value})
-    assert unknown
-    broker, bootstrap = start_tansu()
-    try:
-        topic = f"scan-gone-{uuid.uuid4().hex[:8]}"
-        write_to_broker(scenario, bootstrap, topic)
-        res = run_kgroup("scan", "-b", bootstrap, "--offsets-topic", topic, "-o", "json")
-    finally:
-        stop_process(broker)
-    assert res.returncode == 3, res.stderr  # INCOMPLETE wins over the undecodable records' 1
-    lines = _only_kgroup_lines(res.stderr)
-    named = "; ".join(f"{g} (topic {gone} does not exist)" for g in unknown[:5])
-    assert f"kgroup: warning: INCOMPLETE: the lag of {len(unknown)} groups is unknown (shown as -): {named}" \
-        in lines[-1]
-    doc = json.loads(res.stdout)
-    assert doc["summary"]["incomplete"] is True
-    assert doc["summary"]["lag_unknown"] == [{"group": g, "reason": f"topic {gone} does not exist"} for g in unknown]
-    assert {g["group"] for g in doc["groups"] if g["lag"] is None} >= set(unknown)
