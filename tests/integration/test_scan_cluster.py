@@ -13,15 +13,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from conftest import TEST_JVM_OPTIONS
 from spark_env import build_scenario, spark_subprocess_env, standalone, write_to_broker  # noqa: F401
 from integration.test_scan_spark import STORM, _strip_live, expected
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
 
 
-# the executors' JVMs with the client compiler only, as the test run's other Spark JVMs (tests/conftest.py);
+# the executors' JVMs tuned as the test run's other Spark JVMs (tests/conftest.py);
 # given as a user gives JVM options, which kgroup appends to its own
-EXECUTOR_JAVA = "spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1"
+EXECUTOR_JAVA = f"spark.executor.extraJavaOptions={TEST_JVM_OPTIONS}"
 
 
 def _python_without_kgroup(tmp_path):
