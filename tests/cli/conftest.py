@@ -2,13 +2,15 @@
 Typer kgroup knows) and on plain Typer (``plain``, KGROUP_PLAIN_TYPER=1, what any other Typer
 gets), so that both paths are proven to give the same bytes and exit codes. The files on start-up
 itself choose the path per case (test_cli_startup.py, test_interrupt_startup.py) or read the
-committed completions (test_completions.py): they run once."""
+committed completions (test_completions.py): they run once. So does the fuzzer (test_fuzz.py: 1,050
+random command lines a run, four times the cost on plain Typer, which renders each usage error
+itself); the golden and hostile-input files give both paths the same errors by hand."""
 from __future__ import annotations
 
 import pytest
 
 PLAIN = "KGROUP_PLAIN_TYPER"
-ONCE = {"test_cli_startup.py", "test_interrupt_startup.py", "test_completions.py"}
+ONCE = {"test_cli_startup.py", "test_interrupt_startup.py", "test_completions.py", "test_fuzz.py"}
 
 
 def pytest_generate_tests(metafunc):
