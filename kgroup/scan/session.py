@@ -168,9 +168,24 @@ def java_cause(lines: list[str]) -> str | None:
             break  # a second, separate exception
         chain.append((m.group(1), (m.group(2) or "").strip()))
     if not chain:
-        return None
+        return jvm_not_created(lines)
     name, message = chain[-1]
     return message or name.rsplit(".", 1)[-1]
+
+
+JVM_NOT_CREATED = "Error: Could not create the Java Virtual Machine."
+
+
+def jvm_not_created(lines: list[str]) -> str | None:
+    """Why the JVM itself could not be created (a JVM option it refuses, say): the line the java
+    launcher printed before saying so, without its ``Error:``."""
+    texts = [line.strip() for line in lines]
+    if JVM_NOT_CREATED not in texts:
+        return None
+    before = [t for t in texts[:texts.index(JVM_NOT_CREATED)] if t]
+    if not before:
+        return JVM_NOT_CREATED.removeprefix("Error: ").rstrip(".")
+    return before[0].removeprefix("Error: ")
 
 
 # the JVM process kgroup started (and its output), to end it before kgroup ends

@@ -152,3 +152,13 @@ def test_a_broker_killed_during_the_scan_is_one_line_exit_3_and_no_jvm_left():
         _no_jvm_left(tag)
     finally:
         stop_process(broker)
+
+
+def test_a_jvm_option_java_refuses_is_one_line_naming_it():
+    """java's own line, not PySpark's "Java gateway process exited before sending its port number"
+    (an unknown -XX option would be ignored: Spark starts its JVM with -XX:+IgnoreUnrecognizedVMOptions)."""
+    conf, tag = _marker()
+    res = _scan("--input", str(EXAMPLE), "--conf", "spark.driver.extraJavaOptions=-XX:MaxHeapSize=abc", tag_conf=conf)
+    assert res.returncode == 3 and res.stdout == ""
+    assert res.stderr == "kgroup: error: cannot start Spark on local[*]: Invalid maximum heap size: -XX:MaxHeapSize=abc\n"
+    _no_jvm_left(tag)

@@ -168,3 +168,20 @@ def test_what_py4j_logs_through_the_root_logger_is_dropped_without_v():
     assert _from_py4j(record("py4j.clientserver", f"{site}/py4j/clientserver.py")) is False
     assert _from_py4j(record("root", f"{site}/pyspark/context.py")) is True
     assert _from_py4j(record("kgroup", "/work/kgroup/scan/run.py")) is True
+
+
+def test_a_jvm_that_cannot_be_created_is_named_by_the_launchers_line():
+    """What `java` prints when an option stops it, as seen with -XX:Foo and a diagnostic option
+    given without its unlock flag."""
+    from kgroup.scan.session import java_cause
+
+    assert java_cause(["Unrecognized VM option 'Foo'", "Error: Could not create the Java Virtual Machine.",
+                       "Error: A fatal exception has occurred. Program will exit."]) == "Unrecognized VM option 'Foo'"
+    assert java_cause(["Error: VM option 'BytecodeVerificationRemote' is diagnostic and must be enabled via "
+                       "-XX:+UnlockDiagnosticVMOptions.",
+                       "Error: The unlock option must precede 'BytecodeVerificationRemote'.",
+                       "Error: Could not create the Java Virtual Machine.",
+                       "Error: A fatal exception has occurred. Program will exit."]) == (
+        "VM option 'BytecodeVerificationRemote' is diagnostic and must be enabled via -XX:+UnlockDiagnosticVMOptions.")
+    assert java_cause(["Error: Could not create the Java Virtual Machine."]) == "Could not create the Java Virtual Machine"
+    assert java_cause(["some log line", "Error: A fatal exception has occurred. Program will exit."]) is None
