@@ -86,7 +86,7 @@ def test_list_offsets_without_answer_is_incomplete_never_a_number(proxy, action)
     proxy.fault(fp.LIST_OFFSETS, action, spare=SPARE)
     r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "2", "--lag-above", "0")
     assert r.returncode == 3, (r.stdout, r.stderr)
-    assert r.seconds < 3.0
+    assert r.seconds < 3.5  # --timeout 2, the process's start and end, on a busy machine
     doc = json.loads(r.stdout)
     got = _offsets(doc)
     # committed offsets came from OffsetFetch and are facts; nothing from ListOffsets is shown
@@ -136,7 +136,7 @@ def test_time_lag_with_fetch_frozen_is_incomplete(proxy):
     proxy.fault(fp.FETCH, "freeze", spare=SPARE)
     r = run_kgroup_process("offsets", GROUP, "-b", proxy.address, "-o", "json", "--timeout", "2", "--time-lag")
     assert r.returncode == 3, r.stderr
-    assert r.seconds < 3.0
+    assert r.seconds < 3.5  # --timeout 2, the process's start and end, on a busy machine
     doc = json.loads(r.stdout)
     assert _offsets(doc) == EXPECTED  # the offsets were read; only the record ages were not
     (g,) = doc["groups"]
