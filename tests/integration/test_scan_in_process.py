@@ -9,26 +9,17 @@ import uuid
 
 import pytest
 
-from conftest import ROOT, run_kgroup
+from conftest import run_kgroup
+from integration.test_scan_faults import EXAMPLE, LINES, _only_kgroup_lines
+from integration.test_scan_faults import _document as _process_document
 from spark_env import spark  # noqa: F401
 
 pytestmark = pytest.mark.spark
 
-EXAMPLE = ROOT / "examples" / "offsets-log-g1.jsonl"
-LINES = EXAMPLE.read_text().splitlines()
-
-
-def _only_kgroup_lines(stderr: str) -> list[str]:
-    lines = stderr.splitlines()
-    assert all(line.startswith("kgroup: ") for line in lines), stderr
-    return lines
-
 
 def _document(stdout: str) -> dict:
-    doc = json.loads(stdout)
-    for key in ("source", "seconds", "spark_start_seconds"):
-        doc["summary"].pop(key)
-    assert doc["summary"].pop("master") == "local[2]"  # the session's
+    doc = _process_document(stdout)
+    assert doc["summary"].pop("master") == "local[2]"  # the session's, not the default
     return doc
 
 
