@@ -136,7 +136,9 @@ def _log_ranges(client: _LogClient, topic: str, count: int, partitions: list[int
         while pending:
             if time.monotonic() > deadline:
                 raise client.fail(f"find the end of {topic} partitions {sorted(pending)}")
-            for msg in c.consume(num_messages=10_000, timeout=0.2):
+            # consume() waits for num_messages or the timeout: one message per pending
+            # partition at least (its last record, then its end) lets it return early
+            for msg in c.consume(num_messages=len(pending), timeout=0.2):
                 p = msg.partition()  # type: ignore[assignment]  # a record's: never None
                 err = msg.error()
                 if err is None:

@@ -122,7 +122,9 @@ def first_record_timestamps(cluster: Session, positions: dict[tuple[str, int], i
         pending = set(positions)
         deadline = cluster.deadline - 0.2
         while pending and time.monotonic() < deadline:
-            for msg in consumer.consume(num_messages=500, timeout=0.2):
+            # consume() waits for num_messages or the timeout: ask for what lets it return as
+            # soon as each pending partition may have answered (a record or its end)
+            for msg in consumer.consume(num_messages=len(pending), timeout=0.2):
                 key = (msg.topic(), msg.partition())
                 if key not in pending:
                     continue
@@ -267,7 +269,9 @@ class RecordReader:
                 break
             cluster.check_errors(what)
             done = []
-            for msg in consumer.consume(num_messages=1000, timeout=SLICE):
+            # at least one message (a record or the partition's end) comes for each wanted
+            # partition: ask for no more, as consume() waits for them all or the timeout
+            for msg in consumer.consume(num_messages=len(wanted), timeout=SLICE):
                 tp = (msg.topic() or "", msg.partition() or 0)
                 if tp not in wanted:  # one already read, or of an earlier assignment
                     continue

@@ -195,15 +195,19 @@ def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
     from kgroup.kafka.records import RecordReader
     from kgroup.lag.ends import LogBounds, ends_at
 
-    topic = f"ends-mock-{uuid.uuid4().hex[:8]}"
     producer = Producer({"bootstrap.servers": mock_cluster.bootstrap})
-    producer.list_topics(topic, timeout=10)  # the mock creates it: 4 partitions
+    for _ in range(20):  # the mock creates a topic it is asked about (4 partitions), each partition's
+        # leader drawn at random: one of 27 topics has a single leader, which would prove nothing here
+        topic = f"ends-mock-{uuid.uuid4().hex[:8]}"
+        leaders = {p.id: p.leader for p in producer.list_topics(topic, timeout=10).topics[topic].partitions.values()}
+        if len(set(leaders.values())) > 1:
+            break
     times = {p: [BASE + 100 * i + p for i in range(12 + p)] for p in range(4)}
     for p, stamps in times.items():
         for ts in stamps:
             producer.produce(topic, b"v", partition=p, timestamp=ts)
             producer.flush(10)
-    leaders = {p.id: p.leader for p in producer.list_topics(topic, timeout=10).topics[topic].partitions.values()}
+    assert leaders == {p.id: p.leader for p in producer.list_topics(topic, timeout=10).topics[topic].partitions.values()}
 
     cluster = Cluster(ConnectionSettings.build(mock_cluster.bootstrap, ["debug=protocol"], None, 10.0))
     sent: list[str] = []
