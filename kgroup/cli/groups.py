@@ -80,7 +80,7 @@ def list_groups(
         r = listing_row(g, d, state or [], type_)
         if r is not None:
             writer.add(r, [[r["group"], r["type"], r["state"], r["protocol_type"], r["assignor"], r["member_count"],
-                            r["coordinator"]]])
+                            r["coordinator"]["id"] if r["coordinator"] else None]])
     writer.close()
 
 

@@ -196,6 +196,10 @@ def _ms(ms) -> str | None:
     return None if ms is None else format_ms(ms)
 
 
+def _broker(b: dict[str, Any] | None) -> str | None:
+    return f"{b['host']}:{b['port']} ({b['id']})" if b else None
+
+
 def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_groups: bool, live: bool) -> list[Table]:
     from kgroup.scan.report import top_coordinators, top_groups
 
@@ -212,7 +216,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
                r["rewinds"], r["deleted"], r["stale"], r["storm"]]
         if live:
             complete = r.get("status_complete")
-            row += [r.get("status"), None if complete is None else f"{complete:.1f}", r.get("lag"), r.get("coordinator")]
+            row += [r.get("status"), None if complete is None else f"{complete:.1f}", r.get("lag"), _broker(r.get("offsets_partition_leader"))]
         group_rows.append(row)
     tables = [Table(headers, group_rows, title=None if all_groups else
                     f"GROUPS (top {len(shown)} of {len(rows)}: storms, stale, then by rebalances and commits)")]
@@ -222,7 +226,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     tables.append(Table(["OFFSETS PARTITION", "GROUPS", "RECORDS", "COMMITS", "COMMITS/S", "BYTES/S", "HOT"]
                         + (["LEADER"] if live else []),
                         [[c["offsets_partition"], c["group_count"], c["records"], c["commits"], c["commits_per_s"],
-                          c["bytes_per_s"], c["hot"]] + ([c.get("leader")] if live else []) for c in coord],
+                          c["bytes_per_s"], c["hot"]] + ([_broker(c.get("offsets_partition_leader"))] if live else []) for c in coord],
                         title=f"COORDINATORS (offsets-log partitions, top {len(coord)} of {len(coordinators)} by commits)"))
     if live:
         tables.append(Table(["BROKER", "HOST", "PORT", "PARTITIONS", "GROUPS", "COMMITS", "COMMITS/S", "BYTES/S", "HOT"],
@@ -245,7 +249,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     s = summary
     tables.append(Table(["RECORDS", "UNDECODABLE", "GROUPS", "COMMITS", "REBALANCES", "STALE", "STORMS", "REWINDS",
                          "DELETED", "HOT PARTITIONS", "SECONDS", "SPARK START-UP S"],
-                        [[s["records"], s["undecodable"], s["group_count"], s["commits"], s["rebalance_count"], s["stale"],
-                          s["storms"], s["rewinds"], s["deleted"], len(s["hot_partitions"]),
+                        [[s["records"], s["undecodable"], s["group_count"], s["commits"], s["rebalance_count"], s["stale_count"],
+                          s["storm_count"], s["rewinds"], s["deleted_count"], len(s["hot_partitions"]),
                           s["seconds"], s["spark_start_seconds"]]], title="SUMMARY"))
     return tables

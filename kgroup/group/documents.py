@@ -29,7 +29,7 @@ def listing_row(g: GroupListing, d: GroupDescription | None, states: list[str],
     return {"group": g.group_id, "type": gtype, "state": state,
             "protocol_type": (d.protocol_type if d else None) or g.protocol_type,
             "assignor": d.assignor if d else None, "member_count": len(d.members) if d else None,
-            "coordinator": d.coordinator.id if d and d.coordinator else None}
+            "coordinator": d.coordinator.to_json() if d and d.coordinator else None}
 
 
 def describe_document(states: Iterable[GroupState]) -> dict[str, Any]:

@@ -95,7 +95,7 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
     flagged = [g for g in doc["groups"] if g["stale"] or g["storm"]]
     body = ["<h1>kgroup scan: the fleet</h1>", facts(asked),
             facts([("groups", s.get("group_count")), ("records", s.get("records")), ("commits", s.get("commits")),
-                   ("rebalances", s.get("rebalance_count")), ("stale", s.get("stale")), ("storms", s.get("storms")),
+                   ("rebalances", s.get("rebalance_count")), ("stale", s.get("stale_count")), ("storms", s.get("storm_count")),
                    ("rewinds", s.get("rewinds")), ("undecodable", s.get("undecodable"))])]
     if s.get("lag_unknown"):
         body.append('<p class="incomplete">INCOMPLETE: the lag of ' + esc(len(s["lag_unknown"]))

@@ -229,15 +229,15 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
         "records": result.records, "records_read": result.read, "undecodable": result.undecodable,
         "errors": report.error_entries(result.errors), "group_count": len(rows),
         "commits": sum(r["commits"] for r in rows),
-        "rebalance_count": sum(r["rebalance_count"] for r in rows), "stale": sum(r["stale"] for r in rows),
-        "storms": sum(r["storm"] for r in rows), "rewinds": sum(r["rewinds"] for r in rows),
-        "deleted": sum(r["deleted"] for r in rows),
+        "rebalance_count": sum(r["rebalance_count"] for r in rows), "stale_count": sum(r["stale"] for r in rows),
+        "storm_count": sum(r["storm"] for r in rows), "rewinds": sum(r["rewinds"] for r in rows),
+        "deleted_count": sum(r["deleted"] for r in rows),
         "hot_partitions": [c["offsets_partition"] for c in coordinators if c["hot"]],
         "hot_brokers": [b["id"] for b in broker_rows if b["hot"]],
         "window": {"since_ms": req.since_ms, "until_ms": req.until_ms, "now_ms": result.window.now_ms,
                    "first_ms": result.window.first_ms, "last_ms": result.window.last_ms,
                    "seconds": result.window.seconds},
-        "stale_after_ms": req.stale_after_ms, "storm": req.storm, "master": req.master,
+        "stale_after_ms": req.stale_after_ms, "storm_rebalances": req.storm, "master": req.master,
         "incomplete": bool(unknown_lag),
         "lag_unknown": [{"group": g, "reason": unknown_lag[g]} for g in sorted(unknown_lag)],
     }
@@ -295,8 +295,8 @@ class _watch:
 
 
 def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str]:
-    """lag (against the log ends read with the plan) and coordinator (leader of the group's
-    partition); returns why each group whose lag is unknown has it so."""
+    """lag (against the log ends read with the plan) and offsets_partition_leader (the broker
+    leading the group's offsets-log partition); returns why each group whose lag is unknown has it so."""
     from kgroup.scan.report import group_lag, lag_unknown
 
     ends, unknown = req.ends, req.unknown
@@ -310,15 +310,18 @@ def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str
         ends = {tp: v[1] for tp, v in offsets.items()}
     leaders, brokers = req.leaders or {}, req.brokers or {}
     lag = group_lag(result.committed, ends)
+
+    def leader_of(offsets_partition: int) -> dict[str, Any] | None:
+        """The broker leading an offsets-log partition, as every document names a broker."""
+        leader = leaders.get(offsets_partition)
+        host_port = brokers.get(leader) if leader is not None else None
+        return {"id": leader, "host": host_port[0], "port": host_port[1]} if host_port else None
+
     for r in rows:
-        leader = leaders.get(r["offsets_partition"])
-        host_port = brokers.get(leader) if leader is not None else None
         r["lag"] = lag.get(r["group"])
-        r["coordinator"] = f"{host_port[0]}:{host_port[1]} ({leader})" if host_port else None
+        r["offsets_partition_leader"] = leader_of(r["offsets_partition"])
     for c in coordinators:
-        leader = leaders.get(c["offsets_partition"])
-        host_port = brokers.get(leader) if leader is not None else None
-        c["leader"] = f"{host_port[0]}:{host_port[1]} ({leader})" if host_port else None
+        c["offsets_partition_leader"] = leader_of(c["offsets_partition"])
     why = lag_unknown(result.committed, ends, unknown)
     for group, reason in _statuses(rows, result, req, ends).items():
         why.setdefault(group, reason)  # a group whose lag is unknown is named for that already
@@ -357,8 +360,11 @@ def _write_tables(spark, out: str, result, rows, coordinators, broker_rows) -> N
     try:
         result.commits_df.write.mode("overwrite").parquet(f"{base}/commits")
         result.events_df.orderBy("timestamp", "partition", "offset").write.mode("overwrite").parquet(f"{base}/group_events")
+        from pyspark.sql import Row
+
         for name, data in (("groups", rows), ("coordinators", coordinators), ("brokers", broker_rows)):
-            if data:
+            if data:  # a broker ({id, host, port}) is a struct column, as in the JSON document
+                data = [{k: Row(**v) if isinstance(v, dict) else v for k, v in r.items()} for r in data]
                 spark.createDataFrame(data, samplingRatio=None).coalesce(1).write.mode("overwrite").parquet(f"{base}/{name}")
     except Exception as e:
         raise UsageError(f"cannot write --out {out}: {spark_failure(e)}") from None

@@ -89,7 +89,8 @@ def test_list_includes_g1(seed_group, tansu):
     doc = json.loads(r.stdout)
     validate("list", doc)
     rows = {g["group"]: g for g in doc["groups"]}
-    assert rows["G1"]["coordinator"] == 111
+    host, port = tansu.rsplit(":", 1)
+    assert rows["G1"]["coordinator"] == {"id": 111, "host": host, "port": int(port)}
 
 
 def test_snapshot_round_trips_offsets(seed_group, tansu, tmp_path):

@@ -77,12 +77,17 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     assert doc["summary"]["master"] == standalone
     assert _strip_live(doc["groups"]) == _strip_live(groups)
     assert {g["group"]: g["lag"] for g in doc["groups"]} == {g["group"]: g["lag"] for g in groups}
-    assert {g["coordinator"] for g in doc["groups"]} == {f"{tansu} (111)"}
+    host, port = tansu.rsplit(":", 1)
+    assert all(g["offsets_partition_leader"] == {"id": 111, "host": host, "port": int(port)} for g in doc["groups"])
     assert _strip_live(doc["coordinators"]) == coordinators
     assert [b["id"] for b in doc["brokers"]] == [111]
     assert doc["summary"]["undecodable"] == extra["undecodable"] == 2
     assert pq.read_table(out / "groups").num_rows == len(groups)
     assert pq.read_table(out / "coordinators").num_rows == len(coordinators)
+    # a broker is a struct column (id, host, port) in the tables, as it is an object in the document
+    written = {r["group"]: r["offsets_partition_leader"] for r in pq.read_table(out / "groups").to_pylist()}
+    assert written == {g["group"]: g["offsets_partition_leader"] for g in doc["groups"]}
+    assert {r["offsets_partition_leader"]["id"] for r in pq.read_table(out / "coordinators").to_pylist()} == {111}
     assert pq.read_table(out / "brokers").num_rows == 1
     assert pq.read_table(out / "commits").num_rows == extra["offset_records"]
     assert pq.read_table(out / "group_events").num_rows == extra["events"]

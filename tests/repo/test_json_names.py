@@ -1,6 +1,7 @@
-"""One name per concept across the -o json documents: a name that is a list in one schema is never
-a number in another (a count is named ..._count: member_count, group_count, partition_count,
-rebalance_count), and ``type`` is always the group's type. The schemas are the documents' shapes
+"""One name per concept across the -o json documents: a name that is a list, a number or a flag in
+one schema is none of the others in another (a count is named ..._count: member_count, group_count,
+partition_count, rebalance_count, stale_count), a broker is the object {id, host, port} wherever it
+is named (coordinator, offsets_partition_leader), and ``type`` is always the group's type. The schemas are the documents' shapes
 (tests/cli/test_json_schemas.py validates kgroup's real output against them)."""
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ KEPT = {
 
 def _kinds(types) -> set[str]:
     types = set(types if isinstance(types, list) else [types])
-    return {"list" if t == "array" else "number" for t in types if t in ("array", "integer", "number")}
+    named = {"array": "list", "integer": "number", "number": "number", "boolean": "flag"}
+    return {named[t] for t in types if t in named}
 
 
 def _properties(node, path: str, out: list[tuple[str, str, dict]]) -> None:
@@ -52,7 +54,7 @@ def _all() -> list[tuple[str, str, str, dict]]:
     return found
 
 
-def test_no_name_is_a_list_in_one_document_and_a_number_in_another():
+def test_no_name_is_a_list_a_number_or_a_flag_in_two_documents():
     kinds: dict[str, dict[str, set[tuple[str, str]]]] = {}
     for schema, name, path, sub in _all():
         if (schema, path) in KEPT:
@@ -85,3 +87,19 @@ def test_type_is_the_groups_type_and_a_broker_is_named_by_id():
             assert (values <= allowed if values else sub.get("type") == ["string", "null"]), (schema, path, sub)
         if name == "broker":
             raise AssertionError(f"{schema}: {path}: a broker's id is named id")
+
+
+BROKER = {"type": "object", "additionalProperties": False, "required": ["id", "host", "port"],
+          "properties": {"id": {"type": "integer"}, "host": {"type": "string"}, "port": {"type": "integer"}}}
+
+
+def test_a_broker_is_an_object_with_id_host_and_port_in_every_document():
+    """A snapshot file names a broker by id only (its brokers are listed in cluster.brokers)."""
+    seen = set()
+    for schema, name, path, sub in _all():
+        if name in ("coordinator", "offsets_partition_leader") and schema != "snapshot":
+            assert sub.get("oneOf") == [BROKER, {"type": "null"}], (schema, path, sub)
+            seen.add((schema, path))
+    assert seen == {("describe", "groups/coordinator"), ("find-coordinator", "groups/coordinator"),
+                    ("find-coordinator", "groups/offsets_partition_leader"), ("list", "groups/coordinator"),
+                    ("scan", "groups/offsets_partition_leader"), ("scan", "coordinators/offsets_partition_leader")}
