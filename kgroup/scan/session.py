@@ -174,12 +174,18 @@ def java_cause(lines: list[str]) -> str | None:
 
 
 JVM_NOT_CREATED = "Error: Could not create the Java Virtual Machine."
+VM_INIT_FAILED = "Error occurred during initialization of VM"
 
 
 def jvm_not_created(lines: list[str]) -> str | None:
     """Why the JVM itself could not be created (a JVM option it refuses, say): the line the java
-    launcher printed before saying so, without its ``Error:``."""
+    launcher printed before saying so, without its ``Error:``; or, where the VM refused to start
+    after the launcher took its options (two garbage collectors, too small a heap), the line the
+    VM printed after ``Error occurred during initialization of VM``."""
     texts = [line.strip() for line in lines]
+    if VM_INIT_FAILED in texts:
+        after = [t for t in texts[texts.index(VM_INIT_FAILED) + 1:] if t]
+        return after[0] if after else VM_INIT_FAILED
     if JVM_NOT_CREATED not in texts:
         return None
     before = [t for t in texts[:texts.index(JVM_NOT_CREATED)] if t]

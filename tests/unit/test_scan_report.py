@@ -118,6 +118,15 @@ def test_java_cause_is_the_first_exception_unwrapped_to_its_root():
                        "java.lang.IllegalStateException: a second, unrelated one"]) == "Mkdirs failed to create /x/y"
     assert java_cause(["Caused by: java.net.ConnectException"]) == "ConnectException"
     assert java_cause(["nothing", "at all"]) is None
+    # the JVM not created: what java printed, as `java -XX:MaxHeapSize=abc -version` and
+    # `java -XX:+UseG1GC -XX:+UseSerialGC -version` (JDK 17) print it
+    assert java_cause(["Invalid maximum heap size: -XX:MaxHeapSize=abc",
+                       "Error: Could not create the Java Virtual Machine.",
+                       "Error: A fatal exception has occurred. Program will exit."]) == \
+        "Invalid maximum heap size: -XX:MaxHeapSize=abc"
+    assert java_cause(["Error occurred during initialization of VM", "Multiple garbage collectors selected"]) == \
+        "Multiple garbage collectors selected"
+    assert java_cause(["Error occurred during initialization of VM"]) == "Error occurred during initialization of VM"
 
 
 def test_spark_errors_keep_the_executors_kgroup_error_and_its_exit_code():
