@@ -35,9 +35,10 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
     if fmt == OutputFormat.csv:
         emit(fmt, doc, [Table(
             ["TIME", "TYPE", "GENERATION", "PROTOCOL", "LEADER", "MEMBERS", "JOINED", "LEFT", "MOVED",
-             "SINCE-PREVIOUS-MS", "COMMITS"],
+             "SINCE-PREVIOUS-MS", "COMMITS", "OFFSETS-DELETED"],
             [[format_ms(r.timestamp), r.type, r.generation, r.protocol, r.leader, len(r.members),
-              " ".join(r.joined), " ".join(r.left), len(r.moved), r.since_previous_ms, r.commits]
+              " ".join(r.joined), " ".join(r.left), len(r.moved), r.since_previous_ms, r.commits,
+              " ".join(f"{t}-{p}" for t, p, _ in r.offsets_deleted)]
              for r in events])])
         return
     tables = []

@@ -31,6 +31,21 @@ def test_history_cli_json(logfile):
     assert doc["rebalances"][1]["last_commits"] == {"Order": {"4": 160}}
 
 
+def test_history_csv_has_a_row_per_rebalance_with_the_offsets_deleted_after_it():
+    """examples/offsets-log-g1.jsonl: G1's three generations (c1 and c2; c3 joins; c2 leaves), the
+    tombstone of Order-0's committed offset (partition 0, offset 12) after generation 3, then the
+    group's tombstone."""
+    r = run_kgroup("history", "G1", "--input", str(ROOT / "examples" / "offsets-log-g1.jsonl"), "-o", "csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "time,type,generation,protocol,leader,members,joined,left,moved,since_previous_ms,commits,offsets_deleted",
+        "2025-11-22T02:53:20.000Z,classic,1,range,c1,2,c1 c2,,6,,6,",
+        "2025-11-22T02:54:20.000Z,classic,2,range,c1,3,c3,,3,60000,2,",
+        "2025-11-22T02:55:20.000Z,classic,3,range,c1,2,,c2,2,60000,1,Order-0",
+        "2025-11-22T02:56:20.000Z,deleted,,,,0,,,0,60000,0,",
+    ]
+
+
 def test_history_cli_table_says_who_left_not_why(logfile):
     r = run_kgroup("history", "G1", "--input", str(logfile), "--since", str(T + 2 * MIN))
     assert r.returncode == 0, r.stderr
