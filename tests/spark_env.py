@@ -89,8 +89,8 @@ def standalone(tmp_path_factory):
                 with urllib.request.urlopen(f"http://127.0.0.1:{web}/json", timeout=2) as r:
                     if any(w.get("state") == "ALIVE" for w in json.load(r).get("workers", [])):
                         break
-            except OSError:
-                pass
+            except (OSError, ValueError):  # not up yet; or up, but its /json not yet attached (an HTML page
+                pass                       # answers: seen once on a busy machine)
             if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
                 raise RuntimeError(f"standalone Spark did not come up: {(work / 'daemons.log').read_text()[-2000:]}")
             time.sleep(0.5)
