@@ -190,5 +190,10 @@ Snapshot = Annotated[Optional[Path], typer.Option(
 
 
 def broker_label(b) -> Optional[str]:
-    return None if b is None else f"{b.host}:{b.port} ({b.id})"
+    """HOST:PORT (ID) of a Broker, or of a document's broker object; None for none."""
+    from kgroup.group.broker import Broker
+
+    if b is None:
+        return None
+    return (Broker.from_json(b) if isinstance(b, dict) else b).label
 

@@ -7,7 +7,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples, group_states
+from kgroup.cli.common import (ConnectionOptions, Output, Snapshot, app, broker_label, connection_options, examples,
+                               group_states)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.output.render import OutputFormat, Table, duration, warn
 
@@ -124,8 +125,7 @@ def describe(
                 + ([None if m["target_assignment"] is None else compact(m["target_assignment"]), m["reconciling"]]
                    if kip848 else [])
                 for m in g["members"]]
-        c = g["coordinator"]
-        coordinator = f"{c['host']}:{c['port']} ({c['id']})" if c else "-"
+        coordinator = broker_label(g["coordinator"]) or "-"
         title = (f"GROUP {g['group']}  type={g['type'] or '-'}  state={g['state'] or '-'}  "
                  f"assignor={g['assignor'] or '-'}  coordinator={coordinator}  "
                  f"members={g['member_count']}")

@@ -7,7 +7,7 @@ from typing import Annotated, Any, List, Optional
 import typer
 
 from kgroup import __version__
-from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
+from kgroup.cli.common import ConnectionOptions, Output, app, broker_label, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import OutputFormat, Table, emit, info, printable, warn
@@ -196,10 +196,6 @@ def _ms(ms) -> str | None:
     return None if ms is None else format_ms(ms)
 
 
-def _broker(b: dict[str, Any] | None) -> str | None:
-    return f"{b['host']}:{b['port']} ({b['id']})" if b else None
-
-
 def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_groups: bool, live: bool) -> list[Table]:
     from kgroup.scan.report import top_coordinators, top_groups
 
@@ -216,7 +212,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
                r["rewinds"], r["deleted"], r["stale"], r["storm"]]
         if live:
             complete = r.get("status_complete")
-            row += [r.get("status"), None if complete is None else f"{complete:.1f}", r.get("lag"), _broker(r.get("offsets_partition_leader"))]
+            row += [r.get("status"), None if complete is None else f"{complete:.1f}", r.get("lag"), broker_label(r.get("offsets_partition_leader"))]
         group_rows.append(row)
     tables = [Table(headers, group_rows, title=None if all_groups else
                     f"GROUPS (top {len(shown)} of {len(rows)}: storms, stale, then by rebalances and commits)")]
@@ -226,7 +222,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     tables.append(Table(["OFFSETS PARTITION", "GROUPS", "RECORDS", "COMMITS", "COMMITS/S", "BYTES/S", "HOT"]
                         + (["LEADER"] if live else []),
                         [[c["offsets_partition"], c["group_count"], c["records"], c["commits"], c["commits_per_s"],
-                          c["bytes_per_s"], c["hot"]] + ([_broker(c.get("offsets_partition_leader"))] if live else []) for c in coord],
+                          c["bytes_per_s"], c["hot"]] + ([broker_label(c.get("offsets_partition_leader"))] if live else []) for c in coord],
                         title=f"COORDINATORS (offsets-log partitions, top {len(coord)} of {len(coordinators)} by commits)"))
     if live:
         tables.append(Table(["BROKER", "HOST", "PORT", "PARTITIONS", "GROUPS", "COMMITS", "COMMITS/S", "BYTES/S", "HOT"],

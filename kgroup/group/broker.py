@@ -18,5 +18,15 @@ class Broker(NamedTuple):
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
+    @property
+    def label(self) -> str:
+        """How tables and pages name a broker: HOST:PORT (ID)."""
+        return f"{self.host}:{self.port} ({self.id})"
+
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "host": self.host, "port": self.port}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Broker:
+        """The broker of a document's ``{"id", "host", "port"}``."""
+        return cls(doc["id"], doc["host"], doc["port"])

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgroup.group.assignment import compact
+from kgroup.group.broker import Broker
 from kgroup.output.render import duration
 from kgroup.report.html import Charts, chart_text, chart_time, embed_json, esc, facts, frame, table, when
 
@@ -177,7 +178,7 @@ def _now(doc: dict[str, Any]) -> str:
     d = now["describe"]
     c = d["coordinator"]
     out.append(facts([("state", d["state"]), ("type", d["type"]), ("assignor", d["assignor"]),
-                      ("coordinator", f"{c['host']}:{c['port']} ({c['id']})" if c else None),
+                      ("coordinator", Broker.from_json(c).label if c else None),
                       ("offsets-log partition", doc["offsets_partition"]), ("members", d["member_count"]),
                       ("from", now["source"])]))
     out.append(table(["MEMBER-ID", "GROUP-INSTANCE-ID", "CLIENT-ID", "HOST", "#PARTITIONS", "ASSIGNMENT"],

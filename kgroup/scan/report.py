@@ -22,13 +22,6 @@ HOT_FACTOR = 1.5
 TYPE_OF_KIND = {"group": "classic", "consumer": "consumer", "regex": "consumer", "share": "share",
                 "streams": "streams"}
 
-GROUP_KEYS = ("group", "type", "protocol", "offsets_partition", "generation", "member_count", "commits",
-              "commits_per_hour", "first_commit_ms", "last_commit_ms", "rebalance_count", "partition_count", "rewinds",
-              "deleted", "stale", "storm")
-LIVE_GROUP_KEYS = ("lag", "offsets_partition_leader")
-COORDINATOR_KEYS = ("offsets_partition", "group_count", "records", "commits", "commits_per_s", "bytes_per_s", "hot")
-BROKER_KEYS = ("id", "host", "port", "partition_count", "group_count", "commits", "commits_per_s", "bytes_per_s", "hot")
-
 
 @dataclass
 class Window:

@@ -313,9 +313,11 @@ def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str
 
     def leader_of(offsets_partition: int) -> dict[str, Any] | None:
         """The broker leading an offsets-log partition, as every document names a broker."""
+        from kgroup.group.broker import Broker
+
         leader = leaders.get(offsets_partition)
         host_port = brokers.get(leader) if leader is not None else None
-        return {"id": leader, "host": host_port[0], "port": host_port[1]} if host_port else None
+        return Broker(leader, *host_port).to_json() if leader is not None and host_port else None
 
     for r in rows:
         r["lag"] = lag.get(r["group"])
