@@ -1,13 +1,42 @@
 """kgroup: read-only diagnostics for Apache Kafka consumer groups."""
-# First of all, before any other import: when this package starts the kgroup program, Ctrl-C
+# First of all, before any other statement: when this package starts the kgroup program, Ctrl-C
 # ends it with the documented line and 130 (no KeyboardInterrupt traceback) from here on.
 # kgroup.cli.interrupt takes over once the command runs. Only builtin or already loaded
 # modules here: --help must stay fast.
+#
+# Python runs a signal's handler only between bytecodes that may do so (entering a frame, a
+# call, a loop's jump back). Up to the call that installs the first handler below, this module
+# does none of them: the imports find modules the interpreter loaded before running any Python
+# code, the rest builds a list, a function and compares strings; and a Ctrl-C that came before
+# that call is raised inside it (signal() runs what is pending first), where it is caught. That
+# handler only notes the signal; once the names kgroup's own handler needs exist, the note is
+# acted on (bottom).
 import _signal  # type: ignore[import-not-found]  # the builtin module `signal` wraps; no stub
 import _thread
 import os
 import sys
 TYPE_CHECKING = False  # (not typing's: no import here; type checkers take it as true)
+
+_deferred: "list[object]" = []  # the SIGINTs that came before kgroup's handler was in place
+
+
+def _defer(signum: object, frame: object) -> None:
+    _deferred.append(signum)
+
+
+# `python -m kgroup` imports the package while sys.argv[0] is "-m"; the console script is
+# .../kgroup. Other spellings (Windows) are recognised at the bottom, without this head start.
+_argv0 = sys.argv[0] if "argv" in sys.__dict__ and sys.argv else ""
+_early = _argv0 == "-m" or _argv0 == "kgroup" or _argv0[-7:] == "/kgroup"
+if _early:
+    try:
+        try:
+            _signal.signal(_signal.SIGINT, _defer)
+        except KeyboardInterrupt:  # one came first: signal() has the handler of then take it
+            _deferred.append(_signal.SIGINT)
+            _signal.signal(_signal.SIGINT, _defer)
+    except ValueError:  # not the main thread
+        _early = False
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,10 +101,12 @@ def _starts_the_program() -> bool:
     return name in ("kgroup", "kgroup.exe", "kgroup-script.py")
 
 
-if _starts_the_program():
+if _early or _starts_the_program():
     try:
         _signal.signal(_signal.SIGINT, _interrupted)
     except ValueError:  # not the main thread
         pass
+    if _deferred:  # a Ctrl-C while this module was starting
+        _interrupted()
 
 __version__ = "0.1.0"
