@@ -24,7 +24,7 @@ from kgroup.kafka.settings import ConnectionSettings
 _LOG_READ_CONF = {"enable.partition.eof": "true", "auto.offset.reset": "earliest",
                   "fetch.max.bytes": 64 * 1024 * 1024, "max.partition.fetch.bytes": 16 * 1024 * 1024,
                   "queued.max.messages.kbytes": 64 * 1024, "fetch.wait.max.ms": 100,
-                  "check.crcs": "false", "api.version.request": "true"}
+                  "check.crcs": "false"}
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ def _expected(sc, since, until, stale_after, storm, live_ends):
 
 @pytest.fixture(scope="module")
 def scenario():
-    return build_scenario()
+    return build_scenario(groups=1000)
 
 
 @pytest.fixture(scope="module")
@@ -175,10 +175,10 @@ def _strip_live(rows):  # the live columns (status: tests/integration/test_scan_
 
 def test_scenario_has_what_the_report_must_find(scenario):
     groups, coordinators, extra = expected(scenario)
-    assert len(groups) > 2000 and extra["undecodable"] == 2
+    assert len(groups) > 1000 and extra["undecodable"] == 2
     assert sum(g["storm"] for g in groups) == 1 and sum(g["rewinds"] for g in groups) == 2
     assert {g["group"]: g["rewinds"] for g in groups if g["rewinds"]} == {"rewinder": 1, "rewinder-after-delete": 1}
-    assert sum(g["stale"] for g in groups) >= 100 and sum(g["deleted"] for g in groups) >= 10
+    assert sum(g["stale"] for g in groups) >= 50 and sum(g["deleted"] for g in groups) >= 10
     assert {g["type"] for g in groups} == {"classic", "consumer", "share", "streams"}
 
 
@@ -200,29 +200,55 @@ def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenar
         assert rep.latest_commits[-1]["group"] == "storm-1" and rep.latest_commits[-1]["committed_offset"] == 600
 
 
-def test_staging_on_disk_cache_scratch_or_temp_gives_the_same_tables_and_leaves_nothing(spark, scenario, saved,
-                                                                                          tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def staged(spark, scenario, saved, tmp_path_factory):
+    """The saved Parquet scanned with --out three ways, the decoded records staged (pipeline.stage)
+    in a directory under the system's temporary directory (a local master's default), under
+    --scratch, and nowhere (no shared directory: Spark's disk cache); the stage directories each
+    scan used, and what was left in the temporary and scratch directories afterwards."""
     import tempfile
 
+    from kgroup.scan import pipeline
     from kgroup.scan.run import ScanRequest, _scan_report
 
-    groups, coordinators, _ = expected(scenario)
-    path = str(saved / "log.parquet")
-    temp = tmp_path / "temp"  # the system's temporary directory, for this test alone (others scan meanwhile)
+    root = tmp_path_factory.mktemp("staging")
+    temp, scratch = root / "temp", root / "scratch"  # the system's temporary directory, for these scans alone
     temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
-    before = {p.name for p in Path(tempfile.gettempdir()).glob("kgroup-scan-*")}
-    assert before == set()
-    scratch = tmp_path / "scratch"
     scratch.mkdir()
-    staged_temp = _scan(spark, input=path)                          # local master: a temporary directory
-    staged_scratch = _scan(spark, input=path, scratch=str(scratch))  # --scratch
-    cached = _scan_report(spark, ScanRequest(input=path, stale_after_ms=STALE_AFTER, storm=STORM, top=5),
-                          lambda *a: None, None)                    # no shared directory: Spark's disk cache
-    for rep in (staged_temp, staged_scratch, cached):
+    used: list[str | None] = []
+    stage = pipeline.stage
+    saved_tempdir, tempfile.tempdir = tempfile.tempdir, str(temp)
+    pipeline.stage = lambda decoded, stage_dir: used.append(stage_dir) or stage(decoded, stage_dir)
+    try:
+        path = str(saved / "log.parquet")
+        reports = {
+            "temp": _scan(spark, input=path, out=str(root / "out-temp")),
+            "scratch": _scan(spark, input=path, scratch=str(scratch), out=str(root / "out-scratch")),
+            "cache": _scan_report(spark, ScanRequest(input=path, stale_after_ms=STALE_AFTER, storm=STORM, top=5,
+                                                     out=str(root / "out-cache")), lambda *a: None, None),
+        }
+    finally:
+        tempfile.tempdir = saved_tempdir
+        pipeline.stage = stage
+    return {"reports": reports, "out": {k: root / f"out-{k}" for k in reports}, "used": used,
+            "temp": temp, "scratch": scratch, "left": sorted(p.name for p in (*temp.iterdir(), *scratch.iterdir()))}
+
+
+def test_staging_on_disk_cache_scratch_or_temp_gives_the_same_tables_and_leaves_nothing(staged, scenario):
+    import pyarrow.parquet as pq
+
+    groups, coordinators, _ = expected(scenario)
+    temp_dir, scratch_dir, cache = staged["used"]
+    for used, parent in ((temp_dir, staged["temp"]), (scratch_dir, staged["scratch"])):  # a directory of the scan's own
+        assert Path(used).name == "folded" and Path(used).parent.parent == parent
+        assert Path(used).parent.name.startswith("kgroup-scan-")
+    assert cache is None
+    for rep in staged["reports"].values():
         assert rep.groups == groups and rep.coordinators == coordinators
-    assert list(scratch.iterdir()) == []
-    assert {p.name for p in Path(tempfile.gettempdir()).glob("kgroup-scan-*")} == before
+    assert staged["left"] == []  # each scan deleted its stage directory
+    tables = {k: {t: pq.read_table(out / t).to_pylist() for t in ("commits", "group_events", "groups")}
+              for k, out in staged["out"].items()}
+    assert tables["scratch"] == tables["temp"] and tables["cache"] == tables["temp"]
 
 
 def test_live_scan_matches_input_and_adds_lag_and_coordinators(spark, scenario, saved, live, tmp_path):
@@ -256,8 +282,9 @@ def test_window_since_until(spark, scenario, saved):
     assert rep.summary["records"] == extra["records"] < len(scenario.records)
 
 
-def test_csv_and_table_rendering(spark, scenario, saved):
+def test_csv_and_table_rendering(staged, scenario):
     """CSV holds every group row (the table output only the top ones), with the JSON keys' values."""
+    import copy
     import csv
     import io
 
@@ -265,7 +292,7 @@ def test_csv_and_table_rendering(spark, scenario, saved):
     from kgroup.output.render import OutputFormat, emit
 
     groups, _, _ = expected(scenario)
-    rep = _scan(spark, input=str(saved / "log.parquet"))
+    rep = copy.deepcopy(staged["reports"]["temp"])  # the saved Parquet, scanned (--out does not change the report)
     buf = io.StringIO()
     emit(OutputFormat.csv, {}, _tables(rep.groups, rep.coordinators, [], [], [], rep.summary, 5, all_groups=True,
                                        live=False), buf)
@@ -313,13 +340,12 @@ def test_a_dataset_out_of_log_order_is_folded_again_in_order(spark, scenario, tm
     assert rep.groups == groups and rep.coordinators == coordinators
 
 
-def test_out_writes_every_offset_record_and_group_event(spark, scenario, saved, tmp_path):
+def test_out_writes_every_offset_record_and_group_event(staged, scenario):
     import pyarrow.parquet as pq
 
     groups, _, _ = expected(scenario)
-    out = tmp_path / "out"
-    rep = _scan(spark, input=str(saved / "log.parquet"), out=str(out))
-    assert rep.groups == groups
+    out = staged["out"]["temp"]  # the saved Parquet scanned with --out (staged in a temporary directory)
+    assert staged["reports"]["temp"].groups == groups
     offset_records, events = [], []
     for p, recs in scenario.by_partition().items():
         for o, r in enumerate(recs):
