@@ -6,14 +6,12 @@
 #
 # Python runs a signal's handler only between bytecodes that may do so (entering a frame, a
 # call, a loop's jump back). Up to the call that installs the first handler below, this module
-# does none of them: the imports find modules the interpreter loaded before running any Python
-# code, the rest builds a list, a function and compares strings; and a Ctrl-C that came before
-# that call is raised inside it (signal() runs what is pending first), where it is caught. That
-# handler only notes the signal; once the names kgroup's own handler needs exist, the note is
-# acted on (bottom).
+# does none of them: its imports find builtin modules the interpreter loaded before running any
+# Python code, the rest builds a list, a function and compares strings; and a Ctrl-C that came
+# before that call is raised inside it (signal() runs what is pending first), where it is
+# caught. That handler only notes the signal; once the names kgroup's own handler needs exist,
+# the note is acted on (bottom).
 import _signal  # type: ignore[import-not-found]  # the builtin module `signal` wraps; no stub
-import _thread
-import os
 import sys
 TYPE_CHECKING = False  # (not typing's: no import here; type checkers take it as true)
 
@@ -37,6 +35,9 @@ if _early:
             _signal.signal(_signal.SIGINT, _defer)
     except ValueError:  # not the main thread
         _early = False
+
+import _thread  # noqa: E402  (after the handler: under `python -S`, os is not loaded yet)
+import os  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable
