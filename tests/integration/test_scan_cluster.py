@@ -48,7 +48,7 @@ def test_scan_on_a_standalone_cluster(standalone, tansu, tmp_path):  # noqa: F81
     import pyarrow.parquet as pq
     from conftest import run_kgroup_process  # Spark: a process of its own
 
-    scenario = build_scenario(groups=600, partitions=6, seed=11)
+    scenario = build_scenario(groups=300, partitions=6, seed=11)
     topic = f"scan-cluster-{uuid.uuid4().hex[:8]}"
     write_to_broker(scenario, tansu, topic)
     groups, coordinators, extra = expected(scenario, live_ends=scenario.produced)
