@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from figures import measured_on, write_block  # noqa: E402
 from logbuilder import Log  # noqa: E402
 
-from kgroup.offsets_log.raw import RawRecord, write_jsonl  # noqa: E402
+from kgroup.offsets_log.raw import write_jsonl  # noqa: E402
 from kgroup.offsets_log.saved import read_jsonl  # noqa: E402
 from kgroup.kmsg import codec  # noqa: E402
 from kgroup.offsets_log.records import decode  # noqa: E402
@@ -66,8 +66,7 @@ def build(path: Path, records: int, group_fraction: float, seed: int = 1) -> dic
         for i in range(records):
             ts = T0 + i
             if every and i % every == every - 1:
-                g = pool[i % len(pool)]
-                batch.append(RawRecord(g.partition, i, ts, g.key, g.value))
+                batch.append(log.again(pool[i % len(pool)], ts))  # at the next offset of its partition
                 counts["groups"] += 1
             else:
                 group = f"group-{rnd.randrange(2000)}"

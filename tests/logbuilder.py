@@ -23,10 +23,17 @@ class Log:
             partition: int | None = None) -> RawRecord:
         p = offsets_partition_for(group, self.partitions) if partition is None else partition
         k, v = encode(type_id, key, version, value)
-        rec = RawRecord(p, self._next.get(p, 0), ts, k, v)
-        self._next[p] = rec.offset + 1
-        self.records.append(rec)
-        return rec
+        return self._place(RawRecord(p, 0, ts, k, v))
+
+    def again(self, rec: RawRecord, ts: int) -> RawRecord:
+        """The same key and value written again: at the next offset of its partition, at ``ts``."""
+        return self._place(RawRecord(rec.partition, 0, ts, rec.key, rec.value))
+
+    def _place(self, rec: RawRecord) -> RawRecord:
+        placed = RawRecord(rec.partition, self._next.get(rec.partition, 0), rec.timestamp, rec.key, rec.value)
+        self._next[rec.partition] = placed.offset + 1
+        self.records.append(placed)
+        return placed
 
     def commit(self, group: str, topic: str, partition: int, offset: int, ts: int, version: int = 3,
                leader_epoch: int = -1, metadata: str = "") -> RawRecord:
