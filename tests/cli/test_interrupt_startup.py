@@ -163,6 +163,60 @@ def test_sigint_at_each_stage_of_kgroup_start_up():
     assert not wrong, "\n\n".join(wrong[:3])
 
 
+# Runs `python -m kgroup ARGV` (as runpy does it) under a tracer that sends SIGINT at the Nth line
+# of the package's own __init__ module body, and writes the lines it saw at a normal exit.
+_INIT_DRIVER = """
+import atexit, runpy, signal, sys
+target, out, init = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+sys.argv = ["kgroup", *sys.argv[4:]]
+seen = []
+
+def lines(frame, event, arg):
+    if event == "line":
+        seen.append(frame.f_lineno)
+        if len(seen) == target:
+            signal.raise_signal(signal.SIGINT)
+    return lines
+
+def calls(frame, event, arg):
+    return lines if frame.f_code.co_filename == init and frame.f_code.co_name == "<module>" else None
+
+atexit.register(lambda: open(out, "w").write(" ".join(map(str, seen))))
+sys.settrace(calls)
+runpy.run_module("kgroup", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_sigint_while_the_package_starts_is_noted_then_acted_on():
+    """Deterministic: an interrupt at each line of kgroup/__init__.py that runs after the first
+    handler is installed (the one that only notes the signal, before kgroup's own handler and
+    what it needs exist) ends the program with the line and 130."""
+    init = PACKAGE / "__init__.py"
+    source = init.read_text().splitlines()
+    install = next(n for n, line in enumerate(source, 1) if "_signal.signal(_signal.SIGINT, _defer)" in line)
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "lines"
+
+        def run(target: int) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-c", _INIT_DRIVER, str(target), str(listing), str(init), *COMMAND],
+                                  cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  timeout=60)
+
+        r = run(0)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
+        seen = [int(n) for n in listing.read_text().split()]
+        after = [i for i, line in enumerate(seen, 1) if line > install]
+        assert install in seen and len(after) > 10, (install, seen)
+        # the first lines after it (the rest of the head start, kgroup's own imports and names) and
+        # the last ones (the bottom block that installs kgroup's handler and acts on the note)
+        wrong = []
+        for target in sorted({*after[:8], *after[-4:]}):
+            r = run(target)
+            if (r.returncode, r.stderr) != (130, MESSAGE):
+                wrong.append(f"SIGINT at line {seen[target - 1]}: exit {r.returncode}, stderr:\n{r.stderr[-2000:]}")
+    assert not wrong, "\n\n".join(wrong[:3])
+
+
 def test_importing_kgroup_as_a_library_leaves_sigint_alone():
     """Only the program installs the handler: tests, Spark workers and other importers keep
     theirs (Python's KeyboardInterrupt, or SIG_IGN where the process was started with SIGINT

@@ -182,10 +182,10 @@ def test_scenario_has_what_the_report_must_find(scenario):
     assert {g["type"] for g in groups} == {"classic", "consumer", "share", "streams"}
 
 
-def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenario, saved, staged):
+def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenario, saved, out_scan):
     groups, coordinators, extra = expected(scenario)
-    # the Parquet: the scan the staging test made of it (with --out, which changes no report value)
-    for rep in (_scan(spark, input=str(saved / "log.jsonl")), staged["reports"]["temp"]):
+    # the Parquet: scanned once for this and the --out tests (--out changes no report value)
+    for rep in (_scan(spark, input=str(saved / "log.jsonl")), out_scan[0]):
         assert rep.groups == groups
         assert rep.coordinators == coordinators
         assert rep.brokers == []
@@ -201,17 +201,27 @@ def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenar
 
 
 @pytest.fixture(scope="module")
-def staged(spark, scenario, saved, tmp_path_factory):
-    """The saved Parquet scanned with --out three ways, the decoded records staged (pipeline.stage)
-    in a directory under the system's temporary directory (a local master's default), under
-    --scratch, and nowhere (no shared directory: Spark's disk cache); the stage directories each
-    scan used, and what was left in the temporary and scratch directories afterwards."""
+def out_scan(spark, saved, tmp_path_factory):
+    """The saved Parquet scanned with --out (decoded records staged under the temporary directory,
+    a local master's default): the report and the directory of the tables."""
+    out = tmp_path_factory.mktemp("out") / "tables"
+    return _scan(spark, input=str(saved / "log.parquet"), out=str(out)), out
+
+
+@pytest.fixture(scope="module")
+def staged(spark, tmp_path_factory):
+    """A smaller log scanned with --out three ways, the decoded records staged (pipeline.stage) in a
+    directory under the system's temporary directory (a local master's default), under --scratch,
+    and nowhere (no shared directory: Spark's disk cache); the stage directories each scan used,
+    and what was left in the temporary and scratch directories afterwards."""
     import tempfile
 
     from kgroup.scan import pipeline
     from kgroup.scan.run import ScanRequest, _scan_report
 
+    small = build_scenario(groups=150, partitions=4, seed=3)
     root = tmp_path_factory.mktemp("staging")
+    write_parquet(small, root / "log.parquet")
     temp, scratch = root / "temp", root / "scratch"  # the system's temporary directory, for these scans alone
     temp.mkdir()
     scratch.mkdir()
@@ -220,7 +230,7 @@ def staged(spark, scenario, saved, tmp_path_factory):
     saved_tempdir, tempfile.tempdir = tempfile.tempdir, str(temp)
     pipeline.stage = lambda decoded, stage_dir: used.append(stage_dir) or stage(decoded, stage_dir)
     try:
-        path = str(saved / "log.parquet")
+        path = str(root / "log.parquet")
         reports = {
             "temp": _scan(spark, input=path, out=str(root / "out-temp")),
             "scratch": _scan(spark, input=path, scratch=str(scratch), out=str(root / "out-scratch")),
@@ -230,14 +240,14 @@ def staged(spark, scenario, saved, tmp_path_factory):
     finally:
         tempfile.tempdir = saved_tempdir
         pipeline.stage = stage
-    return {"reports": reports, "out": {k: root / f"out-{k}" for k in reports}, "used": used,
+    return {"scenario": small, "reports": reports, "out": {k: root / f"out-{k}" for k in reports}, "used": used,
             "temp": temp, "scratch": scratch, "left": sorted(p.name for p in (*temp.iterdir(), *scratch.iterdir()))}
 
 
-def test_staging_on_disk_cache_scratch_or_temp_gives_the_same_tables_and_leaves_nothing(staged, scenario):
+def test_staging_on_disk_cache_scratch_or_temp_gives_the_same_tables_and_leaves_nothing(staged):
     import pyarrow.parquet as pq
 
-    groups, coordinators, _ = expected(scenario)
+    groups, coordinators, extra = expected(staged["scenario"])
     temp_dir, scratch_dir, cache = staged["used"]
     for used, parent in ((temp_dir, staged["temp"]), (scratch_dir, staged["scratch"])):  # a directory of the scan's own
         assert Path(used).name == "folded" and Path(used).parent.parent == parent
@@ -248,6 +258,7 @@ def test_staging_on_disk_cache_scratch_or_temp_gives_the_same_tables_and_leaves_
     assert staged["left"] == []  # each scan deleted its stage directory
     tables = {k: {t: pq.read_table(out / t).to_pylist() for t in ("commits", "group_events", "groups")}
               for k, out in staged["out"].items()}
+    assert len(tables["temp"]["commits"]) == extra["offset_records"] and len(tables["temp"]["group_events"]) == extra["events"]
     assert tables["scratch"] == tables["temp"] and tables["cache"] == tables["temp"]
 
 
@@ -282,7 +293,7 @@ def test_window_since_until(spark, scenario, saved):
     assert rep.summary["records"] == extra["records"] < len(scenario.records)
 
 
-def test_csv_and_table_rendering(staged, scenario):
+def test_csv_and_table_rendering(out_scan, scenario):
     """CSV holds every group row (the table output only the top ones), with the JSON keys' values."""
     import copy
     import csv
@@ -292,7 +303,7 @@ def test_csv_and_table_rendering(staged, scenario):
     from kgroup.output.render import OutputFormat, emit
 
     groups, _, _ = expected(scenario)
-    rep = copy.deepcopy(staged["reports"]["temp"])  # the saved Parquet, scanned (--out does not change the report)
+    rep = copy.deepcopy(out_scan[0])  # the saved Parquet, scanned (--out does not change the report)
     buf = io.StringIO()
     emit(OutputFormat.csv, {}, _tables(rep.groups, rep.coordinators, [], [], [], rep.summary, 5, all_groups=True,
                                        live=False), buf)
@@ -340,12 +351,12 @@ def test_a_dataset_out_of_log_order_is_folded_again_in_order(spark, scenario, tm
     assert rep.groups == groups and rep.coordinators == coordinators
 
 
-def test_out_writes_every_offset_record_and_group_event(staged, scenario):
+def test_out_writes_every_offset_record_and_group_event(out_scan, scenario):
     import pyarrow.parquet as pq
 
     groups, _, _ = expected(scenario)
-    out = staged["out"]["temp"]  # the saved Parquet scanned with --out (staged in a temporary directory)
-    assert staged["reports"]["temp"].groups == groups
+    rep, out = out_scan
+    assert rep.groups == groups
     offset_records, events = [], []
     for p, recs in scenario.by_partition().items():
         for o, r in enumerate(recs):
