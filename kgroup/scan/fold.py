@@ -28,7 +28,9 @@ The rows a task gives (``row`` says which; the other columns are null):
   partition needs (kgroup.lag.history.window_tail): ``tail_ms``/``tail_offsets`` from the
   task's first record of the key at ``first_partition``/``first_offset`` on, read up to
   ``--until`` but also before ``--since`` (the status window does not depend on it);
-  ``tail_cut`` when an offset deletion in the task ends what came before.
+  ``tail_cut`` when an offset deletion in the task ends what came before. Only with
+  ``keep_tails`` (a live scan: a saved log has no log ends, so no status, and the tails of a
+  big log cost more than the rest of the fold).
 
 No Spark here: plain Python over columns, unit-testable on its own.
 """
@@ -74,9 +76,9 @@ class TaskFold:
     """The partials of one task: feed it columns (``add``), then take the rows (``rows``)."""
 
     def __init__(self, since_ms: int | None = None, until_ms: int | None = None, latest: int = 0,
-                 keep_commits: bool = False):
+                 keep_commits: bool = False, keep_tails: bool = True):
         self.since_ms, self.until_ms = since_ms, until_ms
-        self.latest, self.keep_commits = latest, keep_commits
+        self.latest, self.keep_commits, self.keep_tails = latest, keep_commits, keep_tails
         self.read = 0
         self.open: dict[tuple[Any, ...], list[Any]] = {}     # (partition, group, topic, topic partition) -> current segment
         self.closed: list[tuple[tuple[Any, ...], list[Any]]] = []
@@ -102,13 +104,14 @@ class TaskFold:
         decode, generic = self.decode, self.generic
         since, until = self.since_ms, self.until_ms
         windowed = since is not None or until is not None
+        tails = self.keep_tails
         opened = self.open
         state_at: list[int] = []      # indexes of group-state records (decoded again as rows)
         commit_at: list[int] = []     # indexes of offset records (candidates for the newest)
         self.read += len(offsets)
         for i, (p, o, ts, k, v) in enumerate(zip(partitions, offsets, timestamps, keys, values)):
             if windowed and ((since is not None and ts < since) or (until is not None and ts > until)):
-                if since is not None and ts < since and (until is None or ts <= until) and k is not None \
+                if tails and since is not None and ts < since and (until is None or ts <= until) and k is not None \
                         and k[:2] in _OFFSET_KEY_TYPES:
                     self._before_since(p, o, k, v)
                 continue
@@ -126,7 +129,8 @@ class TaskFold:
             commit_at.append(i)
             group, topic, tp = key.values()  # OffsetCommitKey: group, topic, partition
             kk = (p, group, topic, tp)
-            self._tail(kk, o, value)
+            if tails:
+                self._tail(kk, o, value)
             seg = opened.get(kk)
             if seg is not None and o > seg[_LO]:
                 seg[_LO] = o
@@ -317,9 +321,9 @@ class TaskFold:
 
 def fold_columns(batches: Iterable[Sequence[list[Any]]], since_ms: int | None = None, until_ms: int | None = None,
                  latest: int = 0,
-                 keep_commits: bool = False) -> dict[str, list[Any]]:
+                 keep_commits: bool = False, keep_tails: bool = True) -> dict[str, list[Any]]:
     """The partial rows of one task over its batches of raw columns."""
-    fold = TaskFold(since_ms, until_ms, latest, keep_commits)
+    fold = TaskFold(since_ms, until_ms, latest, keep_commits, keep_tails)
     for columns in batches:
         fold.add(*columns)
     return fold.rows()
@@ -337,7 +341,7 @@ def to_batches(cols: dict[str, list[Any]], size: int = 100_000) -> Iterator[Any]
 
 
 def fold_batches(since_ms: int | None = None, until_ms: int | None = None, latest: int = 0,
-                 keep_commits: bool = False) -> Callable[[Iterable[Any]], Iterator[Any]]:
+                 keep_commits: bool = False, keep_tails: bool = True) -> Callable[[Iterable[Any]], Iterator[Any]]:
     """A mapInArrow body: the raw RecordBatches of one Spark task in, its partial rows out."""
     def run(batches: Iterable[Any]) -> Iterator[Any]:
         def columns() -> Iterator[list[list[Any]]]:
@@ -345,5 +349,5 @@ def fold_batches(since_ms: int | None = None, until_ms: int | None = None, lates
                 if batch.num_rows:
                     yield [batch.column(n).to_pylist() for n in ("partition", "offset", "timestamp", "key", "value")]
 
-        yield from to_batches(fold_columns(columns(), since_ms, until_ms, latest, keep_commits))
+        yield from to_batches(fold_columns(columns(), since_ms, until_ms, latest, keep_commits, keep_tails))
     return run

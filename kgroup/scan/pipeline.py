@@ -48,11 +48,12 @@ def stage(decoded, stage_dir: str | None):
     return decoded.sparkSession.read.parquet(stage_dir)
 
 
-def fold_frame(raw, since_ms: int | None, until_ms: int | None, latest: int, keep_commits: bool):
+def fold_frame(raw, since_ms: int | None, until_ms: int | None, latest: int, keep_commits: bool,
+               keep_tails: bool = True):
     """The partial rows (fold.PARTIAL_DDL) of raw records, one fold per Spark task."""
     from kgroup.scan.fold import PARTIAL_DDL, fold_batches
 
-    return raw.mapInArrow(fold_batches(since_ms, until_ms, latest, keep_commits), PARTIAL_DDL)
+    return raw.mapInArrow(fold_batches(since_ms, until_ms, latest, keep_commits, keep_tails), PARTIAL_DDL)
 
 
 def in_log_order(raw):

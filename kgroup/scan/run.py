@@ -191,7 +191,8 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
     live = req.input is None
     total = sum(r.count for r in req.ranges or ()) if live else None
     fold: dict[str, Any] = {"since_ms": req.since_ms, "until_ms": req.until_ms, "latest": req.top,
-                            "keep_commits": req.out is not None}
+                            "keep_commits": req.out is not None,
+                            "keep_tails": live}  # the statuses need the log ends: live only
     refold = None
     for path, option, new in ((req.out, "--out", False), (req.save, "--save", True)):
         if path is not None:

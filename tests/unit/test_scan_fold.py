@@ -173,3 +173,15 @@ def test_status_tails_span_tasks_in_log_order_and_start_again_after_a_deletion()
     parts = [fold_columns([columns(log[:3])], since_ms=1002), fold_columns([columns(log[3:4])], since_ms=1002)]
     merged = combine(merge_columns({k: parts[0][k] + parts[1][k] for k in parts[0]}))
     assert merged.tails["g"][("t", 0)] == [Commit(10_000 * o, 100 + o) for o in range(4)]
+
+
+def test_without_tails_the_fold_keeps_everything_but_the_status_tails():
+    """A saved log (no log ends, so no status): the tasks keep no tails, and nothing else changes."""
+    log = [(o, 1000 + o, commit("g", "t", o % 2, 100 + o, 10_000 * o)) for o in range(6)]
+    log += [(6, 1006, delete("g", "t", 0)), (7, 1007, generation("g", 1))]
+    with_tails = fold_columns([columns(log)], since_ms=1002)
+    without = fold_columns([columns(log)], since_ms=1002, keep_tails=False)
+    assert with_tails["row"].count("tail") == 2 and "tail" not in without["row"]
+    keep = [i for i, kind in enumerate(with_tails["row"]) if kind != "tail"]
+    assert {name: [col[i] for i in keep] for name, col in with_tails.items()} == without
+    assert combine(merge_columns(without)).tails == {}
