@@ -106,42 +106,45 @@ def test_sigint_at_any_moment_of_start_up(entry):
     assert outcomes.get(130), outcomes  # some interrupts did reach kgroup
 
 
-# Runs `python -m kgroup ARGV` under a tracer that sends SIGINT to the process at the Nth line
-# kgroup executes (counting from kgroup's first module after the package's own __init__, whose
-# first statement installs the handler), and writes the count of such lines at exit.
+# Runs `python -m kgroup ARGV` (as runpy does) under a tracer that sends SIGINT to the process at
+# the Nth line it traces, and writes the line numbers it traced at a normal exit. Traced: with
+# "init", the module body of the package's own __init__; with "after-init", every line kgroup
+# executes from its first module after that __init__ on.
 _DRIVER = """
 import atexit, runpy, signal, sys
-target, out = int(sys.argv[1]), sys.argv[2]
-package = sys.argv[3]
-sys.argv = ["kgroup", *sys.argv[4:]]
-count = 0
+target, out, package, scope = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+init = package + "__init__.py"
+sys.argv = ["kgroup", *sys.argv[5:]]
+seen = []
 started = False
 
 def lines(frame, event, arg):
-    global count
     if event == "line":
-        count += 1
-        if count == target:
+        seen.append(frame.f_lineno)
+        if len(seen) == target:
             signal.raise_signal(signal.SIGINT)
     return lines
 
 def calls(frame, event, arg):
     global started
     name = frame.f_code.co_filename
+    if scope == "init":
+        return lines if name == init and frame.f_code.co_name == "<module>" else None
     if not name.startswith(package):
         return None
-    started = started or name != package + "__init__.py"
+    started = started or name != init
     return lines if started else None
 
-atexit.register(lambda: open(out, "w").write(str(count)))
+atexit.register(lambda: open(out, "w").write(" ".join(map(str, seen))))
 sys.settrace(calls)
 runpy.run_module("kgroup", run_name="__main__", alter_sys=True)
 """
 
 
-def _traced(target: int, listing: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", _DRIVER, str(target), str(listing), f"{PACKAGE}{os.sep}", *COMMAND],
-                          cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+def _traced(target: int, listing: Path, scope: str = "after-init") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", _DRIVER, str(target), str(listing), f"{PACKAGE}{os.sep}", scope,
+                           *COMMAND], cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60)
 
 
 def test_sigint_at_each_stage_of_kgroup_start_up():
@@ -151,7 +154,7 @@ def test_sigint_at_each_stage_of_kgroup_start_up():
         listing = Path(tmp) / "count"
         r = _traced(0, listing)
         assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
-        total = int(listing.read_text())
+        total = len(listing.read_text().split())
         assert total > 100
         # up to 90 %: the last lines are the exit itself, where 0 and 130 race by design
         targets = sorted({*range(1, 16), *(int((0.9 * total) ** (k / 16)) for k in range(4, 17))})
@@ -163,46 +166,15 @@ def test_sigint_at_each_stage_of_kgroup_start_up():
     assert not wrong, "\n\n".join(wrong[:3])
 
 
-# Runs `python -m kgroup ARGV` (as runpy does it) under a tracer that sends SIGINT at the Nth line
-# of the package's own __init__ module body, and writes the lines it saw at a normal exit.
-_INIT_DRIVER = """
-import atexit, runpy, signal, sys
-target, out, init = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-sys.argv = ["kgroup", *sys.argv[4:]]
-seen = []
-
-def lines(frame, event, arg):
-    if event == "line":
-        seen.append(frame.f_lineno)
-        if len(seen) == target:
-            signal.raise_signal(signal.SIGINT)
-    return lines
-
-def calls(frame, event, arg):
-    return lines if frame.f_code.co_filename == init and frame.f_code.co_name == "<module>" else None
-
-atexit.register(lambda: open(out, "w").write(" ".join(map(str, seen))))
-sys.settrace(calls)
-runpy.run_module("kgroup", run_name="__main__", alter_sys=True)
-"""
-
-
 def test_sigint_while_the_package_starts_is_noted_then_acted_on():
     """Deterministic: an interrupt at each line of kgroup/__init__.py that runs after the first
     handler is installed (the one that only notes the signal, before kgroup's own handler and
     what it needs exist) ends the program with the line and 130."""
-    init = PACKAGE / "__init__.py"
-    source = init.read_text().splitlines()
+    source = (PACKAGE / "__init__.py").read_text().splitlines()
     install = next(n for n, line in enumerate(source, 1) if "_signal.signal(_signal.SIGINT, _defer)" in line)
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "lines"
-
-        def run(target: int) -> subprocess.CompletedProcess:
-            return subprocess.run([sys.executable, "-c", _INIT_DRIVER, str(target), str(listing), str(init), *COMMAND],
-                                  cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  timeout=60)
-
-        r = run(0)
+        r = _traced(0, listing, "init")
         assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
         seen = [int(n) for n in listing.read_text().split()]
         after = [i for i, line in enumerate(seen, 1) if line > install]
@@ -211,7 +183,7 @@ def test_sigint_while_the_package_starts_is_noted_then_acted_on():
         # the last ones (the bottom block that installs kgroup's handler and acts on the note)
         wrong = []
         for target in sorted({*after[:8], *after[-4:]}):
-            r = run(target)
+            r = _traced(target, listing, "init")
             if (r.returncode, r.stderr) != (130, MESSAGE):
                 wrong.append(f"SIGINT at line {seen[target - 1]}: exit {r.returncode}, stderr:\n{r.stderr[-2000:]}")
     assert not wrong, "\n\n".join(wrong[:3])
