@@ -17,7 +17,7 @@ never guessed.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from kgroup.lag import status as lag_status
@@ -137,13 +137,18 @@ def window_tail(commits: list[Commit]) -> list[Commit]:
     a run whatever came before (the run before it started no later than the commit before it),
     so the runs from it on depend on nothing earlier. For a reader that cannot keep a
     partition's every commit (``kgroup scan``); the first commit of all counts as such a start."""
+    return commits[tail_start([c.time_ms for c in commits]):]
+
+
+def tail_start(times: Sequence[int]) -> int:
+    """Where :func:`window_tail` of commits at ``times`` (in log order) starts: an index."""
     starts = 0
-    for i in range(len(commits) - 1, 0, -1):
-        if commits[i].time_ms - commits[i - 1].time_ms >= lag_status.MIN_DISTANCE_MS:
+    for i in range(len(times) - 1, 0, -1):
+        if times[i] - times[i - 1] >= lag_status.MIN_DISTANCE_MS:
             starts += 1
             if starts == lag_status.WINDOW:
-                return commits[i:]
-    return commits
+                return i
+    return 0
 
 
 def moments(commits: Mapping[TopicPartition, list[Commit]], since_ms: int, until_ms: int,

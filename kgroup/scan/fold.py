@@ -36,11 +36,13 @@ No Spark here: plain Python over columns, unit-testable on its own.
 """
 from __future__ import annotations
 
+import gc
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from kgroup.lag.history import Commit, window_tail
+from kgroup.lag.history import tail_start
 from kgroup.scan.decode import DECODED_FIELDS, arrow_schema, ddl, decode_columns
 
 ERROR_SAMPLE = 10
@@ -53,12 +55,28 @@ SEGMENT_FIELDS = (
     ("first_value", "int64"), ("last_value", "int64"), ("last_tombstone", "bool"), ("last_committed", "int64"),
     ("tail_cut", "bool"), ("tail_ms", "list<int64>"), ("tail_offsets", "list<int64>"),
 )
-TAIL_TRIM = 64  # a key's tail is trimmed to its window's commits when it grows past this
+TAIL_TRIM = 64  # a key's tail is first trimmed to its window's commits when it grows past this
 PARTIAL_FIELDS = SEGMENT_FIELDS + DECODED_FIELDS
 PARTIAL_DDL = ddl(PARTIAL_FIELDS)
 
 # a segment's state, a list for speed (its key holds the partition): indexes
 (_FO, _LO, _N, _C0, _C1, _RW, _V0, _V1, _TOMB, _LAST, _RECORDS, _BYTES, _T0, _T1) = range(14)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a fold or a merge (then as it was): they build
+    hundreds of thousands of small lists and dicts, none in a reference cycle (reference counting
+    frees them all), and each collection pass walks every one of them: with the collector on, the
+    status tails of a live scan tripled the time of its fold and merge (measured: 1,000,000
+    commits, fold 3.5 -> 1.5 s over the no-tails time, the driver's combine 2.9 -> 0.35 s)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _reason(decode: Callable[[bytes | None, bytes | None], object], k: bytes | None, v: bytes | None) -> str:
@@ -70,6 +88,18 @@ def _reason(decode: Callable[[bytes | None, bytes | None], object], k: bytes | N
     except DecodeError as e:
         return str(e)
     raise AssertionError("the compiled and generic decoders disagree on a record")
+
+
+def _trim(tail: list[Any]) -> None:
+    """A status tail ([first offset, cut, [commit ms], [offset], trim point]) that reached its
+    trim point, cut to its window; the trim point then doubles past what was kept: commits closer
+    than the window's spacing cannot be trimmed, and trimming such a tail at every commit made a
+    big scan quadratic."""
+    times = tail[2]
+    start = tail_start(times)
+    if start:
+        del times[:start], tail[3][:start]
+    tail[4] = max(TAIL_TRIM, 2 * len(times))
 
 
 class TaskFold:
@@ -85,7 +115,7 @@ class TaskFold:
         self.pg: dict[tuple[Any, ...], list[Any]] = {}       # (partition, group) -> [records, commits, bytes, first, last, bad]
         self.newest: list[tuple[Any, ...]] = []         # heap of (timestamp, partition, offset, key, value)
         self.errors: list[tuple[Any, ...]] = []         # heap of (-partition, -offset, ...) keeping the first ones
-        self.tails: dict[tuple[Any, ...], list[Any]] = {}    # key -> [first offset, cut, [commit ms], [offset]]
+        self.tails: dict[tuple[Any, ...], list[Any]] = {}    # key -> [first offset, cut, [commit ms], [offset], trim point]
         self.out: dict[str, list[Any]] = {name: [] for name, _ in PARTIAL_FIELDS}
         self.out_rows = 0
         from kgroup.offsets_log import records
@@ -175,16 +205,15 @@ class TaskFold:
     def _tail(self, kk: tuple[Any, ...], o: int, value: dict[str, Any] | None) -> None:
         """An offset record into its key's status tail (a tombstone cuts what came before)."""
         tail = self.tails.get(kk)
-        if tail is None:
-            tail = self.tails[kk] = [o, False, [], []]
         if value is None:
-            tail[1], tail[2], tail[3] = True, [], []
-            return
-        tail[2].append(value["commitTimestamp"])
-        tail[3].append(value["offset"])
-        if len(tail[2]) > TAIL_TRIM:
-            keep = window_tail([Commit(t, x) for t, x in zip(tail[2], tail[3])])
-            tail[2], tail[3] = [c.time_ms for c in keep], [c.offset for c in keep]
+            self.tails[kk] = [o if tail is None else tail[0], True, [], [], TAIL_TRIM]
+        elif tail is None:
+            self.tails[kk] = [o, False, [value["commitTimestamp"]], [value["offset"]], TAIL_TRIM]
+        else:
+            tail[2].append(value["commitTimestamp"])
+            tail[3].append(value["offset"])
+            if len(tail[2]) > tail[4]:
+                _trim(tail)
 
     def _before_since(self, p: int, o: int, k: bytes, v: bytes | None) -> None:
         """An offset record before --since: only its key's status tail takes it (an undecodable
@@ -306,7 +335,7 @@ class TaskFold:
                     col.append(x)
             self._pad("key", len(segments))
         if self.tails:
-            for (p, group, topic, tp), (first, cut, times, commits) in self.tails.items():
+            for (p, group, topic, tp), (first, cut, times, commits, _) in self.tails.items():
                 out["first_partition"].append(p)
                 out["first_offset"].append(first)
                 out["group"].append(group)
@@ -329,6 +358,15 @@ def fold_columns(batches: Iterable[Sequence[list[Any]]], since_ms: int | None = 
     return fold.rows()
 
 
+def fold_task(batches: Iterable[Sequence[list[Any]]], since_ms: int | None = None, until_ms: int | None = None,
+              latest: int = 0, keep_commits: bool = False, keep_tails: bool = True) -> Iterator[Any]:
+    """What one read task gives Spark: the partial rows of its batches of raw columns, as Arrow
+    RecordBatches, folded with the cyclic collector paused."""
+    with collector_paused():
+        rows = fold_columns(batches, since_ms, until_ms, latest, keep_commits, keep_tails)
+    yield from to_batches(rows)
+
+
 def to_batches(cols: dict[str, list[Any]], size: int = 100_000) -> Iterator[Any]:
     """Arrow RecordBatches of partial rows (several when there are many)."""
     import pyarrow as pa
@@ -349,5 +387,5 @@ def fold_batches(since_ms: int | None = None, until_ms: int | None = None, lates
                 if batch.num_rows:
                     yield [batch.column(n).to_pylist() for n in ("partition", "offset", "timestamp", "key", "value")]
 
-        yield from to_batches(fold_columns(columns(), since_ms, until_ms, latest, keep_commits, keep_tails))
+        yield from fold_task(columns(), since_ms, until_ms, latest, keep_commits, keep_tails)
     return run

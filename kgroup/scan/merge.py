@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgroup.lag.history import Commit, window_tail
+from kgroup.lag.history import Commit, tail_start
 from kgroup.scan.decode import DECODED_FIELDS, GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, Fields, arrow_schema, ddl
-from kgroup.scan.fold import ERROR_SAMPLE, PARTIAL_FIELDS
+from kgroup.scan.fold import ERROR_SAMPLE, PARTIAL_FIELDS, collector_paused
 from kgroup.scan.report import GroupFacts
 
 FACT_FIELDS = (
@@ -200,13 +200,15 @@ def _key_stats(cols: dict[str, list[Any]], at: list[int]) -> dict[str, Any]:
 def _tail(cols: dict[str, list[Any]], at: list[int]) -> list[Commit]:
     """A key's status tail from its tasks' tails, in log order (a cut drops what came before)."""
     fp, fo = cols["first_partition"], cols["first_offset"]
-    commits: list[Commit] = []
+    times: list[int] = []
+    offsets: list[int] = []
     for i in sorted(at, key=lambda j: (fp[j], fo[j])):
         if cols["tail_cut"][i]:
-            commits = []
-        commits.extend(Commit(t, o) for t, o in zip(cols["tail_ms"][i] or (), cols["tail_offsets"][i] or ()))
-        commits = window_tail(commits)
-    return commits
+            times, offsets = [], []
+        times.extend(cols["tail_ms"][i] or ())
+        offsets.extend(cols["tail_offsets"][i] or ())
+    start = tail_start(times)
+    return [Commit(t, o) for t, o in zip(times[start:], offsets[start:])]
 
 
 def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]) -> None:
@@ -248,10 +250,11 @@ def merge_batches(want_committed: bool, latest: int) -> Callable[[Iterable[Any]]
 
         names = [n for n, _ in PARTIAL_FIELDS]
         cols: dict[str, list[Any]] = {n: [] for n in names}
-        for batch in batches:
-            for n in names:
-                cols[n].extend(batch.column(n).to_pylist())
-        merged = merge_columns(cols, want_committed, latest)
+        with collector_paused():
+            for batch in batches:
+                for n in names:
+                    cols[n].extend(batch.column(n).to_pylist())
+            merged = merge_columns(cols, want_committed, latest)
         schema = arrow_schema(MERGED_FIELDS)
         yield pa.RecordBatch.from_arrays([pa.array(merged[f.name], f.type) for f in schema], schema=schema)
     return run

@@ -88,12 +88,14 @@ def run(parts, since_ms: int | None, until_ms: int | None, want_committed: bool 
 def _merge(parts, stage_dir, since_ms, until_ms, want_committed, progress, latest, keep_tables) -> ScanResult | None:
     from pyspark.sql import functions as F
 
+    from kgroup.scan.fold import collector_paused
     from kgroup.scan.merge import MERGED_DDL, combine, merge_batches
 
     staged = stage(parts, stage_dir) if keep_tables else parts
     n = int(staged.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     merged = staged.repartition(n, "group").mapInArrow(merge_batches(want_committed, latest), MERGED_DDL).toArrow()
-    m = combine({name: merged.column(name).to_pylist() for name in merged.column_names}, latest)
+    with collector_paused():
+        m = combine({name: merged.column(name).to_pylist() for name in merged.column_names}, latest)
     if m.overlaps:
         if keep_tables and stage_dir is None:
             staged.unpersist()

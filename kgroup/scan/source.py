@@ -91,10 +91,9 @@ class OffsetsLogReader(DataSourceReader):
         settings = ConnectionSettings.from_json(self.connection)
         rng = LogRange(partition.partition, partition.start, partition.end)
         if self.fold is not None:  # fold in the reading task: only partial rows leave it
-            from kgroup.scan.fold import fold_columns, to_batches
+            from kgroup.scan.fold import fold_task
 
-            yield from to_batches(fold_columns(read_log_range_columns(settings, self.topic, rng, self.max_batch),
-                                               **self.fold))
+            yield from fold_task(read_log_range_columns(settings, self.topic, rng, self.max_batch), **self.fold)
             return
         schema = arrow_schema()
         types = [f.type for f in schema]

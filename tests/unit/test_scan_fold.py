@@ -175,6 +175,22 @@ def test_status_tails_span_tasks_in_log_order_and_start_again_after_a_deletion()
     assert merged.tails["g"][("t", 0)] == [Commit(10_000 * o, 100 + o) for o in range(4)]
 
 
+def test_a_tail_of_commits_too_close_to_trim_is_kept_whole_up_to_its_window():
+    """Commits 100 ms apart start no run of their own, so no trim can drop them: the task keeps
+    them (its trim point grows) and the window starts where the hand count says."""
+    from kgroup.lag.history import Commit
+
+    # 20 commits 2 s apart, 500 commits 100 ms apart (the first 2 s after the 20th), 5 more 2 s apart
+    times = [2_000 * i for i in range(20)]
+    times += [times[-1] + 2_000 + 100 * i for i in range(500)]
+    times += [times[-1] + 2_000 * (i + 1) for i in range(5)]
+    log = [(o, 1000 + o, commit("g", "t", 0, o, t)) for o, t in enumerate(times)]
+    merged = combine(merge_columns(fold_columns([columns(log)])))
+    # runs that start whatever came before, from the end: the 5 sparse commits, the first dense
+    # one, then the 20th, 19th, 18th and 17th sparse ones: the tenth is commit 16
+    assert merged.tails["g"][("t", 0)] == [Commit(t, o) for o, t in enumerate(times)][16:]
+
+
 def test_without_tails_the_fold_keeps_everything_but_the_status_tails():
     """A saved log (no log ends, so no status): the tasks keep no tails, and nothing else changes."""
     log = [(o, 1000 + o, commit("g", "t", o % 2, 100 + o, 10_000 * o)) for o in range(6)]
@@ -185,3 +201,29 @@ def test_without_tails_the_fold_keeps_everything_but_the_status_tails():
     keep = [i for i, kind in enumerate(with_tails["row"]) if kind != "tail"]
     assert {name: [col[i] for i in keep] for name, col in with_tails.items()} == without
     assert combine(merge_columns(without)).tails == {}
+
+
+def test_a_read_task_folds_with_the_cyclic_collector_paused_then_restores_it(monkeypatch):
+    """The fold builds hundreds of thousands of small acyclic lists: collection passes over them
+    tripled a live scan's fold (docs/benchmarks.md). Paused while folding, as it was afterwards."""
+    import gc
+
+    import kgroup.scan.fold as fold
+
+    seen = []
+    real = fold.fold_columns
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fold, "fold_columns", spy)
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            batches = list(fold.fold_task([columns(LOG)]))
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+        assert sum(b.num_rows for b in batches) == len(real([columns(LOG)])["row"])
+    assert seen == [False, False]
