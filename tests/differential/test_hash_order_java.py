@@ -12,43 +12,8 @@ from kgroup.java.uuid import uuid_hash
 pytestmark = pytest.mark.java
 
 
-JAVA_ORDER_SOURCE = r"""
-import java.io.*;
-import java.util.*;
-public class OrderDriver {
-  record K(long msb, long lsb) {
-    @Override public int hashCode() { long x = msb ^ lsb; return (int) (x >> 32) ^ (int) x; }
-  }
-  public static void main(String[] a) throws Exception {
-    BufferedReader r = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
-    String line;
-    while ((line = r.readLine()) != null) {
-      String[] f = line.split(" ");
-      StringJoiner out = new StringJoiner(" ");
-      if (f[0].equals("S")) {            // new HashMap<>() + put, String keys
-        Map<String, Integer> m = new HashMap<>();
-        for (int i = 1; i < f.length; i++) m.put(f[i], i);
-        for (String k : m.keySet()) out.add(k);
-      } else if (f[0].equals("U")) {     // new HashSet<>(list) of Uuid-like keys
-        List<K> keys = new ArrayList<>();
-        for (int i = 1; i < f.length; i++) {
-          String[] x = f[i].split(":");
-          keys.add(new K(Long.parseLong(x[0]), Long.parseLong(x[1])));
-        }
-        for (K k : new HashSet<>(keys)) out.add(k.msb() + ":" + k.lsb());
-      } else {                           // new HashSet<>(list) of Integers
-        List<Integer> keys = new ArrayList<>();
-        for (int i = 1; i < f.length; i++) keys.add(Integer.parseInt(f[i]));
-        for (Integer k : new HashSet<>(keys)) out.add(k.toString());
-      }
-      System.out.println(out);
-    }
-  }
-}
-"""
-
-
-def test_hash_order_differential_against_java(tmp_path):
+def test_hash_order_differential_against_java():
+    javadriver.require_java("the JDK's HashMap order")
     rng = random.Random(848)
     lines, expected = [], []
     alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
@@ -74,5 +39,5 @@ def test_hash_order_differential_against_java(tmp_path):
             order = iteration_order(keys, lambda p: p, initial_capacity=hashset_copy_initial_capacity(len(keys)),
                                     compare_key=lambda p: p)
             expected.append(" ".join(map(str, order)))
-    out = javadriver.run_jdk_source("OrderDriver", JAVA_ORDER_SOURCE, "\n".join(lines) + "\n", tmp_path).splitlines()
+    out = javadriver.compile_and_run("OrderDriver", "\n".join(lines) + "\n").decode().splitlines()
     assert out == expected

@@ -16,7 +16,6 @@ from kgroup.java.hashmap import (
 from kgroup.java.strings import java_string_hash, java_string_key
 from kgroup.java.uuid import uuid_hash, uuid_key
 
-SOURCE = javadriver.JAVA_DIR / "HashMapDriver.java"
 OPEN_JAVA_UTIL = ("--add-opens", "java.base/java.util=ALL-UNNAMED")
 pytestmark = pytest.mark.java
 
@@ -24,8 +23,8 @@ pytestmark = pytest.mark.java
 # ------------------------------------------------------------------ against the JDK
 
 @pytest.fixture(scope="module")
-def java_classpath() -> str:
-    return javadriver.require_java("Java's HashMap", source=SOURCE)
+def java_drivers() -> None:
+    javadriver.require_java("Java's HashMap")
 
 
 def _colliding_strings(rng: random.Random, n: int) -> list[str]:
@@ -92,11 +91,11 @@ def _python(op: str, capacity: str, kind: str, keys: list, jdk: int) -> tuple[tu
     return (table.capacity, [first[k] for k in order]), tree
 
 
-def test_orders_and_table_sizes_match_the_jdk(java_classpath):
+def test_orders_and_table_sizes_match_the_jdk(java_drivers):
     rng = random.Random(2112)
     cases = [_case(rng, i) for i in range(900)]
     lines = [" ".join([op, capacity, kind] + [_encode(kind, k) for k in keys]) for op, capacity, kind, keys in cases]
-    out = javadriver.compile_and_run(SOURCE, "HashMapDriver", "\n".join(lines) + "\n",
+    out = javadriver.compile_and_run("HashMapDriver", "\n".join(lines) + "\n",
                                      jvm_args=OPEN_JAVA_UTIL).decode().splitlines()
     jdk = int(out[0].split(".")[-1]) if out[0].startswith("1.") else int(out[0])
     assert len(out) == len(cases) + 1
@@ -111,9 +110,9 @@ def test_orders_and_table_sizes_match_the_jdk(java_classpath):
     assert {(op, kind) for op in ("put", "cia", "copy") for kind in "SIU"} <= trees, trees
 
 
-def test_hashset_copy_sizes_match_the_jdk(java_classpath):
+def test_hashset_copy_sizes_match_the_jdk(java_drivers):
     lines = [" ".join(["copy", "-", "I"] + [str(i) for i in range(n)]) for n in range(0, 200)]
-    out = javadriver.compile_and_run(SOURCE, "HashMapDriver", "\n".join(lines) + "\n",
+    out = javadriver.compile_and_run("HashMapDriver", "\n".join(lines) + "\n",
                                      jvm_args=OPEN_JAVA_UTIL).decode().splitlines()
     jdk = int(out[0])
     assert len(out) == 1 + 200  # the JDK's version, then one line per size

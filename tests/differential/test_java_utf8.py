@@ -18,7 +18,6 @@ from kgroup.java.utf8 import java_utf8
 
 pytestmark = pytest.mark.java
 
-SOURCE = javadriver.JAVA_DIR / "Utf8Driver.java"
 EDGE = bytes.fromhex("80bfc0c1c2dfe0edeff0f4f5f7f8ff90a09f8f")
 # bytes that start or continue sequences, plus ASCII and the remaining lead ranges
 FILLER = bytes.fromhex("41007f") + bytes(range(0x80, 0x100, 7))
@@ -71,18 +70,18 @@ def corpus() -> list[bytes]:
 
 
 @pytest.fixture(scope="module")
-def java_classpath() -> str:
-    return javadriver.require_java("Java's UTF-8 decoder", source=SOURCE)
+def java_drivers() -> None:
+    javadriver.require_java("Java's UTF-8 decoder")
 
 
 def run_java(inputs: list[bytes]) -> list[str]:
-    out = javadriver.compile_and_run(SOURCE, "Utf8Driver", "".join(f":{b.hex()}\n" for b in inputs))
+    out = javadriver.compile_and_run("Utf8Driver", "".join(f":{b.hex()}\n" for b in inputs))
     lines = out.decode("ascii").splitlines()
     assert len(lines) == len(inputs)
     return [line[1:] for line in lines]
 
 
-def test_named_cases_match_java_and_hand_worked_values(java_classpath):
+def test_named_cases_match_java_and_hand_worked_values(java_drivers):
     inputs = [bytes.fromhex(h) for h, _ in NAMED]
     java = run_java(inputs)
     for (h, expected), j, raw in zip(NAMED, java, inputs):
@@ -93,7 +92,7 @@ def test_named_cases_match_java_and_hand_worked_values(java_classpath):
     assert java_utf8(bytes.fromhex("eda080")) == "\ufffd"
 
 
-def test_java_utf8_equals_java_on_adversarial_corpus(java_classpath):
+def test_java_utf8_equals_java_on_adversarial_corpus(java_drivers):
     inputs = corpus()
     assert len(inputs) >= 20_000
     java = run_java(inputs)

@@ -17,7 +17,6 @@ from kgroup.kmsg import messages
 
 pytestmark = pytest.mark.java
 
-SOURCE = javadriver.JAVA_DIR / "MessageDriver.java"
 # every request the wire client can send (messages.py defines no other)
 APIS = [v for v in vars(messages).values() if isinstance(v, messages.Api)]
 PER_MESSAGE = 200
@@ -25,7 +24,7 @@ PER_MESSAGE = 200
 
 @pytest.fixture(scope="module")
 def java_results():
-    javadriver.require_java("kafka-clients' message classes", jackson=True, source=SOURCE)
+    javadriver.require_java("kafka-clients' message classes")
     rng = random.Random(9)
     cases, lines = [], []
     for api in APIS:
@@ -38,7 +37,7 @@ def java_results():
                 cases.append((api, layout, data))
                 lines.append(f"{layout.name} {api.version} {unknown} "
                              f"{json.dumps(java_input(layout.fields, api.version, data))}")
-    out = javadriver.compile_and_run(SOURCE, "MessageDriver", "\n".join(lines) + "\n", jackson=True)
+    out = javadriver.compile_and_run("MessageDriver", "\n".join(lines) + "\n", jackson=True)
     results = out.decode("utf-8").split("\n")[:-1]
     assert len(results) == len(cases)
     return list(zip(cases, results))
