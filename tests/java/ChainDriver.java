@@ -2,9 +2,6 @@
 import java.io.*;
 import java.util.*;
 public class ChainDriver {
-  record K(long msb, long lsb) {
-    @Override public int hashCode() { long x = msb ^ lsb; return (int) (x >> 32) ^ (int) x; }
-  }
   // one line: name=msb:lsb ... in subscription-list order; prints the names in the order
   // new HashSet<>(ids inserted in new HashSet<>(names) order) iterates them
   public static void main(String[] a) throws Exception {
@@ -12,20 +9,20 @@ public class ChainDriver {
     String line;
     while ((line = r.readLine()) != null) {
       List<String> names = new ArrayList<>();
-      Map<String, K> ids = new HashMap<>();
-      Map<K, String> back = new HashMap<>();
+      Map<String, UuidKey> ids = new HashMap<>();
+      Map<UuidKey, String> back = new HashMap<>();
       for (String f : line.split(" ")) {
         String[] nv = f.split("=");
         String[] x = nv[1].split(":");
-        K k = new K(Long.parseLong(x[0]), Long.parseLong(x[1]));
+        UuidKey k = new UuidKey(Long.parseLong(x[0]), Long.parseLong(x[1]));
         names.add(nv[0]); ids.put(nv[0], k); back.put(k, nv[0]);
       }
       Set<String> nameSet = new HashSet<>(names);
-      List<K> inserted = new ArrayList<>();
+      List<UuidKey> inserted = new ArrayList<>();
       for (String n : nameSet) inserted.add(ids.get(n));
-      Set<K> idSet = new HashSet<>(inserted);  // sized like new HashSet<>(TopicIds): one per name
+      Set<UuidKey> idSet = new HashSet<>(inserted);  // sized like new HashSet<>(TopicIds): one per name
       StringJoiner out = new StringJoiner(" ");
-      for (K k : idSet) out.add(back.get(k));
+      for (UuidKey k : idSet) out.add(back.get(k));
       System.out.println(out);
     }
   }

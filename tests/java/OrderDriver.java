@@ -2,9 +2,6 @@
 import java.io.*;
 import java.util.*;
 public class OrderDriver {
-  record K(long msb, long lsb) {
-    @Override public int hashCode() { long x = msb ^ lsb; return (int) (x >> 32) ^ (int) x; }
-  }
   public static void main(String[] a) throws Exception {
     BufferedReader r = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
     String line;
@@ -16,12 +13,12 @@ public class OrderDriver {
         for (int i = 1; i < f.length; i++) m.put(f[i], i);
         for (String k : m.keySet()) out.add(k);
       } else if (f[0].equals("U")) {     // new HashSet<>(list) of Uuid-like keys
-        List<K> keys = new ArrayList<>();
+        List<UuidKey> keys = new ArrayList<>();
         for (int i = 1; i < f.length; i++) {
           String[] x = f[i].split(":");
-          keys.add(new K(Long.parseLong(x[0]), Long.parseLong(x[1])));
+          keys.add(new UuidKey(Long.parseLong(x[0]), Long.parseLong(x[1])));
         }
-        for (K k : new HashSet<>(keys)) out.add(k.msb() + ":" + k.lsb());
+        for (UuidKey k : new HashSet<>(keys)) out.add(k.msb() + ":" + k.lsb());
       } else {                           // new HashSet<>(list) of Integers
         List<Integer> keys = new ArrayList<>();
         for (int i = 1; i < f.length; i++) keys.add(Integer.parseInt(f[i]));
