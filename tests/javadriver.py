@@ -8,6 +8,7 @@ nothing else is downloaded.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -67,7 +68,10 @@ class JavaUnavailable(RuntimeError):
     """The JDK or the kafka-clients jar cannot be obtained."""
 
 
+@functools.cache
 def find_jar() -> Path:
+    """The kafka-clients jar (KGROUP_KAFKA_CLIENTS_JAR, or fetched by scripts/fetch_kafka_clients.py
+    in a process of its own: once per test process, every driver run asks for it)."""
     override = os.environ.get("KGROUP_KAFKA_CLIENTS_JAR")
     if override:
         path = Path(override)

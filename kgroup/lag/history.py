@@ -131,17 +131,13 @@ def _window_runs(commits: list[Commit]) -> list[tuple[int, Commit]]:
     return runs[-lag_status.WINDOW:]
 
 
-def window_tail(commits: list[Commit]) -> list[Commit]:
-    """The shortest end of ``commits`` that gives the same status window: from the WINDOW-th
-    last commit that comes MIN_DISTANCE_MS or more after the one before it. Such a commit starts
-    a run whatever came before (the run before it started no later than the commit before it),
-    so the runs from it on depend on nothing earlier. For a reader that cannot keep a
-    partition's every commit (``kgroup scan``); the first commit of all counts as such a start."""
-    return commits[tail_start([c.time_ms for c in commits]):]
-
-
 def tail_start(times: Sequence[int]) -> int:
-    """Where :func:`window_tail` of commits at ``times`` (in log order) starts: an index."""
+    """Where the shortest end of a partition's commits (at ``times``, in log order) that gives
+    the same status window starts: at the WINDOW-th last commit that comes MIN_DISTANCE_MS or
+    more after the one before it. Such a commit starts a run whatever came before (the run before
+    it started no later than the commit before it), so the runs from it on depend on nothing
+    earlier. For a reader that cannot keep a partition's every commit (``kgroup scan``); the first
+    commit of all counts as such a start."""
     starts = 0
     for i in range(len(times) - 1, 0, -1):
         if times[i] - times[i - 1] >= lag_status.MIN_DISTANCE_MS:

@@ -25,7 +25,7 @@ The rows a task gives (``row`` says which; the other columns are null):
   ``keep_commits``, for the ``commits`` table under ``--out``);
 - ``error``: the first ``ERROR_SAMPLE`` undecodable records of the task (position, type, why);
 - ``tail``: per (``group``, ``topic``, ``topic_partition``), the commits the status of that
-  partition needs (kgroup.lag.history.window_tail): ``tail_ms``/``tail_offsets`` from the
+  partition needs (kgroup.lag.history.tail_start): ``tail_ms``/``tail_offsets`` from the
   task's first record of the key at ``first_partition``/``first_offset`` on, read up to
   ``--until`` but also before ``--since`` (the status window does not depend on it);
   ``tail_cut`` when an offset deletion in the task ends what came before. Only with
