@@ -98,7 +98,8 @@ def package_zip() -> Path:
     import shutil
 
     root = Path(kgroup.__file__).resolve().parent
-    folder = tempfile.mkdtemp(prefix="kgroup-pyfiles-")
+    # in the folder removed with the JVM kgroup started, when it started one
+    folder = tempfile.mkdtemp(prefix="kgroup-pyfiles-", dir=_launched.get("folder"))
     atexit.register(shutil.rmtree, folder, True)
     target = Path(folder) / "kgroup.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
@@ -175,6 +176,7 @@ def java_cause(lines: list[str]) -> str | None:
 
 JVM_NOT_CREATED = "Error: Could not create the Java Virtual Machine."
 VM_INIT_FAILED = "Error occurred during initialization of VM"
+JVM_PICKED_UP = "Picked up "
 
 
 def jvm_not_created(lines: list[str]) -> str | None:
@@ -182,7 +184,9 @@ def jvm_not_created(lines: list[str]) -> str | None:
     launcher printed before saying so, without its ``Error:``; or, where the VM refused to start
     after the launcher took its options (two garbage collectors, too small a heap), the line the
     VM printed after ``Error occurred during initialization of VM``."""
-    texts = [line.strip() for line in lines]
+    # the JVM's note of the options it took from the environment (JAVA_TOOL_OPTIONS and the
+    # like) comes first and names no cause
+    texts = [line.strip() for line in lines if not line.startswith(JVM_PICKED_UP)]
     if VM_INIT_FAILED in texts:
         after = [t for t in texts[texts.index(VM_INIT_FAILED) + 1:] if t]
         return after[0] if after else VM_INIT_FAILED
@@ -207,6 +211,7 @@ def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbos
 
     if SparkContext._gateway is not None:  # this process already has a JVM (tests): use it
         return
+    settings = _with_temp_folder(settings)
     conf = SparkConf(loadDefaults=False).setMaster(master).setAppName(app_name)
     for key, value in settings.items():
         conf.set(key, value)
@@ -228,6 +233,8 @@ def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbos
         return proc
 
     setattr(java_gateway, "Popen", recorded)  # noqa: B010
+    system_temp = tempfile.tempdir
+    tempfile.tempdir = _launched["folder"]  # PySpark's port file, also when a Ctrl-C ends kgroup meanwhile
     try:
         gateway = launch_gateway(conf, popen_kwargs={"stdout": output.writer, "stderr": output.writer,
                                                      "start_new_session": True})
@@ -237,6 +244,7 @@ def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbos
         end_jvm()
         raise _start_failure(master, cause or _first_line(e)) from None
     finally:
+        tempfile.tempdir = system_temp
         setattr(java_gateway, "Popen", popen)  # noqa: B010
         output.close_writer()
     SparkContext._ensure_initialized(gateway=gateway)
@@ -246,6 +254,27 @@ def _start_failure(master: str, cause: str) -> Exception:
     if "Master must" in cause or "Could not parse Master URL" in cause or "master URL" in cause.lower():
         return UsageError(f"--master {master}: {cause}")
     return ClusterError(f"cannot start Spark on {master}: {cause}")
+
+
+def _with_temp_folder(settings: dict[str, str]) -> dict[str, str]:
+    """A temp folder of kgroup's own for what starting Spark writes, removed with the JVM (see
+    :func:`end_jvm`): PySpark's file for the JVM's port and, unless the user chose where they go
+    (``spark.local.dir`` or ``-Djava.io.tmpdir``), the driver JVM's temporary files (Spark's
+    scratch folders, its artifacts folder, the native libraries it unpacks). A JVM ended by a
+    signal runs none of the shutdown hooks that would remove them from the system's temp folder
+    (every scan left three folders there); where the user chose, the JVM is let end by itself."""
+    folder = tempfile.mkdtemp(prefix="kgroup-spark-")
+    _launched["folder"] = folder
+    import atexit
+    import shutil
+
+    atexit.register(shutil.rmtree, folder, True)  # also when the JVM ended by itself
+    options = settings.get("spark.driver.extraJavaOptions", "")
+    if "spark.local.dir" in settings or "-Djava.io.tmpdir=" in options:
+        _launched["graceful"] = True
+        return settings
+    # first, so that a user's own option (later on the command line) would win
+    return {**settings, "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={folder} {options}".rstrip()}
 
 
 # held while the JVM's process is being made: from fork to the moment it is known, a Ctrl-C could
@@ -267,16 +296,29 @@ def end_jvm(wait: float = 5.0) -> None:
     finally:
         if known:
             _launching.release()
-    if proc is None or proc.poll() is not None:
-        return
+    if proc is not None and proc.poll() is None:
+        # Spark's own shutdown (on SIGTERM) takes about half a second and is needed only where
+        # its files are not in kgroup's folder
+        graceful = _launched.get("graceful", False)
+        _signal_group(proc, signal.SIGTERM if graceful else signal.SIGKILL)
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            if graceful:
+                _signal_group(proc, signal.SIGKILL)
+    folder = _launched.pop("folder", None)
+    if folder is not None and (proc is None or proc.poll() is not None):
+        import shutil
+
+        shutil.rmtree(folder, True)
+
+
+def _signal_group(proc: subprocess.Popen, signum: int) -> None:
+    """The JVM and what it started in its session (the Python workers)."""
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, signum)
     except (OSError, AttributeError):
-        proc.kill()
-    try:
-        proc.wait(wait)
-    except subprocess.TimeoutExpired:
-        pass
+        proc.send_signal(signum)
 
 
 # the sessions kgroup made (by id), with how many of build_session's callers use each: a session

@@ -1,7 +1,7 @@
 """kgroup scan keeps Spark behind the curtain, run as a user runs it (a subprocess, where its JVM
 is what is checked): a clean scan, a bad --master, a broker killed during the scan and Ctrl-C at
 many moments give the answer or one line (``kgroup:`` lines only on stderr), the documented exit
-code, and no JVM left running once kgroup has exited. Saved logs out of order or repeated, and a
+code, and no JVM left running (nor a file of it left in a temp folder) once kgroup has exited. Saved logs out of order or repeated, and a
 group whose lag cannot be read: tests/integration/test_scan_in_process.py. The saved-log corpus that never reaches
 Spark is tests/cli/test_saved_logs.py."""
 from __future__ import annotations
@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -38,8 +39,19 @@ def _jvms(tag: str) -> list[str]:
     return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
 
 
-def _no_jvm_left(tag: str) -> None:
+def _temp_env(tmp: Path) -> dict:
+    """A temp folder of the run's own, for Python (TMPDIR) and for the JVM (JAVA_TOOL_OPTIONS,
+    which every JVM reads and a -Djava.io.tmpdir on its command line overrides): what Spark's
+    JVM would leave in the system's temp folder is left here, to be seen."""
+    (tmp / "temp").mkdir(exist_ok=True)
+    return {"TMPDIR": str(tmp / "temp"), "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={tmp / 'temp'}"}
+
+
+def _nothing_left(tag: str, tmp: Path) -> None:
     assert _jvms(tag) == [], "a JVM of the scan outlived kgroup"
+    # the quiet log configuration is kept on purpose (written once, read by every scan)
+    left = sorted(p.name for p in (tmp / "temp").iterdir() if not p.name.startswith("kgroup-log4j2-"))
+    assert left == [], "files of the scan left in the temp folder"
 
 
 def _only_kgroup_lines(stderr: str) -> list[str]:
@@ -48,9 +60,9 @@ def _only_kgroup_lines(stderr: str) -> list[str]:
     return lines
 
 
-def _scan(*args: str, tag_conf: str | None = None):
+def _scan(tmp: Path, *args: str, tag_conf: str | None = None):
     extra = ("--conf", tag_conf) if tag_conf else ()
-    return run_kgroup_process("scan", *args, *extra, env=spark_subprocess_env(), timeout=300)
+    return run_kgroup_process("scan", *args, *extra, env={**spark_subprocess_env(), **_temp_env(tmp)}, timeout=300)
 
 
 def _document(stdout: str) -> dict:
@@ -60,11 +72,16 @@ def _document(stdout: str) -> dict:
     return doc
 
 
-def test_a_clean_scan_answers_and_leaves_no_jvm():
+def test_a_clean_scan_answers_and_leaves_no_jvm(tmp_path):
+    """With Spark's scratch folder chosen by the user (the JVM is let end by itself, and Spark
+    removes what it made there); the scans of the other tests leave it to kgroup."""
     conf, tag = _marker()
-    clean = _scan("--input", str(EXAMPLE), "-o", "json", tag_conf=conf)
+    local = tmp_path / "local"
+    local.mkdir()
+    clean = _scan(tmp_path, "--input", str(EXAMPLE), "-o", "json", "--conf", f"spark.local.dir={local}", tag_conf=conf)
     assert clean.returncode == 0 and clean.stderr == "", clean.stderr
-    _no_jvm_left(tag)
+    _nothing_left(tag, tmp_path)
+    assert list(local.iterdir()) == []
     doc = _document(clean.stdout)
     assert doc["summary"]["master"] == "local[*]"
     # worked from the example by hand: G1's three generations, nine commits, deleted at the end
@@ -72,19 +89,20 @@ def test_a_clean_scan_answers_and_leaves_no_jvm():
     assert (g1["group"], g1["rebalance_count"], g1["commits"], g1["deleted"]) == ("G1", 3, 9, True)
 
 
-def test_a_bad_master_is_one_line_naming_the_cause():
+def test_a_bad_master_is_one_line_naming_the_cause(tmp_path):
     conf, tag = _marker()
-    res = _scan("--input", str(EXAMPLE), "--master", "bogus://x", tag_conf=conf)
+    res = _scan(tmp_path, "--input", str(EXAMPLE), "--master", "bogus://x", tag_conf=conf)
     assert res.returncode == 2
     assert res.stderr == ("kgroup: error: --master bogus://x: Master must either be yarn or start with spark, "
                           "k8s, or local\n")
     assert res.stdout == ""
-    _no_jvm_left(tag)
+    _nothing_left(tag, tmp_path)
 
 
-def _start_scan(args: list[str], conf: str) -> subprocess.Popen:
+def _start_scan(args: list[str], conf: str, tmp: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "KGROUP_BOOTSTRAP_SERVERS"}
     env.update(spark_subprocess_env())
+    env.update(_temp_env(tmp))
     return subprocess.Popen([sys.executable, "-m", "kgroup", "scan", *args, "--conf", conf], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
@@ -109,7 +127,7 @@ def test_ctrl_c_at_any_moment_is_one_line_130_and_no_jvm_left(tmp_path, after, d
     twice = tmp_path / "twice.jsonl"
     twice.write_text("\n".join(LINES + LINES) + "\n")  # warnings first, as a real run may say
     conf, tag = _marker()
-    proc = _start_scan(["--input", str(twice), "-o", "json"], conf)
+    proc = _start_scan(["--input", str(twice), "-o", "json"], conf, tmp_path)
     try:
         if after == "jvm":
             assert _wait_for_jvm(tag, proc), proc.communicate()
@@ -125,10 +143,10 @@ def test_ctrl_c_at_any_moment_is_one_line_130_and_no_jvm_left(tmp_path, after, d
     assert out == ""
     lines = _only_kgroup_lines(err)
     assert lines[-1] == "kgroup: interrupted" and all("warning" in line for line in lines[:-1]), err
-    _no_jvm_left(tag)
+    _nothing_left(tag, tmp_path)
 
 
-def test_a_broker_killed_during_the_scan_is_one_line_exit_3_and_no_jvm_left():
+def test_a_broker_killed_during_the_scan_is_one_line_exit_3_and_no_jvm_left(tmp_path):
     from brokers import start_tansu, stop_process
     from spark_env import build_scenario, write_to_broker
 
@@ -137,7 +155,7 @@ def test_a_broker_killed_during_the_scan_is_one_line_exit_3_and_no_jvm_left():
         topic = f"scan-fault-{uuid.uuid4().hex[:8]}"
         write_to_broker(build_scenario(groups=200, partitions=4), bootstrap, topic)
         conf, tag = _marker()
-        proc = _start_scan(["-b", bootstrap, "--offsets-topic", topic, "--timeout", "2", "-o", "json"], conf)
+        proc = _start_scan(["-b", bootstrap, "--offsets-topic", topic, "--timeout", "2", "-o", "json"], conf, tmp_path)
         try:
             assert _wait_for_jvm(tag, proc), proc.communicate()
             stop_process(broker)  # the plan is read; the executors have yet to read the log
@@ -149,16 +167,16 @@ def test_a_broker_killed_during_the_scan_is_one_line_exit_3_and_no_jvm_left():
         assert out == ""
         lines = _only_kgroup_lines(err)
         assert len(lines) == 1 and lines[0].startswith(f"kgroup: error: cannot reach the cluster at {bootstrap}"), err
-        _no_jvm_left(tag)
+        _nothing_left(tag, tmp_path)
     finally:
         stop_process(broker)
 
 
-def test_a_jvm_option_java_refuses_is_one_line_naming_it():
+def test_a_jvm_option_java_refuses_is_one_line_naming_it(tmp_path):
     """java's own line, not PySpark's "Java gateway process exited before sending its port number"
     (an unknown -XX option would be ignored: Spark starts its JVM with -XX:+IgnoreUnrecognizedVMOptions)."""
     conf, tag = _marker()
-    res = _scan("--input", str(EXAMPLE), "--conf", "spark.driver.extraJavaOptions=-XX:MaxHeapSize=abc", tag_conf=conf)
+    res = _scan(tmp_path, "--input", str(EXAMPLE), "--conf", "spark.driver.extraJavaOptions=-XX:MaxHeapSize=abc", tag_conf=conf)
     assert res.returncode == 3 and res.stdout == ""
     assert res.stderr == "kgroup: error: cannot start Spark on local[*]: Invalid maximum heap size: -XX:MaxHeapSize=abc\n"
-    _no_jvm_left(tag)
+    _nothing_left(tag, tmp_path)

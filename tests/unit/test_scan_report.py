@@ -127,6 +127,13 @@ def test_java_cause_is_the_first_exception_unwrapped_to_its_root():
     assert java_cause(["Error occurred during initialization of VM", "Multiple garbage collectors selected"]) == \
         "Multiple garbage collectors selected"
     assert java_cause(["Error occurred during initialization of VM"]) == "Error occurred during initialization of VM"
+    # with options from the environment, which the JVM names first (JDK 17)
+    assert java_cause(["Picked up JAVA_TOOL_OPTIONS: -Dx=y", "Picked up _JAVA_OPTIONS: -Dz=1",
+                       "Invalid maximum heap size: -XX:MaxHeapSize=abc",
+                       "Error: Could not create the Java Virtual Machine."]) == \
+        "Invalid maximum heap size: -XX:MaxHeapSize=abc"
+    assert java_cause(["Picked up JAVA_TOOL_OPTIONS: -Dx=y", "Error: Could not create the Java Virtual Machine."]) == \
+        "Could not create the Java Virtual Machine"
 
 
 def test_spark_errors_keep_the_executors_kgroup_error_and_its_exit_code():
