@@ -176,11 +176,10 @@ def test_missing_input_file():
     assert r.returncode == 2 and "cannot read --input /nonexistent/log.jsonl" in r.stderr
 
 
-def test_pure_python_and_compiled_print_the_same_log():
+def test_pure_python_and_compiled_print_the_same_log(tmp_path):
     # the whole command, with and without the walker (KGROUP_PURE_PYTHON=1), on the example log
     # and on a log of every record type with corrupted records among them
     import json
-    import tempfile
 
     from conftest import run_kgroup_process  # KGROUP_PURE_PYTHON is read at import: a process each
     from kgroup.offsets_log.raw import RawRecord, write_jsonl
@@ -194,10 +193,11 @@ def test_pure_python_and_compiled_print_the_same_log():
             raws.append(RawRecord(0, len(raws), 1_700_000_000_000 + len(raws), key, value))
             raws.append(RawRecord(0, len(raws), 1_700_000_000_000 + len(raws), key, value[:-1]))
         raws.append(RawRecord(1, len(raws), 1_700_000_000_000, key, None))
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+    every_type = tmp_path / "every-type.jsonl"
+    with every_type.open("w") as f:
         write_jsonl(raws, f)
     outputs = {}
-    for name, path in (("example", "examples/offsets-log-g1.jsonl"), ("every type", f.name)):
+    for name, path in (("example", "examples/offsets-log-g1.jsonl"), ("every type", str(every_type))):
         for pure in ("", "1"):
             r = run_kgroup_process("log", "--input", path, "-o", "json", env={"KGROUP_PURE_PYTHON": pure})
             outputs[name, pure] = (r.returncode, r.stdout, r.stderr)
