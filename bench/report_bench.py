@@ -92,7 +92,7 @@ def run_once(path: Path, out: Path) -> dict:
     commits = commits_from_log(entries, GROUP, until)
     times["read"] = time.perf_counter() - t
     asked = moments(commits, since, until)
-    ends = EndsAt({(tp[0], tp[1], m): end_at(m) for tp, ms in asked.items() for m in ms}, {},
+    ends = EndsAt({tp: {m: end_at(m) for m in ms} for tp, ms in asked.items()}, {},
                   {tp: end_at(until) for tp in commits})
     t = time.perf_counter()
     lag = document(evaluate(GROUP, commits, ends, since, until))

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from kgroup.lag.history import (Commit, EndsAt, Watch, commits_from_log, document, evaluate, moments, shown,
+from kgroup.lag.history import (Commit, EndsAt, Watch, by_partition, commits_from_log, document, evaluate, moments, shown,
                                 time_lag_positions)
 from kgroup.offsets_log.selection import Selection, select
 from logbuilder import Log
@@ -32,7 +32,7 @@ def ends_for(commits, since, until, until_is_now=False, now=None, unknown=()):
                 reasons[(t, p, m)] = "retention removed the records of that moment"
             else:
                 ends[(t, p, m)] = end(m)
-    return EndsAt(ends, reasons, now or {tp: end(until) for tp in commits})
+    return EndsAt(by_partition(ends), by_partition(reasons), now or {tp: end(until) for tp in commits})
 
 
 def by_tp(report):
@@ -72,7 +72,7 @@ def test_a_stopped_consumer_whose_log_end_stood_still_is_not_stop():
     commits = {("Order", 1): [Commit(1_000, 1), Commit(2_000, 2), Commit(3_000, 3)]}
     ends = ends_for(commits, 0, 60_000)
     # the log ended at 3 until 55 s, then 4 records came: the poll at 50 s saw it caught up
-    fixed = {k: (3 if k[2] <= 55_000 and k[2] > 3_000 else v) for k, v in ends.ends.items()}
+    fixed = {tp: {t: (3 if 3_000 < t <= 55_000 else v) for t, v in at.items()} for tp, at in ends.ends.items()}
     report = evaluate("G", commits, EndsAt(fixed, {}, {("Order", 1): 7}), 0, 60_000)
     assert by_tp(report)[("Order", 1)].status == "OK"
 
