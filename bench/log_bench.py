@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -149,6 +150,14 @@ def main() -> int:
     args = ap.parse_args()
     tmp = args.keep or Path(tempfile.mkdtemp(prefix="kgroup-log-bench-"))
     tmp.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run(args, tmp)
+    finally:  # also when a run fails or is interrupted
+        if args.keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace, tmp: Path) -> int:
     full, half = tmp / "log.jsonl", tmp / "half.jsonl"
     t = time.perf_counter()
     counts = build(full, args.records, args.group_fraction)
@@ -187,10 +196,6 @@ def main() -> int:
     print(table, flush=True)
     if args.readme:
         write_block("log-bench", table)
-    if args.keep is None:
-        for p in (full, half):
-            p.unlink()
-        tmp.rmdir()
     return 0
 
 

@@ -296,10 +296,10 @@ def end_jvm(wait: float = 5.0) -> None:
     finally:
         if known:
             _launching.release()
+    # Spark's own shutdown (on SIGTERM) takes about half a second and is needed only where its
+    # files are not in kgroup's folder
+    graceful = _launched.pop("graceful", False)
     if proc is not None and proc.poll() is None:
-        # Spark's own shutdown (on SIGTERM) takes about half a second and is needed only where
-        # its files are not in kgroup's folder
-        graceful = _launched.get("graceful", False)
         _signal_group(proc, signal.SIGTERM if graceful else signal.SIGKILL)
         try:
             proc.wait(wait)
