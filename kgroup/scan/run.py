@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -78,9 +79,9 @@ def check_output(path: str, option: str, new: bool) -> None:
     that exists. Paths on other file systems are checked by :func:`check_remote_output`."""
     import os
 
-    if "://" in path and not path.startswith("file://"):
+    local = local_path(path)
+    if local is None:
         return
-    local = path[len("file://"):] if path.startswith("file://") else path
     if new and os.path.lexists(local):
         raise UsageError(f"cannot write {option} {path}: it exists (a saved log is never overwritten)")
     if os.path.isfile(local):
@@ -92,6 +93,14 @@ def check_output(path: str, option: str, new: bool) -> None:
         raise UsageError(f"cannot write {option} {path}: {probe} is a file, not a directory")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise UsageError(f"cannot write {option} {path}: {probe} is not writable")
+
+
+def local_path(path: str) -> str | None:
+    """The local file system's path of an output path (plain or ``file://``); None for another
+    file system's (hdfs://, s3a://)."""
+    if "://" in path and not path.startswith("file://"):
+        return None
+    return path[len("file://"):] if path.startswith("file://") else path
 
 
 def check_remote_output(spark, path: str, option: str, new: bool) -> None:
@@ -168,6 +177,38 @@ def _delete(spark, path: str) -> None:
         pass
 
 
+@contextmanager
+def _kept_only_if_complete(spark, path: str):
+    """--save: a save that does not complete is removed, being no saved log (and in the way of
+    the next --save to that path, which never overwrites): after a failed job through Spark's
+    file system client; on Ctrl-C, which ends the JVM first, by kgroup where the path is local
+    (a save on another file system is left then). One that completed stays, whatever comes after."""
+    from kgroup import _on_interrupt
+
+    local = local_path(path)
+
+    def remove_incomplete() -> None:
+        import os
+        import shutil
+
+        if local is not None and not os.path.exists(os.path.join(local, "_SUCCESS")):
+            shutil.rmtree(local, True)
+
+    _on_interrupt.append(remove_incomplete)
+    try:
+        yield
+    except UsageError:  # the path came to exist meanwhile: not this run's
+        raise
+    except Exception:
+        if local is None:
+            _delete(spark, path)
+        else:  # also when the JVM went away
+            remove_incomplete()
+        raise
+    finally:
+        _on_interrupt.remove(remove_incomplete)
+
+
 def scan_report(spark, req: ScanRequest, progress=lambda stage, done, total: None) -> ScanReport:
     # the master the session runs on (a session the process already had keeps its own)
     req = replace(req, master=spark.sparkContext.master)
@@ -201,7 +242,7 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
         raw = input_frame(spark, req.source or req.input)
     elif req.save is not None:  # the live log, saved first, then folded from the save
         raw = live_frame(spark, req.settings, req.topic, req.ranges, req.split or DEFAULT_SPLIT)
-        with _watch(spark, total, progress):
+        with _watch(spark, total, progress), _kept_only_if_complete(spark, req.save):
             save_parquet(raw, req.save)
         raw = spark.read.parquet(req.save)
         total = None

@@ -177,11 +177,15 @@ def input_format(spark, path: str) -> str:
 
 
 def save_parquet(df, path: str) -> None:
-    """Write the raw records as a Parquet dataset (one file per task, in parallel)."""
+    """Write the raw records as a Parquet dataset (one file per task, in parallel). A path that
+    came to exist since it was checked is refused as the check refuses it; any other failure is
+    the job's (the read tasks' lost cluster, a full disk), for the caller to report."""
     try:
         df.write.mode("errorifexists").parquet(path)
     except Exception as e:
-        raise UsageError(f"cannot write --save {path}: {_short(e)}") from None
+        if "PATH_ALREADY_EXISTS" in str(e):
+            raise UsageError(f"cannot write --save {path}: it exists (a saved log is never overwritten)") from None
+        raise
 
 
 def _short(e: Exception) -> str:

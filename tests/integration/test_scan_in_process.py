@@ -89,3 +89,33 @@ def test_a_group_whose_lag_cannot_be_read_makes_the_scan_incomplete(spark):
     assert doc["summary"]["incomplete"] is True
     assert doc["summary"]["lag_unknown"] == [{"group": g, "reason": f"topic {gone} does not exist"} for g in unknown]
     assert {g["group"] for g in doc["groups"] if g["lag"] is None} >= set(unknown)
+
+
+def test_a_broker_gone_while_the_save_is_written_is_exit_3_and_leaves_no_save(spark, tmp_path, monkeypatch):
+    """--save: the read tasks lose the cluster while the save is written (the broker stopped once
+    the plan is read, as the write starts): the cluster's line and exit 3, as a scan without
+    --save says it, and no partial save left in the way of the next --save to the same path."""
+    from brokers import start_tansu, stop_process
+    from kgroup.scan import source
+    from spark_env import build_scenario, write_to_broker
+
+    broker, bootstrap = start_tansu()
+    save = tmp_path / "saved.parquet"
+    write = source.save_parquet
+
+    def broker_gone_first(df, path):
+        stop_process(broker)
+        write(df, path)
+
+    monkeypatch.setattr(source, "save_parquet", broker_gone_first)
+    try:
+        topic = f"scan-save-{uuid.uuid4().hex[:8]}"
+        write_to_broker(build_scenario(groups=40, partitions=2, seed=9), bootstrap, topic)
+        res = run_kgroup("scan", "-b", bootstrap, "--offsets-topic", topic, "--timeout", "2", "--save", str(save),
+                         "-o", "json")
+    finally:
+        stop_process(broker)
+    assert res.returncode == 3 and res.stdout == "", res.stderr
+    lines = _only_kgroup_lines(res.stderr)
+    assert len(lines) == 1 and lines[0].startswith(f"kgroup: error: cannot reach the cluster at {bootstrap}"), lines
+    assert not save.exists()

@@ -201,3 +201,39 @@ def test_a_jvm_that_cannot_be_created_is_named_by_the_launchers_line():
         "VM option 'BytecodeVerificationRemote' is diagnostic and must be enabled via -XX:+UnlockDiagnosticVMOptions.")
     assert java_cause(["Error: Could not create the Java Virtual Machine."]) == "Could not create the Java Virtual Machine"
     assert java_cause(["some log line", "Error: A fatal exception has occurred. Program will exit."]) is None
+
+
+def test_a_save_is_kept_only_once_complete(tmp_path):
+    """--save's partial dataset: removed on a Ctrl-C (kgroup's interrupt hook, the JVM already
+    ended) or a failed job, unless Spark committed it (_SUCCESS); a path that came to exist
+    meanwhile (UsageError) is not this run's and stays; the hook is gone once the save is."""
+    import pytest
+
+    pytest.importorskip("pyspark")
+    from kgroup import _on_interrupt
+    from kgroup.errors import UsageError
+    from kgroup.scan.run import _kept_only_if_complete
+
+    def partial(name: str, committed: bool = False):
+        path = tmp_path / name
+        path.mkdir()
+        (path / "part-00000.parquet").write_bytes(b"PAR1")
+        if committed:
+            (path / "_SUCCESS").write_bytes(b"")
+        return path
+
+    hooks = list(_on_interrupt)
+    for name, committed in (("interrupted", False), ("committed", True)):
+        path = partial(name, committed)
+        with _kept_only_if_complete(None, str(path)):
+            _on_interrupt[-1]()  # what kgroup's Ctrl-C handler runs
+        assert path.exists() is committed
+    failed = partial("failed")
+    with pytest.raises(RuntimeError), _kept_only_if_complete(None, f"file://{failed}"):
+        raise RuntimeError("the job failed")
+    assert not failed.exists()
+    theirs = partial("theirs")
+    with pytest.raises(UsageError), _kept_only_if_complete(None, str(theirs)):
+        raise UsageError("it exists")
+    assert theirs.exists()
+    assert _on_interrupt == hooks
