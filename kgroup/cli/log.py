@@ -3,7 +3,7 @@ import sys
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Iterator, List, Optional
+from typing import Annotated, Callable, Iterator, List, Optional
 
 import typer
 
@@ -37,9 +37,10 @@ Until = Annotated[Optional[str], typer.Option("--until", metavar="TIME", help="O
 
 
 def live_records(settings, topic: str, partitions: list[int] | None, follow: bool, progress,
-                 selection) -> Iterator:
+                 selection, caught_up: Callable[[], object] | None = None) -> Iterator:
     """Raw records of the live offsets log, partition by partition; with ``follow``, then
-    every new record until interrupted. Only the partitions wanted are probed and read."""
+    every new record until interrupted (``caught_up``, by default a flush of stdout, called each
+    time it has read all there is). Only the partitions wanted are probed and read."""
     from kgroup.kafka.logreader import offsets_log_leaders, offsets_log_ranges, read_log_range
 
     count = len(offsets_log_leaders(settings, topic)[0])
@@ -62,7 +63,7 @@ def live_records(settings, topic: str, partitions: list[int] | None, follow: boo
             progress("reading offsets log", done, total)
         position[r.partition] = r.end
     while follow:
-        sys.stdout.flush()
+        (caught_up or sys.stdout.flush)()
         time.sleep(1.0)
         for r in offsets_log_ranges(settings, topic, sorted(wanted)):
             if r.end > position[r.partition]:
@@ -80,20 +81,28 @@ def file_records(path: Path, progress) -> Iterator:
     return iter_saved(str(path), progress, warn)
 
 
-def _saving(records: Iterator, save: Optional[Path]) -> Iterator:
-    if save is None:
-        yield from records
-        return
-    from kgroup.offsets_log.raw import write_jsonl
+def _open_save(save: Path):
+    """--save's file: whole lines only, written as the records come, each time the reader has
+    caught up, and on Ctrl-C (kgroup.offsets_log.raw.JsonlSave), so that what was read before a
+    Ctrl-C (the way ``--follow`` ends) is a saved log ``--input`` reads."""
+    from kgroup import _on_interrupt
+    from kgroup.offsets_log.raw import JsonlSave
 
     try:
-        out = open(save, "w", encoding="utf-8")
+        out = JsonlSave(str(save))
     except OSError as e:
         raise UsageError(f"cannot write --save {save}: {e.strerror or e}") from None
-    with out:
+    _on_interrupt.append(lambda: out.flush(last=True))
+    return out
+
+
+def _saving(records: Iterator, out) -> Iterator:
+    try:
         for r in records:
-            write_jsonl((r,), out)
+            out.add(r)
             yield r
+    finally:
+        out.close()
 
 
 @app.command("log", short_help="Every offsets-log record, decoded as Kafka prints it.", epilog=examples(
@@ -150,7 +159,12 @@ def log(
                 raw = (r for r in raw if r.partition in wanted)
         else:
             settings = conn.settings()
-            raw = _saving(live_records(settings, offsets_topic, partition, follow, progress, selection), save)
+            if save is None:
+                raw = live_records(settings, offsets_topic, partition, follow, progress, selection)
+            else:
+                out = _open_save(save)
+                raw = _saving(live_records(settings, offsets_topic, partition, follow, progress, selection,
+                                           lambda: (sys.stdout.flush(), out.flush())), out)
         writer = log_output.writer(output.value, sys.stdout, printable)
         seen: set[str] = set()
         for entry in select(raw, selection, tally):

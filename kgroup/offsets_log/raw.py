@@ -31,10 +31,64 @@ class RawRecord:
                 "value": None if self.value is None else base64.b64encode(self.value).decode("ascii")}
 
 
+def jsonl_line(r: RawRecord) -> str:
+    """One record as its line of the file, newline included."""
+    return json.dumps(r.to_json(), separators=(",", ":")) + "\n"
+
+
 def write_jsonl(records: Iterable[RawRecord], stream: IO[str]) -> int:
     n = 0
     for r in records:
-        stream.write(json.dumps(r.to_json(), separators=(",", ":")))
-        stream.write("\n")
+        stream.write(jsonl_line(r))
         n += 1
     return n
+
+
+class JsonlSave:
+    """``log --save``: records appended to a new JSON Lines file in whole lines only, so that the
+    file is a saved log however the process ends (a Ctrl-C ends it at once, with no buffer
+    flushed): lines are kept and written ``every`` records at a time and on :meth:`flush`, each
+    write whole lines. :meth:`flush` may come from another thread (kgroup's Ctrl-C watcher) with
+    ``last=True``: it writes what is kept, waiting at most ``wait`` seconds for a write under way,
+    and keeps the file from any later write (the process is about to end)."""
+
+    def __init__(self, path: str, every: int = 1000):
+        import os
+        import threading
+
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        self._kept: list[str] = []
+        self._lock = threading.Lock()
+        self._every = every
+
+    def add(self, r: RawRecord) -> None:
+        line = jsonl_line(r)
+        with self._lock:
+            self._kept.append(line)
+            if len(self._kept) >= self._every:
+                self._write()
+
+    def flush(self, last: bool = False, wait: float = 2.0) -> None:
+        if not self._lock.acquire(timeout=wait if last else -1):
+            return
+        try:
+            self._write()
+        finally:
+            if not last:  # held to the end: no line begun after the last one written
+                self._lock.release()
+
+    def close(self) -> None:
+        import os
+
+        self.flush()
+        os.close(self._fd)
+
+    def _write(self) -> None:
+        import os
+
+        if not self._kept:
+            return
+        data = memoryview("".join(self._kept).encode("utf-8"))
+        self._kept.clear()
+        while data:
+            data = data[os.write(self._fd, data):]

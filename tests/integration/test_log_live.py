@@ -144,3 +144,40 @@ def test_follow_prints_new_records_until_interrupted(tansu, written):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_follow_with_save_ended_by_ctrl_c_leaves_every_record_read_as_a_saved_log(tansu, written, tmp_path):
+    """The way --follow ends is a Ctrl-C, which ends kgroup at once: the --save file still holds
+    every record read (written each time the reader has caught up), in whole lines: the lines a
+    --save without --follow writes (a process of its own: the signal)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    topic, _, _ = written
+    saved, shown, whole = tmp_path / "saved.jsonl", tmp_path / "shown.jsonl", tmp_path / "whole.jsonl"
+    r = run_kgroup("log", "-b", tansu, "--offsets-topic", topic, "--save", str(whole), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    records = whole.read_text().count("\n")
+    assert records >= 315  # the fixture's; a record more if the test that follows G1 ran first
+    env = {k: v for k, v in os.environ.items() if k != "KGROUP_BOOTSTRAP_SERVERS"}
+    with open(shown, "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "kgroup", "log", "-b", tansu, "--offsets-topic", topic,
+                                 "--follow", "--save", str(saved), "-o", "json"], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while shown.read_text().count("\n") < records and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.1)  # every record shown: the reader has caught up and follows
+            os.killpg(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 130 and err == "kgroup: interrupted\n", err
+    assert shown.read_text().count("\n") == records
+    assert saved.read_text() == whole.read_text()

@@ -113,3 +113,29 @@ def test_printable_escapes_control_and_bidi_characters():
     assert printable("EVIL\x1b[31m\x07") == "EVIL\\x1b[31m\\x07"
     assert printable("a\u202eb\u2028c\x9b") == "a\\u202eb\\u2028c\\x9b"
     assert printable("plain é 😀") == "plain é 😀"
+
+
+def test_a_json_lines_save_holds_whole_lines_only_and_nothing_after_its_last_flush(tmp_path):
+    import threading
+
+    from kgroup.offsets_log.raw import JsonlSave
+
+    path = tmp_path / "save.jsonl"
+    save = JsonlSave(str(path), every=3)
+    records = [RawRecord(0, i, 1_700_000_000_000 + i, b"k", None if i == 4 else b"v") for i in range(5)]
+    line = '{{"partition":0,"offset":{0},"timestamp":{1},"key":"aw==","value":{2}}}\n'
+    expected = [line.format(i, 1_700_000_000_000 + i, "null" if i == 4 else '"dg=="') for i in range(5)]
+    for r in records[:2]:
+        save.add(r)
+    assert path.read_text() == ""  # kept until `every` records or a flush
+    save.add(records[2])
+    assert path.read_text() == "".join(expected[:3])
+    save.add(records[3])
+    save.flush(last=True)  # the Ctrl-C watcher's: what is kept, and nothing after it
+    assert path.read_text() == "".join(expected[:4])
+    late = threading.Thread(target=save.add, args=(records[4],), daemon=True)
+    late.start()
+    late.join(0.3)
+    assert late.is_alive() and path.read_text() == "".join(expected[:4])
+    save._lock.release()  # the process would have ended; let the thread finish
+    late.join(5)
