@@ -310,10 +310,9 @@ def snapshot(
     if out is None:
         sys.stdout.write(text)
     else:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
+        from kgroup.output.files import write_whole
+
+        write_whole(out, text, str(out))
     _report_problems(problems)
 
 

@@ -89,10 +89,9 @@ def report(
     if out is not None:
         from kgroup.report.page import render
 
-        try:
-            out.write_text(render(doc), encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"cannot write --out {out}: {e.strerror or e}") from None
+        from kgroup.output.files import write_whole
+
+        write_whole(out, render(doc), f"--out {out}")
         info(f"wrote the report of {group} to {out} ({out.stat().st_size // 1024} KiB)")
     lag = doc["lag"]
     emit(output, doc, [Table(

@@ -183,10 +183,9 @@ def scan(
 def _write_html(path: Path, doc, tables, asked) -> None:
     from kgroup.report.fleet import render
 
-    try:
-        path.write_text(render(doc, tables, asked), encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"cannot write --html {path}: {e.strerror or e}") from None
+    from kgroup.output.files import write_whole
+
+    write_whole(path, render(doc, tables, asked), f"--html {path}")
     info(f"wrote the fleet page to {path} ({path.stat().st_size // 1024} KiB)")
 
 
