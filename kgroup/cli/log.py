@@ -97,12 +97,14 @@ def _open_save(save: Path):
 
 
 def _saving(records: Iterator, out) -> Iterator:
+    whole = False
     try:
         for r in records:
             out.add(r)
             yield r
+        whole = True
     finally:
-        out.close()
+        out.close(whole)
 
 
 @app.command("log", short_help="Every offsets-log record, decoded as Kafka prints it.", epilog=examples(

@@ -45,18 +45,23 @@ def write_jsonl(records: Iterable[RawRecord], stream: IO[str]) -> int:
 
 
 class JsonlSave:
-    """``log --save``: records appended to a new JSON Lines file in whole lines only, so that the
-    file is a saved log however the process ends (a Ctrl-C ends it at once, with no buffer
-    flushed): lines are kept and written ``every`` records at a time and on :meth:`flush`, each
-    write whole lines. :meth:`flush` may come from another thread (kgroup's Ctrl-C watcher) with
-    ``last=True``: it writes what is kept, waiting at most ``wait`` seconds for a write under way,
-    and keeps the file from any later write (the process is about to end)."""
+    """``log --save``: records written to a JSON Lines file in whole lines only, so that the file
+    is a saved log however the process ends (a Ctrl-C ends it at once, with no buffer flushed):
+    lines are kept and written ``every`` records at a time and on :meth:`flush`, each write whole
+    lines. A file already at the path is replaced only once a record comes (or the read ends
+    whole, with none): a read that fails first (a cluster not reached) leaves it as it was, and
+    removes the file it made. :meth:`flush` may come from another thread (kgroup's Ctrl-C
+    watcher) with ``last=True``: it writes what is kept, waiting at most ``wait`` seconds for a
+    write under way, and keeps the file from any later write (the process is about to end)."""
 
     def __init__(self, path: str, every: int = 1000):
         import os
         import threading
 
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        self._path = path
+        self._existed = os.path.lexists(path)
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)  # checked now, replaced later
+        self._started = False
         self._kept: list[str] = []
         self._lock = threading.Lock()
         self._every = every
@@ -73,21 +78,49 @@ class JsonlSave:
             return
         try:
             self._write()
+            if last:
+                self._untouched_unless_started()
         finally:
             if not last:  # held to the end: no line begun after the last one written
                 self._lock.release()
 
-    def close(self) -> None:
+    def close(self, whole: bool = True) -> None:
+        """``whole``: the read ended (the file is the log read, even empty); otherwise it failed."""
         import os
 
-        self.flush()
+        with self._lock:
+            self._write()
+            if whole:
+                self._start()
+            else:
+                self._untouched_unless_started()
         os.close(self._fd)
+
+    def _start(self) -> None:
+        import os
+
+        if not self._started:
+            import stat
+
+            if stat.S_ISREG(os.fstat(self._fd).st_mode):  # not a pipe or a device (>(gzip > f.gz))
+                os.ftruncate(self._fd, 0)
+            self._started = True
+
+    def _untouched_unless_started(self) -> None:
+        import os
+
+        if not self._started and not self._existed:
+            try:
+                os.unlink(self._path)
+            except OSError:
+                pass
 
     def _write(self) -> None:
         import os
 
         if not self._kept:
             return
+        self._start()
         data = memoryview("".join(self._kept).encode("utf-8"))
         self._kept.clear()
         while data:

@@ -139,3 +139,35 @@ def test_a_json_lines_save_holds_whole_lines_only_and_nothing_after_its_last_flu
     assert late.is_alive() and path.read_text() == "".join(expected[:4])
     save._lock.release()  # the process would have ended; let the thread finish
     late.join(5)
+
+
+def test_a_json_lines_save_replaces_a_file_only_once_a_record_comes_or_the_read_ends(tmp_path):
+    """A read that fails before its first record (a cluster not reached) leaves a saved log
+    already at the path as it was, and removes the file it made; a read that ends whole replaces
+    it, even with no record; a pipe is written as a pipe."""
+    import os
+
+    from kgroup.offsets_log.raw import JsonlSave
+
+    old = tmp_path / "yesterday.jsonl"
+    old.write_text('{"partition":0}\n')
+    JsonlSave(str(old)).close(whole=False)
+    assert old.read_text() == '{"partition":0}\n'
+    JsonlSave(str(tmp_path / "new.jsonl")).close(whole=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["yesterday.jsonl"]
+    save = JsonlSave(str(old))
+    save.flush(last=True)  # a Ctrl-C before any record
+    assert old.read_text() == '{"partition":0}\n'
+    JsonlSave(str(old)).close(whole=True)  # the log read was empty
+    assert old.read_text() == ""
+    save = JsonlSave(str(old))
+    save.add(RawRecord(3, 7, 1, None, None))
+    save.close(whole=False)  # failed after a record: what was read
+    assert old.read_text() == '{"partition":3,"offset":7,"timestamp":1,"key":null,"value":null}\n'
+    reader, writer = os.pipe()  # a line is less than a pipe holds: read once it is closed
+    save = JsonlSave(f"/proc/self/fd/{writer}" if os.path.exists("/proc/self/fd") else f"/dev/fd/{writer}")
+    os.close(writer)
+    save.add(RawRecord(0, 1, 2, None, None))
+    save.close()
+    with open(reader, "rb") as pipe:
+        assert pipe.read() == b'{"partition":0,"offset":1,"timestamp":2,"key":null,"value":null}\n'
