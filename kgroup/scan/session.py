@@ -292,13 +292,16 @@ def end_jvm(wait: float = 5.0) -> None:
     """End the JVM kgroup started (and whatever it started in its session), and wait for it."""
     known = _launching.acquire(timeout=wait)  # a process being made is known once made
     try:
+        # taken together: whoever ends the JVM removes its folder, once the JVM has ended (the
+        # main thread and the Ctrl-C watcher may both get here)
         proc = _launched.pop("proc", None)
+        folder = _launched.pop("folder", None)
+        # Spark's own shutdown (on SIGTERM) takes about half a second and is needed only where
+        # its files are not in kgroup's folder
+        graceful = _launched.pop("graceful", False)
     finally:
         if known:
             _launching.release()
-    # Spark's own shutdown (on SIGTERM) takes about half a second and is needed only where its
-    # files are not in kgroup's folder
-    graceful = _launched.pop("graceful", False)
     if proc is not None and proc.poll() is None:
         _signal_group(proc, signal.SIGTERM if graceful else signal.SIGKILL)
         try:
@@ -306,11 +309,21 @@ def end_jvm(wait: float = 5.0) -> None:
         except subprocess.TimeoutExpired:
             if graceful:
                 _signal_group(proc, signal.SIGKILL)
-    folder = _launched.pop("folder", None)
-    if folder is not None and (proc is None or proc.poll() is not None):
-        import shutil
+    if folder is not None:
+        _remove(folder)
 
+
+def _remove(folder: str) -> None:
+    """Remove the JVM's temp folder; again if something still wrote there meanwhile (PySpark's
+    daemon keeps a process group of its own and outlives the JVM by a moment)."""
+    import shutil
+    import time
+
+    for _ in range(5):
         shutil.rmtree(folder, True)
+        if not os.path.exists(folder):
+            return
+        time.sleep(0.05)
 
 
 def _signal_group(proc: subprocess.Popen, signum: int) -> None:
