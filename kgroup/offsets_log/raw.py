@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import stat
 from dataclasses import dataclass
 from typing import IO, Any, Iterable
 
@@ -55,7 +57,6 @@ class JsonlSave:
     write under way, and keeps the file from any later write (the process is about to end)."""
 
     def __init__(self, path: str, every: int = 1000):
-        import os
         import threading
 
         self._path = path
@@ -86,8 +87,6 @@ class JsonlSave:
 
     def close(self, whole: bool = True) -> None:
         """``whole``: the read ended (the file is the log read, even empty); otherwise it failed."""
-        import os
-
         with self._lock:
             self._write()
             if whole:
@@ -97,18 +96,12 @@ class JsonlSave:
         os.close(self._fd)
 
     def _start(self) -> None:
-        import os
-
         if not self._started:
-            import stat
-
             if stat.S_ISREG(os.fstat(self._fd).st_mode):  # not a pipe or a device (>(gzip > f.gz))
                 os.ftruncate(self._fd, 0)
             self._started = True
 
     def _untouched_unless_started(self) -> None:
-        import os
-
         if not self._started and not self._existed:
             try:
                 os.unlink(self._path)
@@ -116,8 +109,6 @@ class JsonlSave:
                 pass
 
     def _write(self) -> None:
-        import os
-
         if not self._kept:
             return
         self._start()
