@@ -193,25 +193,58 @@ class DriverRun:
         return parse_output(b"".join(self._out).decode("utf-8"), topic_names, member_ids)
 
 
-def run_alone(jar: Path, classes: Path, scenario_id: str, strategy: str, scenario: dict,
-              limit_s: float = 6.0, assign_limit_ms: int = 3_000) -> JavaResult:
-    """One scenario in a JVM of its own, for inputs on which Kafka's assignor may never return.
+# CPU time Kafka's assignor gets on an input where kgroup says it never returns: the same inputs
+# without their racks take a whole JVM, start-up included, under 0.2 s of the clock to return
+NEVER_RETURNS_CPU_MS = 1_000
+# and on an input it is expected to return on
+RETURNS_CPU_MS = 50_000
 
-    The driver gives each assignment ``assign_limit_ms`` (then reports a Timeout error and,
-    where the JDK can no longer stop threads, leaves the looping thread to die with the JVM);
-    whatever happens, the JVM is killed after ``limit_s`` seconds, and the result then says
-    ``killed`` with a Timeout error. Returns in at most ``limit_s`` seconds."""
-    text = encode_scenario(scenario_id, strategy, scenario, assign_limit_ms)
+
+@dataclass
+class Alone:
+    """One scenario for run_alone, with the CPU time its assignor gets (``cpu_limit_ms``)."""
+
+    scenario_id: str
+    strategy: str
+    scenario: dict
+    cpu_limit_ms: int = NEVER_RETURNS_CPU_MS
+
+
+def run_alone(jar: Path, classes: Path, *runs: Alone, limit_s: float = 120.0) -> dict[str, JavaResult]:
+    """Scenarios in a JVM of their own, in order, for inputs on which Kafka's assignor may never return.
+
+    The driver gives each assignment ``cpu_limit_ms`` of its thread's CPU time, then reports a
+    Timeout error and stops the thread (where the JDK can no longer stop threads it leaves the
+    thread looping until the JVM ends: a scenario that may not return goes last). Whatever
+    happens, the JVM is killed after ``limit_s`` seconds of the clock; a scenario it had not
+    answered then says ``killed``, with a Timeout error."""
+    text = "".join(encode_scenario(r.scenario_id, r.strategy, r.scenario, r.cpu_limit_ms) for r in runs)
     cmd = [*DRIVER_JVM, "-cp", f"{classes}{os.pathsep}{jar}", "AssignorDriver"]
+    topic_names = {r.scenario_id: scenario_topic_names(r.scenario) for r in runs}
+    member_ids = {r.scenario_id: [m["id"] for m in r.scenario["members"]] for r in runs}
     try:  # subprocess.run kills the JVM when the limit passes
         proc = subprocess.run(cmd, input=text.encode("utf-8"), capture_output=True, timeout=limit_s)
-    except subprocess.TimeoutExpired:
-        return JavaResult(error=f"{TIMEOUT} JVM killed after {limit_s} s", killed=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"AssignorDriver exited with {proc.returncode}:\n{proc.stderr.decode(errors='replace')[-4000:]}")
-    topic_names = {scenario_id: scenario_topic_names(scenario)}
-    member_ids = {scenario_id: [m["id"] for m in scenario["members"]]}
-    return parse_output(proc.stdout.decode("utf-8"), topic_names, member_ids).get(scenario_id, JavaResult())
+        stdout = proc.stdout
+    except subprocess.TimeoutExpired as exc:
+        stdout = exc.stdout or b""
+    else:
+        if proc.returncode != 0:
+            raise RuntimeError(f"AssignorDriver exited with {proc.returncode}:\n"
+                               f"{proc.stderr.decode(errors='replace')[-4000:]}")
+    done = stdout.decode("utf-8", errors="replace").splitlines()
+    answered = {line.split(" ", 1)[1] for line in done if line.startswith("DONE ")}
+    complete = "".join(line + "\n" for line in _through_last_done(done))
+    results = parse_output(complete, topic_names, member_ids)
+    for r in runs:
+        if r.scenario_id not in answered:
+            results[r.scenario_id] = JavaResult(error=f"{TIMEOUT} JVM killed after {limit_s} s", killed=True)
+    return results
+
+
+def _through_last_done(lines: list[str]) -> list[str]:
+    """The driver's output up to the end of the last scenario it answered in full."""
+    last = max((i for i, line in enumerate(lines) if line.startswith("DONE ")), default=-1)
+    return lines[:last + 1]
 
 
 def parse_output(text: str, topic_names: dict[str, list[str]], member_ids: dict[str, list[str]]) -> dict[str, JavaResult]:
@@ -236,7 +269,9 @@ def parse_output(text: str, topic_names: dict[str, list[str]], member_ids: dict[
         else:
             assert current is not None and current_round is not None, line
             if current_id not in member_ids:  # hash order scenario
-                current.hash_order = (current.hash_order or []) + [int(line)]
+                if current.hash_order is None:
+                    current.hash_order = []
+                current.hash_order.append(int(line))
                 continue
             number, _, body = line.partition(" ")
             member = member_ids[current_id][int(number)]

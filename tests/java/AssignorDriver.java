@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -39,7 +41,8 @@ import org.apache.kafka.common.TopicPartition;
  * each), "-" stands for null. Input, one scenario at a time:
  * <pre>
  * BEGIN id strategy [ms]   strategy: range | roundrobin | sticky | cooperative-sticky
- *                          | hashorder | hashorder-computeIfAbsent; ms: time limit per assignment
+ *                          | hashorder | hashorder-computeIfAbsent; ms: limit per assignment, in
+ *                          milliseconds of CPU time of the thread that runs the assignor
  * T name partitionCount    topic number i is the i-th T line (count 0: not in the metadata)
  * K topic partition rack*  racks of the replicas of one partition (optional)
  * M memberId groupInstanceId rack generation topics owned
@@ -80,7 +83,7 @@ public final class AssignorDriver {
         Map<TopicPartition, List<String>> replicaRacks = new HashMap<>();
         List<Member> members = new ArrayList<>();
         List<String> hashKeys = new ArrayList<>();
-        long timeoutMillis = 60_000;
+        long limitMillis = 60_000;
     }
 
     private AssignorDriver() {
@@ -101,7 +104,7 @@ public final class AssignorDriver {
                     scenario.id = f[1];
                     scenario.strategy = f[2];
                     if (f.length > 3)
-                        scenario.timeoutMillis = Long.parseLong(f[3]);
+                        scenario.limitMillis = Long.parseLong(f[3]);
                     break;
                 case "T":
                     scenario.topicNames.add(decode(f[1]));
@@ -124,6 +127,7 @@ public final class AssignorDriver {
                 case "END":
                     run(scenario, out);
                     out.println("DONE " + scenario.id);
+                    out.flush();  // what is answered is known even if the JVM is killed later
                     scenario = null;
                     break;
                 default:
@@ -173,7 +177,7 @@ public final class AssignorDriver {
         for (int round = 1; round <= rounds; round++) {
             Map<String, List<TopicPartition>> result;
             try {
-                result = assignWithTimeout(scenario.strategy, cluster, members, scenario.timeoutMillis);
+                result = assignWithTimeout(scenario.strategy, cluster, members, scenario.limitMillis);
             } catch (Throwable e) {
                 String message = String.valueOf(e.getMessage()).replace('\n', ' ').replace('\r', ' ');
                 out.println("ERROR " + scenario.id + " " + round + " " + e.getClass().getName() + " " + message);
@@ -252,20 +256,24 @@ public final class AssignorDriver {
         return new Cluster("kgroup-test", nodes, partitions, Collections.emptySet(), Collections.emptySet());
     }
 
-    /** Thrown when Kafka's assignor did not return within the scenario's time limit. */
+    /** Thrown when Kafka's assignor did not return within the scenario's limit. */
     private static final class Timeout extends RuntimeException {
         Timeout(long millis) {
-            super("no result after " + millis + " ms");
+            super("no result after " + millis + " ms of CPU time");
         }
     }
 
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
     /**
      * Runs one assignment in a worker thread: some inputs make Kafka's sticky assignors loop
-     * forever, and the driver must survive them (the hung thread is stopped).
+     * forever, and the driver must survive them (the looping thread is stopped). The limit is the
+     * worker's own CPU time, not the clock's: on a busy machine the assignor gets what it would
+     * have had on an idle one before it is said not to return.
      */
     @SuppressWarnings({"deprecation", "removal"})
     private static Map<String, List<TopicPartition>> assignWithTimeout(String strategy, Cluster cluster,
-                                                                      List<Member> members, long timeoutMillis) throws Throwable {
+                                                                      List<Member> members, long limitMillis) throws Throwable {
         Object[] outcome = new Object[2];
         Thread worker = new Thread(() -> {
             try {
@@ -276,14 +284,18 @@ public final class AssignorDriver {
         }, "assignor");
         worker.setDaemon(true);
         worker.start();
-        worker.join(timeoutMillis);
-        if (worker.isAlive()) {
-            try {
-                worker.stop();
-            } catch (UnsupportedOperationException e) {
-                // newer JDKs cannot stop threads: leave the daemon thread spinning
+        long limitNanos = limitMillis * 1_000_000L;
+        while (worker.isAlive()) {
+            worker.join(10);  // returns as soon as the worker ends
+            long used = THREADS.getThreadCpuTime(worker.getId());  // -1 once it has ended
+            if (used >= limitNanos && worker.isAlive()) {
+                try {
+                    worker.stop();
+                } catch (UnsupportedOperationException e) {
+                    // newer JDKs cannot stop threads: leave the daemon thread spinning
+                }
+                throw new Timeout(limitMillis);
             }
-            throw new Timeout(timeoutMillis);
         }
         if (outcome[1] != null)
             throw (Throwable) outcome[1];
