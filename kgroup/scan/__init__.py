@@ -4,7 +4,7 @@ PySpark is an optional extra (``pip install 'kgroup[spark]'``); only this packag
 imports it, and only when ``kgroup scan`` runs.
 
 - session.py: the Spark session (local or a cluster), quiet logs, kgroup shipped to executors
-- source.py: the raw-record schema, the Python Data Source over the adapter, --input readers, --save
+- source.py: the raw-record schema, the live read tasks (kgroup's offsets-log reader), --input readers, --save
 - fold.py: what each read task computes where it decodes its records: partial rows per
   group and per committed partition, never a row per record (pure Python)
 - merge.py: the partial rows of each group merged into its facts (pure Python)

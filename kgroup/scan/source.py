@@ -1,23 +1,22 @@
-"""Where the raw records come from: the live offsets log through a Python Data Source,
-or records saved earlier (JSON Lines of ``kgroup log --save``, or Parquet).
+"""Where the raw records come from: the live offsets log, read by Spark tasks through
+kgroup's offsets-log reader, or records saved earlier (JSON Lines of ``kgroup log --save``,
+or Parquet).
 
 Every source yields the same columns: RAW_DDL.
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from typing import Any
-
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from kgroup.errors import UsageError
 
 RAW_DDL = "partition int, offset bigint, timestamp bigint, key binary, value binary"
 RAW_COLUMNS = ("partition", "offset", "timestamp", "key", "value")
-SOURCE_NAME = "kgroup_offsets_log"
 # a partition of the log larger than this is read by several tasks
 DEFAULT_SPLIT = 1_000_000
+# records a read task asks the client for at a time (an Arrow batch at most this long)
+READ_BATCH = 20_000
 
 
 def arrow_schema():
@@ -25,15 +24,6 @@ def arrow_schema():
 
     return pa.schema([("partition", pa.int32()), ("offset", pa.int64()), ("timestamp", pa.int64()),
                       ("key", pa.binary()), ("value", pa.binary())])
-
-
-@dataclass
-class RangePartition(InputPartition):
-    """One Spark input partition: [start, end) of one offsets-log partition, fixed on the driver."""
-
-    partition: int
-    start: int
-    end: int
 
 
 def split_ranges(ranges, split: int = DEFAULT_SPLIT) -> list[tuple[int, int, int]]:
@@ -49,73 +39,51 @@ def split_ranges(ranges, split: int = DEFAULT_SPLIT) -> list[tuple[int, int, int
     return out
 
 
-class OffsetsLogDataSource(DataSource):
-    """spark.read.format("kgroup_offsets_log"): options ``topic``, ``tasks`` (JSON list of
-    [partition, start, end], fixed on the driver so that a retried task reads the same
-    records) and ``connection.secret`` (the client settings as JSON; the name makes Spark
-    redact the value wherever it prints options)."""
-
-    @classmethod
-    def name(cls) -> str:
-        return SOURCE_NAME
-
-    def schema(self) -> str:
-        if "fold" in self.options:
-            from kgroup.scan.fold import PARTIAL_DDL
-
-            return PARTIAL_DDL
-        return RAW_DDL
-
-    def reader(self, schema) -> "OffsetsLogReader":
-        return OffsetsLogReader(dict(self.options))
-
-
-class OffsetsLogReader(DataSourceReader):
-    def __init__(self, options: dict[str, Any]):
-        self.topic = options["topic"]
-        self.tasks = json.loads(options["tasks"])
-        self.connection = options["connection.secret"]
-        self.max_batch = int(options.get("max_batch", "20000"))
-        self.fold = json.loads(options["fold"]) if "fold" in options else None
-
-    def partitions(self):
-        return [RangePartition(p, s, e) for p, s, e in self.tasks]
-
-    def read(self, partition: RangePartition):  # type: ignore[override]  # Spark hands back our own partitions
+def read_tasks(connection: str, topic: str, tasks: list[tuple[int, int, int]], fold: dict[str, Any] | None = None,
+               max_batch: int = READ_BATCH) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The function of a read task (for mapInArrow over task numbers): for each number ``i`` it
+    is given, the records of ``tasks[i]`` (fixed on the driver, so that a retried task reads the
+    same records), as raw Arrow batches (RAW_DDL), or with ``fold`` (the keyword arguments of
+    fold.fold_columns) as the task's partial rows (fold.PARTIAL_DDL). ``connection``: the client
+    settings as JSON, carried inside the function (never in an option or a plan Spark prints)."""
+    def read(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         from kgroup.kafka.logreader import LogRange, read_log_range_columns
-
         from kgroup.kafka.settings import ConnectionSettings
 
-        settings = ConnectionSettings.from_json(self.connection)
-        rng = LogRange(partition.partition, partition.start, partition.end)
-        if self.fold is not None:  # fold in the reading task: only partial rows leave it
-            from kgroup.scan.fold import fold_task
-
-            yield from fold_task(read_log_range_columns(settings, self.topic, rng, self.max_batch), **self.fold)
-            return
+        settings = ConnectionSettings.from_json(connection)
         schema = arrow_schema()
         types = [f.type for f in schema]
-        for columns in read_log_range_columns(settings, self.topic, rng, self.max_batch):
-            yield pa.RecordBatch.from_arrays([pa.array(c, t) for c, t in zip(columns, types)], schema=schema)
+        for batch in batches:
+            for i in batch.column(0).to_pylist():
+                partition, start, end = tasks[i]
+                columns = read_log_range_columns(settings, topic, LogRange(partition, start, end), max_batch)
+                if fold is not None:  # fold in the reading task: only partial rows leave it
+                    from kgroup.scan.fold import fold_task
+
+                    yield from fold_task(columns, **fold)
+                    continue
+                for cols in columns:
+                    yield pa.RecordBatch.from_arrays([pa.array(c, t) for c, t in zip(cols, types)], schema=schema)
+    return read
 
 
 def live_frame(spark, settings, topic: str, ranges, split: int = DEFAULT_SPLIT, fold: dict[str, Any] | None = None):
     """The records of the live log, [start, end) of every range: raw (RAW_DDL), or with
     ``fold`` (the keyword arguments of fold.fold_columns) the read tasks' partial rows
-    (fold.PARTIAL_DDL)."""
-    spark.dataSource.register(OffsetsLogDataSource)
+    (fold.PARTIAL_DDL). One Spark task per read range: the task numbers 0..n-1, one to a
+    partition, mapped to their records by read_tasks. (A Python Data Source did this before;
+    Spark starts three Python processes to look one up, make it and plan its read: 1.9 s more
+    before every live scan's first record, measured.)"""
+    from kgroup.scan.fold import PARTIAL_DDL
+
+    ddl = PARTIAL_DDL if fold is not None else RAW_DDL
     tasks = split_ranges(ranges, split)
     if not tasks:
-        from kgroup.scan.fold import PARTIAL_DDL
-
-        return spark.createDataFrame([], PARTIAL_DDL if fold is not None else RAW_DDL)
-    reader = (spark.read.format(SOURCE_NAME).option("topic", topic).option("tasks", json.dumps(tasks))
-              .option("connection.secret", settings.to_json()))
-    if fold is not None:
-        reader = reader.option("fold", json.dumps(fold))
-    return reader.load()
+        return spark.createDataFrame([], ddl)
+    numbers = spark.range(0, len(tasks), 1, len(tasks))
+    return numbers.mapInArrow(read_tasks(settings.to_json(), topic, tasks, fold), ddl)
 
 
 def input_frame(spark, path: str):

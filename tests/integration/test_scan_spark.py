@@ -285,6 +285,21 @@ def test_live_scan_matches_input_and_adds_lag_and_coordinators(spark, scenario, 
     assert again.groups == _strip_live(groups) and again.coordinators == coordinators
 
 
+def test_the_live_read_is_one_task_per_range_and_its_plan_never_shows_the_connection_settings(spark):
+    """The read tasks' client settings (a SASL password here) travel inside the tasks' function:
+    Spark's plans, which it prints (explain, -v logs, its UI), name the function only."""
+    from kgroup.kafka.logreader import LogRange
+    from kgroup.kafka.settings import ConnectionSettings
+    from kgroup.scan.source import live_frame
+
+    settings = ConnectionSettings.build("127.0.0.1:9", ["sasl.password=hunter2-pw", "sasl.username=alice"], None, 1.0)
+    ranges = [LogRange(0, 0, 10), LogRange(1, 5, 5), LogRange(2, 0, 2_500)]
+    frame = live_frame(spark, settings, "offsets", ranges, split=1_000)
+    assert frame.rdd.getNumPartitions() == 1 + 3  # partition 1 is empty; 2,500 offsets in three pieces
+    plans = frame._jdf.queryExecution().toString()
+    assert "read(" in plans and "hunter2" not in plans and "alice" not in plans
+
+
 def test_window_since_until(spark, scenario, saved):
     since, until = T0 + 2 * HOUR, T0 + 5 * HOUR
     groups, coordinators, extra = expected(scenario, since, until)
