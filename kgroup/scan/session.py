@@ -10,6 +10,7 @@ import tempfile
 import threading
 import zipfile
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -352,11 +353,14 @@ def stop_session(spark) -> None:
             _made[id(spark)] = users - 1
         return
     del _made[id(spark)]
+    launched = "proc" in _launched
     try:
-        spark.stop()
+        # about a second; where kgroup ends the JVM next, needed only if something outside it waits
+        if not launched or awaits_stop(spark.sparkContext.master, spark.sparkContext.getConf().get):
+            spark.stop()
     except Exception:  # a JVM already gone: nothing left to stop
         pass
-    if "proc" in _launched:
+    if launched:
         end_jvm()
         try:
             SparkContext._gateway.shutdown()  # type: ignore[union-attr]
@@ -364,6 +368,20 @@ def stop_session(spark) -> None:
             pass
         SparkContext._gateway = None
         SparkContext._jvm = None
+
+
+# settings through which something outside the JVM depends on Spark's own stop
+_STOP_LISTENERS = ("spark.extraListeners", "spark.plugins", "spark.sql.queryExecutionListeners",
+                   "spark.sql.streaming.streamingQueryListeners")
+
+
+def awaits_stop(master: str, conf_get: Callable[[str], str | None]) -> bool:
+    """Whether ending the JVM without Spark's stop would leave something undone: a cluster's
+    application (its master frees the executors), an event log to complete, a listener or plugin
+    of the user's. A local session without them loses nothing (its files are removed with the JVM)."""
+    if not is_local(master) or (conf_get("spark.eventLog.enabled") or "").lower() == "true":
+        return True
+    return any(conf_get(key) for key in _STOP_LISTENERS)
 
 
 def spark_cause() -> str | None:

@@ -94,6 +94,21 @@ def test_java_options_quiet_logs_parallel_gc_and_the_users_last():
     assert java_options("-XX:+UseG1GC -Xss4m", verbose=True) == "-XX:+UseG1GC -Xss4m"
 
 
+def test_only_what_waits_outside_the_jvm_keeps_sparks_own_stop():
+    """kgroup ends the JVM it started; Spark's stop (about a second) first only where something
+    outside that JVM depends on it."""
+    from kgroup.scan.session import awaits_stop
+
+    assert not awaits_stop("local[*]", {}.get)
+    assert not awaits_stop("local[2]", {"spark.eventLog.enabled": "false", "spark.local.dir": "/x"}.get)
+    assert awaits_stop("local[*]", {"spark.eventLog.enabled": "TRUE"}.get)  # the log completes at stop
+    assert awaits_stop("local", {"spark.extraListeners": "com.example.Audit"}.get)
+    assert awaits_stop("local-cluster[2,1,1024]", {"spark.plugins": "com.example.Plugin"}.get)
+    assert awaits_stop("local[*]", {"spark.sql.queryExecutionListeners": "com.example.Q"}.get)
+    for master in ("spark://127.0.0.1:7077", "yarn", "k8s://https://k:443"):  # the master frees the executors
+        assert awaits_stop(master, {}.get)
+
+
 def test_lag_unknown_names_each_group_and_why():
     committed = [("g", "t", 0, 5), ("g", "t", 1, 9), ("h", "t", 0, 12), ("k", "gone", 0, 1), ("m", "t", 7, 1),
                  ("n", "u", 0, 3), ("n", "gone", 1, 1)]
