@@ -231,6 +231,7 @@ def _launch_gateway(master: str, app_name: str, settings: dict[str, str], verbos
                 raise KeyboardInterrupt
             proc = popen(*args, **kwargs)
             _launched["proc"] = proc
+            _launched.pop("ended", None)
         return proc
 
     setattr(java_gateway, "Popen", recorded)  # noqa: B010
@@ -304,6 +305,7 @@ def end_jvm(wait: float = 5.0) -> None:
         if known:
             _launching.release()
     if proc is not None and proc.poll() is None:
+        _launched["ended"] = True  # the JVM's connections close now: kgroup's doing, nothing to say
         _signal_group(proc, signal.SIGTERM if graceful else signal.SIGKILL)
         try:
             proc.wait(wait)
@@ -476,13 +478,13 @@ def _quiet_accumulator_server(sc: Any, verbose: bool) -> None:
     """PySpark's accumulator server (a socket server in this process) prints a whole traceback to
     stderr for each connection it refuses, which happens when executors fail (seen with executors
     lacking kgroup). kgroup reports the job's failure in one line; this is one more line with -v,
-    nothing otherwise."""
+    nothing otherwise, nor once kgroup ends the JVM (whose connection then closes mid-way)."""
     server = getattr(sc, "_accumulatorServer", None)
     if server is None:
         return
 
     def handle_error(request: Any, client_address: Any) -> None:
-        if verbose:
+        if verbose and not _launched.get("ended"):
             sys.stderr.write(f"kgroup: Spark's accumulator server refused a connection: {sys.exc_info()[1]}\n")
 
     server.handle_error = handle_error

@@ -252,3 +252,30 @@ def test_a_save_is_kept_only_once_complete(tmp_path):
         raise UsageError("it exists")
     assert theirs.exists()
     assert _on_interrupt == hooks
+
+
+def test_the_accumulator_servers_refusals_are_one_v_line_and_none_once_kgroup_ends_the_jvm(capsys, monkeypatch):
+    """A connection the accumulator server refuses (executors failing) is one line with -v; once
+    kgroup ends the JVM, whose connection then closes mid-way, it is kgroup's doing: no line."""
+    from types import SimpleNamespace
+
+    from kgroup.scan import session
+
+    monkeypatch.setattr(session, "_launched", {})
+    server = SimpleNamespace()
+    session._quiet_accumulator_server(SimpleNamespace(_accumulatorServer=server), verbose=True)
+    try:
+        raise ConnectionResetError("reset by peer")
+    except ConnectionResetError:
+        server.handle_error(None, None)
+        session._launched["ended"] = True
+        server.handle_error(None, None)
+    assert capsys.readouterr().err == "kgroup: Spark's accumulator server refused a connection: reset by peer\n"
+    quiet = SimpleNamespace()
+    session._quiet_accumulator_server(SimpleNamespace(_accumulatorServer=quiet), verbose=False)
+    session._launched.clear()
+    try:
+        raise ConnectionResetError("reset by peer")
+    except ConnectionResetError:
+        quiet.handle_error(None, None)
+    assert capsys.readouterr().err == ""
