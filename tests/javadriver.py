@@ -231,20 +231,15 @@ def run_alone(jar: Path, classes: Path, *runs: Alone, limit_s: float = 120.0) ->
         if proc.returncode != 0:
             raise RuntimeError(f"AssignorDriver exited with {proc.returncode}:\n"
                                f"{proc.stderr.decode(errors='replace')[-4000:]}")
-    done = stdout.decode("utf-8", errors="replace").splitlines()
-    answered = {line.split(" ", 1)[1] for line in done if line.startswith("DONE ")}
-    complete = "".join(line + "\n" for line in _through_last_done(done))
-    results = parse_output(complete, topic_names, member_ids)
+    lines = stdout.decode("utf-8", errors="replace").splitlines()
+    last = max((i for i, line in enumerate(lines) if line.startswith("DONE ")), default=-1)
+    lines = lines[:last + 1]  # through the last scenario answered in full
+    results = parse_output("\n".join(lines), topic_names, member_ids)
+    answered = {line.removeprefix("DONE ") for line in lines if line.startswith("DONE ")}
     for r in runs:
         if r.scenario_id not in answered:
             results[r.scenario_id] = JavaResult(error=f"{TIMEOUT} JVM killed after {limit_s} s", killed=True)
     return results
-
-
-def _through_last_done(lines: list[str]) -> list[str]:
-    """The driver's output up to the end of the last scenario it answered in full."""
-    last = max((i for i, line in enumerate(lines) if line.startswith("DONE ")), default=-1)
-    return lines[:last + 1]
 
 
 def parse_output(text: str, topic_names: dict[str, list[str]], member_ids: dict[str, list[str]]) -> dict[str, JavaResult]:

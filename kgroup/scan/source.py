@@ -51,6 +51,7 @@ def read_tasks(connection: str, topic: str, tasks: list[tuple[int, int, int]], f
 
         from kgroup.kafka.logreader import LogRange, read_log_range_columns
         from kgroup.kafka.settings import ConnectionSettings
+        from kgroup.scan.fold import fold_task
 
         settings = ConnectionSettings.from_json(connection)
         schema = arrow_schema()
@@ -60,8 +61,6 @@ def read_tasks(connection: str, topic: str, tasks: list[tuple[int, int, int]], f
                 partition, start, end = tasks[i]
                 columns = read_log_range_columns(settings, topic, LogRange(partition, start, end), max_batch)
                 if fold is not None:  # fold in the reading task: only partial rows leave it
-                    from kgroup.scan.fold import fold_task
-
                     yield from fold_task(columns, **fold)
                     continue
                 for cols in columns:

@@ -122,13 +122,18 @@ def _children(parents: set[str], marker: bytes) -> list[str]:
     return found
 
 
-def _wait_for_jvm(tag: str, proc: subprocess.Popen, limit: float = 120) -> bool:
+def _wait_until(present, proc: subprocess.Popen, limit: float = 120) -> bool:
+    """Until ``present()`` holds (True), the scan has ended or ``limit`` has passed (False)."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline and proc.poll() is None:
-        if _jvms(tag):
+        if present():
             return True
         time.sleep(0.05)
     return False
+
+
+def _wait_for_jvm(tag: str, proc: subprocess.Popen, limit: float = 120) -> bool:
+    return _wait_until(lambda: _jvms(tag), proc, limit)
 
 
 def _wait_for_python_workers(tag: str, proc: subprocess.Popen, limit: float = 120) -> bool:
@@ -137,12 +142,7 @@ def _wait_for_python_workers(tag: str, proc: subprocess.Popen, limit: float = 12
     if not _wait_for_jvm(tag, proc, limit):
         return False
     jvms = set(_jvms(tag))
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline and proc.poll() is None:
-        if _children(jvms, b"pyspark.daemon"):
-            return True
-        time.sleep(0.05)
-    return False
+    return _wait_until(lambda: _children(jvms, b"pyspark.daemon"), proc, limit)
 
 
 # moments: (seconds after start, after the JVM process appears, or after the Python workers do):
