@@ -40,3 +40,31 @@ class ClusterError(KgroupError):
     """The cluster could not be reached, timed out, or refused us."""
 
     exit_code = ExitCode.CLUSTER
+
+
+# The reasons an expected failure has, as types: code that must tell them apart matches the class
+# (``except NotAuthorized``), never the words of the message, which are for people.
+
+
+class NotAuthorized(ClusterError):
+    """The principal may not do what was asked, or could not log in (authentication failed)."""
+
+
+class Unreachable(ClusterError):
+    """No broker answered within --timeout, or every broker is down."""
+
+
+class CoordinatorNotAvailable(ClusterError):
+    """The group's coordinator cannot answer (offsets topic not created yet, no live leader)."""
+
+
+class NotSupported(ClusterError):
+    """The cluster speaks no version of the request kgroup needs."""
+
+
+class TopicMissing(UsageError):
+    """A topic named (the offsets log, a --topic) does not exist on the cluster."""
+
+
+class UnknownGroup(UsageError):
+    """The cluster knows no group of that name."""

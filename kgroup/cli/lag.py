@@ -9,7 +9,7 @@ import typer
 
 from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
 from kgroup.cli.log import Input, OffsetsTopic
-from kgroup.errors import ClusterError, ExitCode, UsageError
+from kgroup.errors import ClusterError, ExitCode, NotAuthorized, TopicMissing, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import OutputFormat, info, warn
 
@@ -122,8 +122,8 @@ def read_commits(group, topics, until_ms, input_: Optional[Path], offsets_topic:
             return commits_from_log(group_entries(group, input_, offsets_topic, conn, until_ms, progress, True), group,
                                     until_ms, topics)
     except ClusterError as e:
-        if watch_hint and e.message.startswith("not authorized"):
-            raise ClusterError(f"cannot read the offsets log {offsets_topic}: {e.message}; "
+        if watch_hint and isinstance(e, NotAuthorized):
+            raise NotAuthorized(f"cannot read the offsets log {offsets_topic}: {e.message}; "
                                f"'kgroup lag {group} --watch' samples the lag live without it") from None
         raise
 
@@ -251,7 +251,7 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
     except (ClusterError, UsageError) as e:
         # only a log that is refused or missing is worked around; a file given is read, or its
         # fault said, and a cluster out of reach is said as such
-        if input_ is not None or not (e.message.startswith("not authorized") or "does not exist" in e.message):
+        if input_ is not None or not isinstance(e, (NotAuthorized, TopicMissing)):
             raise
         warn(f"the offsets log cannot be read ({e.message}); the lag is sampled from now on")
         watcher = Watch(group)

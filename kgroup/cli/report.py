@@ -7,7 +7,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples
-from kgroup.errors import ClusterError, ExitCode, UsageError
+from kgroup.errors import ClusterError, ExitCode, NotAuthorized, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import OutputFormat, Table, emit, info, warn
 
@@ -175,8 +175,8 @@ def _entries(group: str, input_: Optional[Path], offsets_topic: str, settings, u
                 raw = live_records(settings, offsets_topic, None, False, progress, selection)
             return [e for e in select(raw, selection) if e.record is not None]
     except ClusterError as e:
-        if e.message.startswith("not authorized"):
-            raise ClusterError(f"cannot read the offsets log {offsets_topic}: {e.message}; the report is built "
+        if isinstance(e, NotAuthorized):
+            raise NotAuthorized(f"cannot read the offsets log {offsets_topic}: {e.message}; the report is built "
                                f"from it (a saved log works too: --input)") from None
         raise
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from confluent_kafka import Consumer, KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
-from kgroup.errors import ClusterError, KgroupError, UsageError
+from kgroup.errors import (ClusterError, CoordinatorNotAvailable, KgroupError, NotAuthorized, NotSupported,
+                           Unreachable, UnknownGroup, UsageError)
 from kgroup.kafka.settings import ConnectionSettings
 from kgroup.output.render import printable
 
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     import concurrent.futures
 
 
-class Deadline(ClusterError):
+class Deadline(Unreachable):
     """--timeout ran out while waiting for an answer."""
 
 
@@ -224,15 +225,15 @@ def classify(settings: ConnectionSettings, what: str, error: KafkaError | Except
     if group is not None and err is not None:
         code = err.code()
         if code == KafkaError.GROUP_AUTHORIZATION_FAILED:
-            return ClusterError(f"not authorized to {what} group {group} (this principal needs DESCRIBE on it)")
+            return NotAuthorized(f"not authorized to {what} group {group} (this principal needs DESCRIBE on it)")
         if code == KafkaError.COORDINATOR_NOT_AVAILABLE:
-            return ClusterError(f"cannot {what} group {group}: COORDINATOR_NOT_AVAILABLE (offsets topic not created "
+            return CoordinatorNotAvailable(f"cannot {what} group {group}: COORDINATOR_NOT_AVAILABLE (offsets topic not created "
                                 "yet, or its partition for this group has no live leader; see kgroup find-coordinator)")
         if code == KafkaError._UNSUPPORTED_FEATURE:
-            return ClusterError(f"cannot {what} group {group}: the cluster supports neither ConsumerGroupDescribe "
+            return NotSupported(f"cannot {what} group {group}: the cluster supports neither ConsumerGroupDescribe "
                                 "nor DescribeGroups")
         if code == KafkaError.GROUP_ID_NOT_FOUND:
-            return UsageError(f"unknown group {group}")
+            return UnknownGroup(f"unknown group {group}")
     if group is not None:
         what = f"{what} group {group}"
     return _cluster_error(settings, what, err, errors, oldest_reason)
@@ -250,8 +251,8 @@ def _cluster_error(settings: ConnectionSettings, what: str, err: KafkaError | No
         reason = errors[-1] if errors else err
     detail = reason.str() if reason is not None else "no answer"
     if refused:
-        return ClusterError(settings.redact(f"not authorized or authentication failed: could not {what} ({detail})"))
-    return ClusterError(settings.redact(
+        return NotAuthorized(settings.redact(f"not authorized or authentication failed: could not {what} ({detail})"))
+    return Unreachable(settings.redact(
         f"cannot reach the cluster at {settings.bootstrap} within {settings.timeout:g} s "
         f"while trying to {what} ({detail})"))
 
@@ -266,13 +267,13 @@ def final_error(settings: ConnectionSettings, what: str, errors: Sequence[KafkaE
     bootstrap = settings.bootstrap
     for e in errors:
         if e.code() in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED):
-            return ClusterError(settings.redact(f"authentication failed: could not {what} ({e.str()})"))
+            return NotAuthorized(settings.redact(f"authentication failed: could not {what} ({e.str()})"))
     if answered:
         return None
     if any(e.code() == KafkaError._ALL_BROKERS_DOWN for e in errors):
         for e in errors:
             if e.code() == KafkaError._RESOLVE or (e.code() == KafkaError._TRANSPORT and "Disconnected" not in e.str()):
-                return ClusterError(settings.redact(f"cannot reach the cluster at {bootstrap} "
+                return Unreachable(settings.redact(f"cannot reach the cluster at {bootstrap} "
                                                     f"while trying to {what} ({e.str()})"))
     if closed_at_once >= CLOSED_AT_ONCE:
         protocol = settings.properties.get("security.protocol", "plaintext").upper()
@@ -284,5 +285,5 @@ def final_error(settings: ConnectionSettings, what: str, errors: Sequence[KafkaE
                     f"it probably requires authentication (SASL) or TLS, and none was configured "
                     f"(-X security.protocol=SASL_PLAINTEXT|SASL_SSL|SSL with -X sasl.mechanisms, -X sasl.username, "
                     f"-X sasl.password, or --command-config)")
-        return ClusterError(settings.redact(f"cannot {what}: {hint}"))
+        return Unreachable(settings.redact(f"cannot {what}: {hint}"))
     return None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.errors import ClusterError
+from kgroup.errors import NotSupported
 from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing,
                                 PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.kafka import answers, records
@@ -105,7 +105,7 @@ class Cluster(Session):
         except KafkaException as e:
             err = e.args[0]
             if err.code() == KafkaError._UNSUPPORTED_FEATURE:
-                raise ClusterError("the cluster does not support listing groups (ListGroups)") from None
+                raise NotSupported("the cluster does not support listing groups (ListGroups)") from None
             raise self.fail("list groups", e) from None
         if result.errors and not result.valid:
             raise self.fail("list groups", result.errors[0])

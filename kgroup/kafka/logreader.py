@@ -14,7 +14,7 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.errors import ClusterError, UsageError
+from kgroup.errors import ClusterError, NotAuthorized, TopicMissing, UsageError
 from kgroup.group.model import ClusterMetadata, TopicInfo
 from kgroup.kafka.client import NOT_AUTHORIZED, READ_ONLY, UNREACHABLE, Client, invalid_configuration
 from kgroup.kafka.cluster import connect
@@ -82,11 +82,11 @@ def _log_topic(client: _LogClient, topic: str) -> tuple[TopicInfo, ClusterMetada
 def _offsets_topic_of(md: ClusterMetadata, topic: str, bootstrap: str) -> TopicInfo:
     t = md.topics.get(topic)
     if t is None or t.error == "UNKNOWN_TOPIC_OR_PART":
-        raise UsageError(f"topic {topic} does not exist on the cluster at {bootstrap}"
+        raise TopicMissing(f"topic {topic} does not exist on the cluster at {bootstrap}"
                          " (is the offsets log under another name? see --offsets-topic)")
     if t.error is not None:
         if t.error == "TOPIC_AUTHORIZATION_FAILED":
-            raise ClusterError(f"not authorized to read topic {topic} (this principal needs DESCRIBE and READ on it)")
+            raise NotAuthorized(f"not authorized to read topic {topic} (this principal needs DESCRIBE and READ on it)")
         raise ClusterError(f"cannot read the metadata of topic {topic} ({t.error})")
     return t
 
@@ -148,7 +148,7 @@ def _log_ranges(client: _LogClient, topic: str, count: int, partitions: list[int
                     ends[p] = max(ends[p], msg.offset())  # type: ignore[assignment, type-var]  # a record's: never None
                     pending.discard(p)
                 elif err.code() in NOT_AUTHORIZED or err.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
-                    raise ClusterError(f"not authorized to read topic {topic} ({err.str()})")
+                    raise NotAuthorized(f"not authorized to read topic {topic} ({err.str()})")
                 elif err.code() not in UNREACHABLE:
                     raise client.fail(f"read {topic}-{p}", err)
     return [LogRange(p, reported[p][0], ends[p]) for p in wanted]
@@ -191,7 +191,7 @@ def read_log_range_columns(settings: ConnectionSettings, topic: str, rng: LogRan
                     if err.code() in UNREACHABLE:
                         continue
                     if err.code() in NOT_AUTHORIZED or err.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED:
-                        raise ClusterError(f"not authorized to read topic {topic} ({err.str()})")
+                        raise NotAuthorized(f"not authorized to read topic {topic} ({err.str()})")
                     raise client.fail(f"read {topic}-{rng.partition}", err)
                 o = msg.offset()
                 if o < start:  # type: ignore[operator]  # a record's: never None

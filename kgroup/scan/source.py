@@ -150,7 +150,9 @@ def save_parquet(df, path: str) -> None:
     try:
         df.write.mode("errorifexists").parquet(path)
     except Exception as e:
-        if "PATH_ALREADY_EXISTS" in str(e):
+        from pyspark.errors import PySparkException
+
+        if isinstance(e, PySparkException) and e.getCondition() == "PATH_ALREADY_EXISTS":
             raise UsageError(f"cannot write --save {path}: it exists (a saved log is never overwritten)") from None
         raise
 

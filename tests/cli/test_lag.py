@@ -18,7 +18,7 @@ from logbuilder import Log
 from schemas import validate
 
 from kgroup.cli import main
-from kgroup.errors import ClusterError
+from kgroup.errors import NotAuthorized, Unreachable
 from kgroup.lag.ends import EndAt, EndsAtStats, LogBounds, LogEndsAt
 from kgroup.group.model import PartitionOffsets
 
@@ -174,7 +174,7 @@ def test_no_commit_of_the_group(cluster, log):
 
 def test_an_unreadable_offsets_log_names_watch(cluster, monkeypatch):
     def refused(*args):
-        raise ClusterError("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
+        raise NotAuthorized("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
 
     monkeypatch.setattr("kgroup.cli.log.group_entries", refused)
     code, out, err = run("lag", "G", "-b", "x:1")
@@ -186,7 +186,7 @@ def test_an_unreadable_offsets_log_names_watch(cluster, monkeypatch):
 
 def test_watch_writes_a_json_line_per_sample_without_the_offsets_log(cluster, monkeypatch):
     def refused(*args):
-        raise ClusterError("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
+        raise NotAuthorized("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
 
     monkeypatch.setattr("kgroup.cli.log.group_entries", refused)
     samples = iter([(NOW_MS, 150), (NOW_MS + 10_000, 160), (NOW_MS + 20_000, 160)])
@@ -259,7 +259,7 @@ def test_commits_from_a_saved_log_with_the_ends_from_the_cluster(cluster, tmp_pa
 
 def test_watch_says_a_cluster_out_of_reach_as_such(cluster, monkeypatch):
     def unreachable(*args):
-        raise ClusterError("cannot reach the cluster at x:1 within 10 s while trying to read cluster metadata")
+        raise Unreachable("cannot reach the cluster at x:1 within 10 s while trying to read cluster metadata")
 
     monkeypatch.setattr("kgroup.cli.log.group_entries", unreachable)
     assert run("lag", "G", "-b", "x:1", "--watch") == (

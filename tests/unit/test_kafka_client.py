@@ -6,7 +6,8 @@ import logging
 import pytest
 from confluent_kafka import KafkaError, KafkaException
 
-from kgroup.errors import ClusterError, ExitCode, UsageError
+from kgroup.errors import (ClusterError, CoordinatorNotAvailable, ExitCode, NotAuthorized, NotSupported, UnknownGroup,
+                           Unreachable, UsageError)
 from kgroup.kafka.client import Client, classify, final_error
 from kgroup.kafka.settings import ConnectionSettings
 
@@ -29,7 +30,7 @@ DOWN = E(KafkaError._ALL_BROKERS_DOWN, "1/1 brokers are down")
 
 def test_timed_out_without_client_errors_names_the_timeout():
     e = classify(_settings(timeout=2.5), "list groups", E(KafkaError._TIMED_OUT))
-    assert type(e) is ClusterError and e.exit_code == ExitCode.CLUSTER == 3
+    assert type(e) is Unreachable and isinstance(e, ClusterError) and e.exit_code == ExitCode.CLUSTER == 3
     assert e.message == ("cannot reach the cluster at broker-1:9092 within 2.5 s while trying to list groups "
                          "(Local: Timed out)")
 
@@ -60,7 +61,7 @@ def test_resolve_failure_met_at_the_end_is_unreachable():
                                   KafkaError.GROUP_AUTHORIZATION_FAILED, KafkaError._SSL])
 def test_authorization_and_authentication_failures(code):
     e = classify(_settings(), "list groups", E(code, "refused"))
-    assert type(e) is ClusterError and e.exit_code == 3
+    assert type(e) is NotAuthorized and isinstance(e, ClusterError) and e.exit_code == 3
     assert e.message == "not authorized or authentication failed: could not list groups (refused)"
 
 
@@ -97,18 +98,20 @@ def test_secrets_are_redacted():
 def test_group_errors():
     s = _settings()
     e = classify(s, "describe", KafkaException(E(KafkaError.GROUP_AUTHORIZATION_FAILED)), group="G1")
-    assert type(e) is ClusterError
+    assert type(e) is NotAuthorized
     assert e.message == "not authorized to describe group G1 (this principal needs DESCRIBE on it)"
     e = classify(s, "fetch the committed offsets of", E(KafkaError.COORDINATOR_NOT_AVAILABLE), group="G1")
-    assert type(e) is ClusterError
+    assert type(e) is CoordinatorNotAvailable and isinstance(e, ClusterError)
     assert e.message == ("cannot fetch the committed offsets of group G1: COORDINATOR_NOT_AVAILABLE (offsets topic "
                          "not created yet, or its partition for this group has no live leader; see kgroup "
                          "find-coordinator)")
     e = classify(s, "describe", E(KafkaError._UNSUPPORTED_FEATURE), group="G1")
+    assert type(e) is NotSupported and e.exit_code == 3
     assert e.message == ("cannot describe group G1: the cluster supports neither ConsumerGroupDescribe nor "
                          "DescribeGroups")
     e = classify(s, "describe", KafkaException(E(KafkaError.GROUP_ID_NOT_FOUND)), group="G1")
-    assert type(e) is UsageError and e.exit_code == ExitCode.USAGE == 2 and e.message == "unknown group G1"
+    assert type(e) is UnknownGroup and isinstance(e, UsageError) and e.exit_code == ExitCode.USAGE == 2
+    assert e.message == "unknown group G1"
 
 
 def test_other_group_errors_read_as_the_cluster_errors_do():
@@ -125,7 +128,7 @@ def test_other_group_errors_read_as_the_cluster_errors_do():
 def test_final_authentication_failure_even_after_an_answer():
     e = final_error(_settings(), "list groups", [DOWN, E(KafkaError.SASL_AUTHENTICATION_FAILED, "bad password")],
                     0, answered=True)
-    assert type(e) is ClusterError and e.message == "authentication failed: could not list groups (bad password)"
+    assert type(e) is NotAuthorized and e.message == "authentication failed: could not list groups (bad password)"
 
 
 def test_refused_or_unresolved_with_every_broker_down_is_final_before_any_answer():
