@@ -21,7 +21,7 @@ Measured, alternating, medians of --runs runs, each command end to end in a proc
 - `kgroup log G --offsets-topic O -o json` (the read of the same commits alone) and
   `kgroup offsets G -o json` (lag now): the baselines of the same run;
 - the command's two phases, timed inside one process through its own functions
-  (kgroup.cli.lag.read_commits, then ends_for_commits over Cluster.log_ends_at, whose stats say
+  (kgroup.lag.collect.read_commits, then ends_for_commits over Cluster.log_ends_at, whose stats say
   how the ends were found), each phase with a client id of its own so that the proxy counts each
   phase's ListOffsets requests apart.
 
@@ -147,17 +147,27 @@ def phases(bootstrap: str, s: Scenario) -> dict:
 
 def run_phases(args: dict) -> None:
     """What `kgroup lag` does, phase by phase, timed; prints one JSON document."""
-    from kgroup.cli.common import ConnectionOptions
-    from kgroup.cli.lag import ends_for_commits, read_commits
+    from kgroup.kafka.cluster import connect
+    from kgroup.kafka.settings import ConnectionSettings
+    from kgroup.lag.collect import ends_for_commits, read_commits
     from kgroup.lag.history import document, evaluate
 
+    def settings(client_id: str) -> ConnectionSettings:
+        return ConnectionSettings.build(args["bootstrap"], [f"client.id={client_id}"], None, 120.0, False)
+
+    def quiet(*_: object) -> None:
+        pass
+
+    def warn(line: str) -> None:
+        sys.stderr.write(f"lag_bench: {line}\n")
+
     start = time.perf_counter()
-    read = ConnectionOptions(args["bootstrap"], [f"client.id={READ_ID}"], None, 120.0)
-    commits = read_commits(args["group"], None, args["until"], None, args["offsets_topic"], read, watch_hint=True)
+    commits = read_commits(args["group"], None, args["until"], None, args["offsets_topic"], settings(READ_ID), quiet,
+                           warn, watch_hint=True)
     read_s = time.perf_counter() - start
 
     start = time.perf_counter()
-    cluster = ConnectionOptions(args["bootstrap"], [f"client.id={ENDS_ID}"], None, 120.0).cluster()
+    cluster = connect(settings(ENDS_ID))
     answers = []
     log_ends_at = cluster.log_ends_at
 
@@ -166,7 +176,7 @@ def run_phases(args: dict) -> None:
         return answers[-1]
 
     cluster.log_ends_at = kept
-    ends = ends_for_commits(cluster, commits, args["since"], args["until"], False, False)
+    ends = ends_for_commits(cluster, commits, args["since"], args["until"], False, warn)
     ends_s = time.perf_counter() - start
 
     start = time.perf_counter()

@@ -158,32 +158,28 @@ def connection_options(command):
 
 def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOptions, *, topics=None,
                  offsets: bool = True, racks: bool = False, drop_deleted: bool = False):
-    """GroupState per group, from a snapshot file or captured live; returns (states, problems).
-    ``drop_deleted``: assignments of topics missing from the metadata are set apart (with a
-    warning), as the assignors do (kgroup.group.capture.drop_deleted_topics)."""
-    if snapshot is not None:
-        from kgroup.group import snapshot as snapshot_format
-
-        state = snapshot_format.load(snapshot)
-        wanted = groups or [state.group.group_id]
-        missing = [g for g in wanted if g != state.group.group_id]
-        if missing:
-            raise UsageError(f"snapshot {snapshot} holds group {state.group.group_id}, not {', '.join(missing)}")
-        return {state.group.group_id: state}, []
-    from kgroup.group.capture import capture
+    """kgroup.group.load.group_states with a progress bar and its notes said; returns (states, problems)."""
+    from kgroup.group.load import group_states as load
     from kgroup.output.progress import progress_bar
+    from kgroup.output.render import warn
 
-    cluster = conn.cluster()
     with progress_bar() as progress:
-        result = capture(cluster, groups, topics=topics, offsets=offsets, racks=racks, drop_deleted=drop_deleted,
-                         progress=progress)
-    if result.notes:
-        from kgroup.output.render import warn
+        loaded = load(snapshot, groups, conn.cluster, topics=topics, offsets=offsets, racks=racks,
+                      drop_deleted=drop_deleted, progress=progress)
+    for note in loaded.notes:
+        warn(note)
+    return loaded.states, loaded.problems
 
-        for note in result.notes:
-            warn(note)
-    return result.states, result.problems
 
+# the options of the commands that read the offsets log (log, history, lag, report, snapshot --at)
+Input = Annotated[Optional[Path], typer.Option(
+    "--input", metavar="FILE", help="Read raw records saved earlier instead of a cluster: JSON Lines (log --save; "
+    "- for stdin) or Parquet (scan --save).")]
+OffsetsTopic = Annotated[str, typer.Option(
+    "--offsets-topic", metavar="NAME", help="Read the offsets log from a topic of this name.")]
+Since = Annotated[Optional[str], typer.Option(
+    "--since", metavar="TIME", help="Only records at or after TIME: 2h (ago), 2026-11-22T03:00Z, or epoch ms.")]
+Until = Annotated[Optional[str], typer.Option("--until", metavar="TIME", help="Only records at or before TIME.")]
 
 Snapshot = Annotated[Optional[Path], typer.Option(
     "--snapshot", metavar="FILE", help="Read the group from a kgroup snapshot file instead of a cluster.")]

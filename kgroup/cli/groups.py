@@ -8,7 +8,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from kgroup.cli.common import (ConnectionOptions, Output, Snapshot, app, broker_label, connection_options, examples,
-                               group_states)
+                               group_states, no_cluster_with)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.output.render import OutputFormat, Table, duration, warn
 
@@ -317,25 +317,17 @@ def snapshot(
 
 
 def _state_from_log(group: str, at: str, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions):
-    from kgroup.cli.log import group_entries
-    from kgroup.offsets_log.replay import GroupReplay
-    from kgroup.offsets_log.timetravel import GroupNotInLog, state_at
+    from kgroup.offsets_log.timetravel import GroupNotInLog, group_at
     from kgroup.offsets_log.window import parse_instant_ms
     from kgroup.output.progress import progress_bar
 
     at_ms = parse_instant_ms(at, int(time.time() * 1000), "--at")
-    replay = GroupReplay(group)
-    with progress_bar() as progress:
-        for e in group_entries(group, input_, offsets_topic, conn, at_ms, progress):
-            replay.apply(e)
-    counts = offsets_partitions = None
-    if input_ is None:
-        md = conn.cluster().metadata()
-        counts = {name: t.partition_count for name, t in md.topics.items()}
-        topic = md.topics.get(offsets_topic)
-        offsets_partitions = topic.partition_count if topic else None
+    if input_ is not None:
+        no_cluster_with(conn)
     try:
-        state, notes = state_at(replay, at_ms, counts, offsets_partitions)
+        with progress_bar() as progress:
+            state, notes = group_at(group, at_ms, input_, offsets_topic, conn.settings() if input_ is None else None,
+                                    conn.cluster() if input_ is None else None, progress, warn)
     except GroupNotInLog:
         raise UsageError(f"the offsets log holds no record of group {group} at or before {at}") from None
     for note in notes:

@@ -7,9 +7,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples
-from kgroup.cli.log import Input, OffsetsTopic
-from kgroup.errors import ClusterError, ExitCode, NotAuthorized, TopicMissing, UsageError
+from kgroup.cli.common import ConnectionOptions, Input, OffsetsTopic, Output, app, connection_options, examples
+from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import OutputFormat, info, warn
 
@@ -96,59 +95,22 @@ def lag(
         if time_lag:
             raise UsageError("--time-lag reads past records; it does not work with --watch")
         return _watch(group, topic, since_ms - now_ms, allowed_lag, watch, input_, offsets_topic, output, conn)
+    from kgroup.lag.collect import ends_for_commits, read_commits, record_times
     from kgroup.lag.history import evaluate
+    from kgroup.output.progress import progress_bar
 
     cluster = conn.cluster()
-    commits = read_commits(group, topic, until_ms, input_, offsets_topic, conn, watch_hint=True)
+    with progress_bar() as progress:
+        commits = read_commits(group, topic, until_ms, input_, offsets_topic,
+                               conn.settings() if input_ is None else None, progress, warn, watch_hint=True)
     if not commits:
         what = f" to topic {', '.join(topic)}" if topic else ""
         raise UsageError(f"the offsets log holds no commit of group {group}{what} at or before --until")
-    ends = ends_for_commits(cluster, commits, since_ms, until_ms, until is None, conn.verbose)
-    record_times = _record_times(cluster, commits, ends, since_ms, until_ms, until is None) if time_lag else None
-    report = evaluate(group, commits, ends, since_ms, until_ms, until is None, allowed_lag, record_times)
+    ends = ends_for_commits(cluster, commits, since_ms, until_ms, until is None, warn, info if conn.verbose else None)
+    times = record_times(cluster, commits, ends, since_ms, until_ms, until is None) if time_lag else None
+    report = evaluate(group, commits, ends, since_ms, until_ms, until is None, allowed_lag, times)
     _render(report, output, time_lag)
     _verdict(report, fail_on)
-
-
-def read_commits(group, topics, until_ms, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions,
-             watch_hint: bool):
-    """The group's commits per partition, from --input or the live offsets log."""
-    from kgroup.cli.log import group_entries
-    from kgroup.lag.history import commits_from_log
-    from kgroup.output.progress import progress_bar
-
-    try:
-        with progress_bar() as progress:
-            return commits_from_log(group_entries(group, input_, offsets_topic, conn, until_ms, progress, True), group,
-                                    until_ms, topics)
-    except ClusterError as e:
-        if watch_hint and isinstance(e, NotAuthorized):
-            raise NotAuthorized(f"cannot read the offsets log {offsets_topic}: {e.message}; "
-                               f"'kgroup lag {group} --watch' samples the lag live without it") from None
-        raise
-
-
-def ends_for_commits(cluster, commits, since_ms: int, until_ms: int, until_is_now: bool, verbose: bool):
-    """The log ends :func:`kgroup.lag.history.evaluate` needs, asked of the cluster."""
-    from kgroup.lag.history import EndsAt, moments
-
-    answer = cluster.log_ends_at(moments(commits, since_ms, until_ms, until_is_now))
-    now = {tp: answer.bounds[tp].end if tp in answer.bounds else None for tp in commits}
-    stats = answer.stats
-    if verbose and stats.searched:
-        info(f"the cluster's ListOffsets answers by timestamp did not match its records for {stats.searched} of "
-             f"{stats.checked} moments; kgroup found those from the records themselves")
-    for line in answer.problems:
-        warn(line)
-    return EndsAt.found(answer.ends, now)
-
-
-def _record_times(cluster, commits, ends, since_ms: int, until_ms: int, until_is_now: bool):
-    """For --time-lag: the timestamp of the record at each committed offset with lag."""
-    from kgroup.lag.history import evaluate, time_lag_positions
-
-    draft = evaluate("", commits, ends, since_ms, until_ms, until_is_now)
-    return cluster.record_timestamps(time_lag_positions(draft))
 
 
 def _catch_up(p) -> Optional[str]:
@@ -237,32 +199,19 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
     """Sample, re-evaluate and show, every ``every`` seconds until Ctrl-C."""
     import json
 
-    from kgroup.kafka.cluster import connect
-    from kgroup.group.capture import capture
-    from kgroup.lag.history import Watch, document
+    from kgroup.lag.collect import sample, start_watch
+    from kgroup.lag.history import document
+    from kgroup.output.progress import progress_bar
 
     settings = conn.settings()
     now_ms = int(time.time() * 1000)
-    try:
-        commits = read_commits(group, topics, now_ms, input_, offsets_topic, conn, watch_hint=False)
-        cluster = connect(settings)
-        ends = ends_for_commits(cluster, commits, now_ms + since_offset_ms, now_ms, True, conn.verbose) if commits else None
-        watcher = Watch(group, commits, ends)
-    except (ClusterError, UsageError) as e:
-        # only a log that is refused or missing is worked around; a file given is read, or its
-        # fault said, and a cluster out of reach is said as such
-        if input_ is not None or not isinstance(e, (NotAuthorized, TopicMissing)):
-            raise
-        warn(f"the offsets log cannot be read ({e.message}); the lag is sampled from now on")
-        watcher = Watch(group)
+    with progress_bar() as progress:
+        watcher = start_watch(group, topics, now_ms, since_offset_ms, input_, offsets_topic, settings, progress, warn,
+                              info if conn.verbose else None)
     terminal = output == OutputFormat.table and sys.stdout.isatty()
     while True:
         sample_ms = int(time.time() * 1000)
-        # the group's committed offsets and log ends, read as `kgroup offsets` reads them; a new
-        # client each time: --timeout bounds each sample
-        state = capture(connect(settings), [group], topics=topics).states[group]
-        offsets = [((t, p), o) for t, parts in state.offsets.items() for p, o in parts.items()]
-        watcher.add(sample_ms, {tp: o.committed for tp, o in offsets}, {tp: o.log_end for tp, o in offsets})
+        watcher.add(sample_ms, *sample(settings, group, topics))
         report = watcher.report(sample_ms + since_offset_ms, allowed_lag)
         if output == OutputFormat.json or not terminal and output == OutputFormat.table:
             sys.stdout.write(json.dumps(document(report), separators=(",", ":")) + "\n")

@@ -3,14 +3,16 @@ import sys
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Callable, Iterator, List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples, no_cluster_with
+from kgroup.cli.common import (ConnectionOptions, Input, OffsetsTopic, Output, Since, Until, app, connection_options,
+                               examples, no_cluster_with)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import OutputFormat, printable, warn
+
 
 class LogKind(str, Enum):
     """The record kinds of ``--type`` (kgroup.offsets_log.records.KINDS)."""
@@ -26,85 +28,6 @@ class LogKind(str, Enum):
 LogGroups = Annotated[Optional[List[str]], typer.Argument(
     metavar="GROUP", show_default=False,
     help="Only these groups' records (and only the offsets-log partitions they hash to).")]
-Input = Annotated[Optional[Path], typer.Option(
-    "--input", metavar="FILE", help="Read raw records saved earlier instead of a cluster: JSON Lines (log --save; "
-    "- for stdin) or Parquet (scan --save).")]
-OffsetsTopic = Annotated[str, typer.Option(
-    "--offsets-topic", metavar="NAME", help="Read the offsets log from a topic of this name.")]
-Since = Annotated[Optional[str], typer.Option(
-    "--since", metavar="TIME", help="Only records at or after TIME: 2h (ago), 2026-11-22T03:00Z, or epoch ms.")]
-Until = Annotated[Optional[str], typer.Option("--until", metavar="TIME", help="Only records at or before TIME.")]
-
-
-def live_records(settings, topic: str, partitions: list[int] | None, follow: bool, progress,
-                 selection, caught_up: Callable[[], object] | None = None) -> Iterator:
-    """Raw records of the live offsets log, partition by partition; with ``follow``, then
-    every new record until interrupted (``caught_up``, by default a flush of stdout, called each
-    time it has read all there is). Only the partitions wanted are probed and read."""
-    from kgroup.kafka.logreader import offsets_log_leaders, offsets_log_ranges, read_log_range
-
-    count = len(offsets_log_leaders(settings, topic)[0])
-    wanted = set(selection.partitions(count))
-    if partitions:
-        bad = [p for p in partitions if not 0 <= p < count]
-        if bad:
-            raise UsageError(f"--partition {bad[0]}: {topic} has partitions 0-{count - 1}")
-        wanted &= set(partitions)
-        if not wanted:
-            warn("the groups named hash to none of the partitions given with --partition")
-    ranges = offsets_log_ranges(settings, topic, sorted(wanted)) if wanted else []
-    total = sum(r.end - r.start for r in ranges)
-    done = 0
-    position = {r.partition: r.start for r in ranges}
-    for r in ranges:
-        for batch in read_log_range(settings, topic, r):
-            yield from batch
-            done += len(batch)
-            progress("reading offsets log", done, total)
-        position[r.partition] = r.end
-    while follow:
-        (caught_up or sys.stdout.flush)()
-        time.sleep(1.0)
-        for r in offsets_log_ranges(settings, topic, sorted(wanted)):
-            if r.end > position[r.partition]:
-                yield from (rec for batch in read_log_range(
-                    settings, topic, type(r)(r.partition, position[r.partition], r.end)) for rec in batch)
-                position[r.partition] = r.end
-
-
-def file_records(path: Path, progress) -> Iterator:
-    """Every record of a saved log (JSON Lines or Parquet; ``-``: stdin), all of it checked before
-    the first is handed out, in log order, each once (kgroup.offsets_log.saved); what the input
-    needed (sorting, dropping repeats) is said in one warning each."""
-    from kgroup.offsets_log.saved import iter_saved
-
-    return iter_saved(str(path), progress, warn)
-
-
-def _open_save(save: Path):
-    """--save's file: whole lines only, written as the records come, each time the reader has
-    caught up, and on Ctrl-C (kgroup.offsets_log.raw.JsonlSave), so that what was read before a
-    Ctrl-C (the way ``--follow`` ends) is a saved log ``--input`` reads."""
-    from kgroup import _on_interrupt
-    from kgroup.offsets_log.raw import JsonlSave
-
-    try:
-        out = JsonlSave(str(save))
-    except OSError as e:
-        raise UsageError(f"cannot write --save {save}: {e.strerror or e}") from None
-    _on_interrupt.append(lambda: out.flush(last=True))
-    return out
-
-
-def _saving(records: Iterator, out) -> Iterator:
-    whole = False
-    try:
-        for r in records:
-            out.add(r)
-            yield r
-        whole = True
-    finally:
-        out.close(whole)
 
 
 @app.command("log", short_help="Every offsets-log record, decoded as Kafka prints it.", epilog=examples(
@@ -134,6 +57,7 @@ def log(
     Read-only: kgroup assigns itself the partitions it reads, joins no group and commits nothing. Records it cannot decode are printed as error entries and counted; the command then exits 1.
     """
     from kgroup.offsets_log import output as log_output
+    from kgroup.offsets_log import read
     from kgroup.offsets_log.records import KINDS
     from kgroup.offsets_log.selection import Selection, Tally, select
     from kgroup.offsets_log.window import Window
@@ -155,18 +79,23 @@ def log(
     tally = Tally()
     with progress_bar() as progress:
         if input_ is not None:
-            raw = file_records(input_, progress)
+            raw = read.file_records(input_, progress, warn)
             if partition:
                 wanted = set(partition)
                 raw = (r for r in raw if r.partition in wanted)
         else:
             settings = conn.settings()
             if save is None:
-                raw = live_records(settings, offsets_topic, partition, follow, progress, selection)
+                raw = read.live_records(settings, offsets_topic, partition, follow, progress, selection, warn)
             else:
-                out = _open_save(save)
-                raw = _saving(live_records(settings, offsets_topic, partition, follow, progress, selection,
-                                           lambda: (sys.stdout.flush(), out.flush())), out)
+                out = read.open_save(save)
+
+                def caught_up() -> None:  # what was read so far reaches stdout and the saved file
+                    sys.stdout.flush()
+                    out.flush()
+
+                raw = read.saving(read.live_records(settings, offsets_topic, partition, follow, progress, selection,
+                                                    warn, caught_up), out)
         writer = log_output.writer(output.value, sys.stdout, printable)
         seen: set[str] = set()
         for entry in select(raw, selection, tally):
@@ -190,24 +119,6 @@ def log(
         sys.stderr.write(f"kgroup: {summary}\n")
 
 
-def group_entries(group: str, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions, until_ms: int | None,
-                  progress, cluster_too: bool = False) -> Iterator:
-    """Every decoded record of one group, up to ``until_ms``, from --input or the live log.
-    ``cluster_too``: the command also asks a cluster for more than the log (``lag``'s log ends),
-    so -b and --input go together."""
-    from kgroup.offsets_log.selection import Selection, select
-    from kgroup.offsets_log.window import Window
-
-    selection = Selection(frozenset([group]), frozenset(), Window(None, until_ms))
-    if input_ is not None:
-        if not cluster_too:
-            no_cluster_with(conn)
-        raw = file_records(input_, progress)
-    else:
-        raw = live_records(conn.settings(), offsets_topic, None, False, progress, selection)
-    return (e for e in select(raw, selection) if e.record is not None)
-
-
 @app.command("history", short_help="A group's rebalances: who joined, who left, what moved.", epilog=examples(
     "kgroup history G1 -b broker:9092",
     "kgroup history G1 --input examples/offsets-log-g1.jsonl -o json",
@@ -225,15 +136,18 @@ def history(
 
     The log says that a member left, never why.
     """
+    from kgroup.offsets_log.read import group_entries
     from kgroup.offsets_log.replay import GroupReplay
     from kgroup.offsets_log.window import Window
     from kgroup.output.progress import progress_bar
 
     window = Window.parse(since, None, int(time.time() * 1000))
+    if input_ is not None:
+        no_cluster_with(conn)
+    settings = conn.settings() if input_ is None else None
     replay = GroupReplay(group)
     with progress_bar() as progress:
-        for e in group_entries(group, input_, offsets_topic, conn,
-                               None, progress):
+        for e in group_entries(group, input_, offsets_topic, settings, None, progress, warn):
             replay.apply(e)
     replay.finish()
     if replay.type is None and not replay.rebalances and not replay.offsets and replay.commits_before == 0:

@@ -9,15 +9,48 @@ substitution comes back as a note.
 """
 from __future__ import annotations
 
-from kgroup.group.model import GroupDescription, GroupState, PartitionOffsets, TopicLayout
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from kgroup.group.model import ClusterMetadata, GroupDescription, GroupState, PartitionOffsets, TopicLayout
 from kgroup.kmsg.states import ASSIGNING, EMPTY, RECONCILING, STABLE
 from kgroup.offsets_log.replay import GroupReplay
 from kgroup.offsets_log.window import format_ms
 from kgroup.group.reconciliation import explain
 
 
+if TYPE_CHECKING:
+    from kgroup.kafka.settings import ConnectionSettings
+    from kgroup.offsets_log.read import Progress, Warn
+
+
 class GroupNotInLog(LookupError):
     """The log holds no record of the group at or before that moment."""
+
+
+class Metadata(Protocol):
+    """What :func:`group_at` asks of a live cluster: its topics' partition counts."""
+
+    def metadata(self) -> ClusterMetadata: ...
+
+
+def group_at(group: str, at_ms: int, input_: Path | None, offsets_topic: str, settings: ConnectionSettings | None,
+             cluster: Metadata | None, progress: Progress, warn: Warn) -> tuple[GroupState, list[str]]:
+    """``snapshot --at``: the group as it stood at ``at_ms``, from the saved log ``input_`` or the
+    live one (``settings``), with the live cluster's partition counts where one is given, and
+    notes on what the log could not tell (raises :class:`GroupNotInLog`)."""
+    from kgroup.offsets_log.read import group_entries
+
+    replay = GroupReplay(group)
+    for e in group_entries(group, input_, offsets_topic, settings, at_ms, progress, warn):
+        replay.apply(e)
+    counts = offsets_partitions = None
+    if cluster is not None:
+        md = cluster.metadata()
+        counts = {name: t.partition_count for name, t in md.topics.items()}
+        topic = md.topics.get(offsets_topic)
+        offsets_partitions = topic.partition_count if topic else None
+    return state_at(replay, at_ms, counts, offsets_partitions)
 
 
 def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] | None = None,

@@ -73,10 +73,10 @@ def log(monkeypatch):
     log = Log()
     from kgroup.offsets_log.selection import Selection, select
 
-    def entries(group, input_, offsets_topic, conn, until_ms, progress, cluster_too=False):
+    def entries(group, input_, offsets_topic, settings, until_ms, progress, warn):
         return (e for e in select(log.records, Selection(frozenset([group]))) if e.record is not None)
 
-    monkeypatch.setattr("kgroup.cli.log.group_entries", entries)
+    monkeypatch.setattr("kgroup.offsets_log.read.group_entries", entries)
     return log
 
 
@@ -176,7 +176,7 @@ def test_an_unreadable_offsets_log_names_watch(cluster, monkeypatch):
     def refused(*args):
         raise NotAuthorized("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
 
-    monkeypatch.setattr("kgroup.cli.log.group_entries", refused)
+    monkeypatch.setattr("kgroup.offsets_log.read.group_entries", refused)
     code, out, err = run("lag", "G", "-b", "x:1")
     assert (code, out) == (3, "")
     assert err == ("kgroup: error: cannot read the offsets log __consumer_offsets: not authorized to read topic "
@@ -188,7 +188,7 @@ def test_watch_writes_a_json_line_per_sample_without_the_offsets_log(cluster, mo
     def refused(*args):
         raise NotAuthorized("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
 
-    monkeypatch.setattr("kgroup.cli.log.group_entries", refused)
+    monkeypatch.setattr("kgroup.offsets_log.read.group_entries", refused)
     samples = iter([(NOW_MS, 150), (NOW_MS + 10_000, 160), (NOW_MS + 20_000, 160)])
     sleeps = []
 
@@ -261,6 +261,6 @@ def test_watch_says_a_cluster_out_of_reach_as_such(cluster, monkeypatch):
     def unreachable(*args):
         raise Unreachable("cannot reach the cluster at x:1 within 10 s while trying to read cluster metadata")
 
-    monkeypatch.setattr("kgroup.cli.log.group_entries", unreachable)
+    monkeypatch.setattr("kgroup.offsets_log.read.group_entries", unreachable)
     assert run("lag", "G", "-b", "x:1", "--watch") == (
         3, "", "kgroup: error: cannot reach the cluster at x:1 within 10 s while trying to read cluster metadata\n")

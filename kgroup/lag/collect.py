@@ -1,0 +1,100 @@
+"""What ``lag`` and ``report`` read before they evaluate: the group's commits (from the offsets
+log, live or saved), the log ends at each moment that matters, the record timestamps of
+``--time-lag``, and the live samples of ``--watch``.
+
+The use cases behind the commands, over the cluster layer; the evaluation itself is
+kgroup.lag.history's. Nothing here prints: what needs saying goes through the ``warn`` (and,
+with -v, ``info``) callables the caller gives.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kgroup.errors import NotAuthorized, TopicMissing
+from kgroup.lag.history import (Commit, EndsAt, TopicPartition, Watch, commits_from_log, evaluate, moments,
+                                time_lag_positions)
+
+if TYPE_CHECKING:
+    from kgroup.kafka.cluster import Cluster
+    from kgroup.kafka.settings import ConnectionSettings
+    from kgroup.offsets_log.read import Progress, Warn
+
+Commits = dict[TopicPartition, list[Commit]]
+
+
+def read_commits(group: str, topics: list[str] | None, until_ms: int, input_: Path | None, offsets_topic: str,
+                 settings: ConnectionSettings | None, progress: Progress, warn: Warn,
+                 watch_hint: bool = False) -> Commits:
+    """The group's commits per partition up to ``until_ms``, from the saved log ``input_`` or the
+    live one. A live log this principal may not read says what works without it (``watch_hint``:
+    ``lag --watch`` samples the lag live)."""
+    from kgroup.offsets_log.read import group_entries
+
+    try:
+        return commits_from_log(group_entries(group, input_, offsets_topic, settings, until_ms, progress, warn),
+                                group, until_ms, topics)
+    except NotAuthorized as e:
+        if not watch_hint:
+            raise
+        raise NotAuthorized(f"cannot read the offsets log {offsets_topic}: {e.message}; "
+                            f"'kgroup lag {group} --watch' samples the lag live without it") from None
+
+
+def ends_for_commits(cluster: Cluster, commits: Mapping[TopicPartition, list[Commit]], since_ms: int,
+                     until_ms: int, until_is_now: bool, warn: Warn,
+                     info: Callable[[str], None] | None = None) -> EndsAt:
+    """The log ends :func:`kgroup.lag.history.evaluate` needs, asked of the cluster; ``info``
+    (with -v) hears where the cluster's answers by timestamp had to be checked against records."""
+    answer = cluster.log_ends_at(moments(commits, since_ms, until_ms, until_is_now))
+    now = {tp: answer.bounds[tp].end if tp in answer.bounds else None for tp in commits}
+    stats = answer.stats
+    if info is not None and stats.searched:
+        info(f"the cluster's ListOffsets answers by timestamp did not match its records for {stats.searched} of "
+             f"{stats.checked} moments; kgroup found those from the records themselves")
+    for line in answer.problems:
+        warn(line)
+    return EndsAt.found(answer.ends, now)
+
+
+def record_times(cluster: Cluster, commits: Mapping[TopicPartition, list[Commit]], ends: EndsAt, since_ms: int,
+                 until_ms: int, until_is_now: bool) -> dict[tuple[str, int, int], int]:
+    """For ``--time-lag``: the timestamp of the record at each committed offset with lag."""
+    draft = evaluate("", commits, ends, since_ms, until_ms, until_is_now)
+    return cluster.record_timestamps(time_lag_positions(draft))
+
+
+def start_watch(group: str, topics: list[str] | None, now_ms: int, since_offset_ms: int, input_: Path | None,
+                offsets_topic: str, settings: ConnectionSettings, progress: Progress, warn: Warn,
+                info: Callable[[str], None] | None = None) -> Watch:
+    """``lag --watch``'s first state: the group's commits and log ends over the window before now,
+    from the offsets log; where the live log is refused or missing, an empty watch (said once): the
+    lag is then sampled from now on. A file given is read, or its fault said, and a cluster out of
+    reach is said as such."""
+    from kgroup.kafka.cluster import connect
+
+    try:
+        commits = read_commits(group, topics, now_ms, input_, offsets_topic, settings if input_ is None else None,
+                               progress, warn)
+        if not commits:
+            return Watch(group, commits, None)
+        ends = ends_for_commits(connect(settings), commits, now_ms + since_offset_ms, now_ms, True, warn, info)
+        return Watch(group, commits, ends)
+    except (NotAuthorized, TopicMissing) as e:
+        if input_ is not None:
+            raise
+        warn(f"the offsets log cannot be read ({e.message}); the lag is sampled from now on")
+        return Watch(group)
+
+
+def sample(settings: ConnectionSettings, group: str, topics: list[str] | None
+           ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
+    """The group's committed offsets and log ends now, read as ``kgroup offsets`` reads them; a new
+    client each time, so that --timeout bounds each sample."""
+    from kgroup.group.capture import capture
+    from kgroup.kafka.cluster import connect
+
+    state = capture(connect(settings), [group], topics=topics).states[group]
+    pairs = [((t, p), o) for t, parts in state.offsets.items() for p, o in parts.items()]
+    return {tp: o.committed for tp, o in pairs}, {tp: o.log_end for tp, o in pairs}

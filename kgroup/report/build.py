@@ -1,0 +1,130 @@
+"""``kgroup report``'s use case: read the group's records, its lag over the window and the group
+now, and make the report's document (kgroup.report.data) from them.
+
+Nothing here prints: warnings go through the ``warn`` callable the caller gives (the page lists
+every one), -v lines through ``info``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kgroup.errors import NotAuthorized, UsageError
+from kgroup.offsets_log.selection import Entry
+
+if TYPE_CHECKING:
+    from kgroup.group.capture import GroupSource
+    from kgroup.kafka.cluster import Cluster
+    from kgroup.kafka.settings import ConnectionSettings
+    from kgroup.offsets_log.read import Progress, Warn
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    """What the report is of: the group, the window, where its records and its state come from."""
+
+    group: str
+    since_ms: int
+    until_ms: int
+    until_is_now: bool
+    now_ms: int
+    topics: list[str] | None
+    allowed_lag: int
+    input: Path | None
+    snapshot: Path | None
+    offsets_topic: str
+    settings: ConnectionSettings | None  # None: no cluster named (a saved log only)
+
+
+def entries(group: str, input_: Path | None, offsets_topic: str, settings: ConnectionSettings | None, until_ms: int,
+            progress: Progress, warn: Warn) -> list[Entry]:
+    """Every decoded record of the group up to ``until_ms``, from the saved log or the live one."""
+    from kgroup.offsets_log.read import group_entries
+
+    try:
+        return list(group_entries(group, input_, offsets_topic, settings if input_ is None else None, until_ms,
+                                  progress, warn))
+    except NotAuthorized as e:
+        raise NotAuthorized(f"cannot read the offsets log {offsets_topic}: {e.message}; the report is built "
+                            f"from it (a saved log works too: --input)") from None
+
+
+def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str, warnings: Sequence[str],
+           progress: Progress, warn: Warn, info: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The report's document. ``cluster()`` makes the cluster to ask (only where one is named);
+    ``warnings``: the lines said so far and until the document is made (the page shows them)."""
+    from kgroup.lag.history import commits_from_log
+    from kgroup.offsets_log.replay import GroupReplay
+    from kgroup.report.data import report_document
+
+    r = request
+    cluster_named = r.settings is not None and r.settings.bootstrap is not None
+    found = entries(r.group, r.input, r.offsets_topic, r.settings, r.until_ms, progress, warn)
+    if not found:
+        raise UsageError(f"the offsets log holds no record of group {r.group} at or before --until")
+    replay = GroupReplay(r.group)
+    for e in found:
+        replay.apply(e)
+    replay.finish()
+    commits = commits_from_log(found, r.group, r.until_ms, r.topics)
+    lag, unavailable = None, None
+    if not commits:
+        unavailable = f"the offsets log holds no commit of group {r.group} at or before --until"
+    elif not cluster_named:
+        unavailable = ("the lag needs a cluster: the log ends at past moments are asked of it (give -b with "
+                       "--input)")
+    else:
+        from kgroup.lag.collect import ends_for_commits
+        from kgroup.lag.history import document, evaluate
+
+        ends = ends_for_commits(cluster(), commits, r.since_ms, r.until_ms, r.until_is_now, warn, info)
+        evaluated = evaluate(r.group, commits, ends, r.since_ms, r.until_ms, r.until_is_now, r.allowed_lag)
+        for line in evaluated.problems[:10]:
+            warn(line)
+        if len(evaluated.problems) > 10:
+            warn(f"... and {len(evaluated.problems) - 10} more")
+        lag = document(evaluated)
+    if unavailable:
+        warn(f"no lag: {unavailable}")
+    now = group_now(r, cluster if cluster_named else None, progress, warn)
+    source = {"cluster": r.settings.bootstrap if r.settings is not None and cluster_named else None,
+              "input": str(r.input) if r.input is not None else None,
+              "snapshot": str(r.snapshot) if r.snapshot is not None else None,
+              "offsets_topic": r.offsets_topic if r.input is None else None,
+              "now": None if now is None else now["source"]}
+    return report_document(group=r.group, since_ms=r.since_ms, until_ms=r.until_ms, generated_ms=r.now_ms,
+                           version=version, source=source, lag=lag, lag_unavailable=unavailable, replay=replay,
+                           commits=commits, offsets_partition=found[0].raw.partition, now=now, warnings=warnings)
+
+
+def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progress: Progress,
+              warn: Warn) -> dict[str, Any] | None:
+    """The group now as describe and offsets show it, from the snapshot or the cluster; None
+    without either, or when the cluster no longer knows the group (said, not fatal: a group gone
+    since the incident is no reason to stop)."""
+    if r.snapshot is None and cluster is None:
+        return None
+    from kgroup.group.documents import describe_group, offsets_group
+    from kgroup.group.load import group_states
+
+    def no_cluster() -> GroupSource:
+        raise AssertionError("a snapshot is read, not a cluster")
+
+    try:
+        loaded = group_states(r.snapshot, [r.group], cluster or no_cluster, progress=progress)
+    except UsageError as e:
+        if r.snapshot is not None:
+            raise
+        warn(f"the group now is not shown: {e.message}")
+        return None
+    for line in [*loaded.notes, *loaded.problems]:
+        warn(line)
+    state = loaded.states.get(r.group)
+    if state is None:
+        return None
+    offsets = offsets_group(state, None, None, r.now_ms)
+    offsets.pop("topic_lag")  # as offsets -o json
+    return {"source": "snapshot" if r.snapshot is not None else "cluster", "describe": describe_group(state),
+            "offsets": offsets}
