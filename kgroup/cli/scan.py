@@ -2,7 +2,7 @@
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
@@ -82,69 +82,23 @@ def scan(
     from kgroup.scan import require_pyspark
 
     require_pyspark()
-    from kgroup.scan.run import check_output
+    from kgroup.cli import interrupt
+    from kgroup.output.progress import progress_bar
+    from kgroup.scan.job import ScanOptions, run
     from kgroup.scan.session import parse_conf
 
-    spark_conf = parse_conf(list(conf or []))
-    for path, option, new in ((out, "--out", False), (save, "--save", True)):
-        if path is not None:
-            check_output(path, option, new)
-    started = time.monotonic()
-    workdir = None
-    spark_input = input_
+    options = ScanOptions(input=input_, save=save, offsets_topic=offsets_topic, since_ms=window.since_ms,
+                          until_ms=window.until_ms, stale_after_ms=stale_ms, storm=storm,
+                          top=top if output == OutputFormat.table or html else 0, out=out, master=master,
+                          scratch=scratch, conf=parse_conf(list(conf or [])), verbose=conn.verbose)
     if input_ is not None:
         from kgroup.cli.common import no_cluster_with
-        from kgroup.offsets_log.saved import for_spark, is_local
 
         no_cluster_with(conn)
-        if is_local(input_):  # checked whole by the one reader before Spark starts
-            import atexit
-            import shutil
-            import tempfile
-
-            workdir = tempfile.mkdtemp(prefix="kgroup-scan-input-")
-            atexit.register(shutil.rmtree, workdir, True)
-            from kgroup import _on_interrupt
-
-            _on_interrupt.append(lambda: shutil.rmtree(workdir, True))
-            spark_input, notes = for_spark(input_, workdir)
-            for note in notes:
-                warn(note)
-    settings = plan = None
-    if input_ is None:  # one metadata read: the log's ranges and leaders, the data topics' log ends
-        from kgroup.kafka.logreader import scan_plan
-
-        settings = conn.settings()
-        plan_ms = int(time.time() * 1000)  # the log ends of the plan are those of this moment
-        plan = scan_plan(settings, offsets_topic)
-
-    from kgroup.output.progress import progress_bar
-    from kgroup.scan.run import ScanRequest, scan_report
-    from kgroup.scan.session import build_session
-
-    live: dict[str, Any] = {} if plan is None else dict(ranges=plan.ranges, leaders=plan.leaders, brokers=plan.brokers, ends=plan.ends,
-                                        unknown=plan.unknown, now_ms=plan_ms)
-    request = ScanRequest(input=input_, source=spark_input, save=save, topic=offsets_topic, settings=settings,
-                          **live, since_ms=window.since_ms, until_ms=window.until_ms,
-                          stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table or html else 0,
-                          out=out, master=master, scratch=scratch)
     with progress_bar() as progress:
-        progress("starting Spark", 0, 1)
-        from kgroup.cli import interrupt
-
-        interrupt.install()  # Ctrl-C while the JVM starts or a job runs (see kgroup.cli.interrupt)
-        try:
-            spark = build_session(master, spark_conf, conn.verbose)
-            spark_start = time.monotonic() - started
-            report = scan_report(spark, request, progress)
-        finally:
-            from kgroup.scan.session import end_jvm, stop_session
-
-            if "spark" in locals():
-                stop_session(spark)  # and the JVM kgroup started for it
-            else:
-                end_jvm()  # a JVM started for a session that could not be made
-    elapsed = time.monotonic() - started
+        # Ctrl-C while the JVM starts or a job runs goes to the watcher (see kgroup.cli.interrupt)
+        result = run(options, conn.settings, progress, warn, before_spark=interrupt.install)
+    report, settings, elapsed, spark_start = result.report, result.settings, result.elapsed_s, result.spark_start_s
     rows, coordinators, broker_rows, summary = report.groups, report.coordinators, report.brokers, report.summary
     summary["spark_start_seconds"] = round(spark_start, 3)
     summary["seconds"] = round(elapsed, 3)

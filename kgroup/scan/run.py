@@ -127,6 +127,8 @@ def _from_spark(e: Exception) -> bool:
 
 
 _PYTHON_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit): ")
+# kgroup's own error raised in an executor, as its traceback names it: "kgroup.errors.NotAuthorized: ..."
+_KGROUP_ERROR = re.compile(r"^kgroup\.errors\.(\w+): ")
 
 
 def spark_failure(e: BaseException) -> str:
@@ -138,10 +140,10 @@ def spark_failure(e: BaseException) -> str:
 
     lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
     # an exception raised in Python (the executors' or this process's): "[module.]NameError: message"
-    python = [line for line in lines if _PYTHON_EXCEPTION.match(line)
+    python = [line for line in lines if (_PYTHON_EXCEPTION.match(line) or _KGROUP_ERROR.match(line))
               and not line.startswith(("org.", "java.", "javax.", "scala.", "py4j."))]
     if python:
-        line = re.sub(r"^kgroup\.errors\.(?:ClusterError|UsageError|KgroupError): ", "", python[-1])
+        line = _KGROUP_ERROR.sub("", python[-1])
         line = line.replace("kgroup.errors.", "").replace("pyspark.errors.exceptions.captured.", "")
     else:
         line = java_cause(lines) or spark_cause() or (lines[0] if lines else type(e).__name__)
@@ -150,15 +152,28 @@ def spark_failure(e: BaseException) -> str:
     return line[:400]
 
 
+def executor_error(text: str) -> type[KgroupError] | None:
+    """The class of the kgroup error an executor raised, named in a failed job's text (the last one
+    named): an exception crosses from the executor's process to this one as text only."""
+    from kgroup import errors
+
+    found = None
+    for line in text.splitlines():
+        match = _KGROUP_ERROR.match(line.strip())
+        if match:
+            kind = getattr(errors, match.group(1), None)
+            if isinstance(kind, type) and issubclass(kind, KgroupError):
+                found = kind
+    return found
+
+
 def spark_error(e: BaseException) -> KgroupError:
     """A failed Spark job as kgroup's one line: an executor's own kgroup error keeps its exit code
     (a cluster the executors cannot reach is exit 3 as on the driver); a JVM that went away says so."""
-    text = str(e)
     reason = spark_failure(e)
-    if "kgroup.errors.UsageError: " in text:
-        return UsageError(reason)
-    if "kgroup.errors.ClusterError: " in text:
-        return ClusterError(reason)
+    own = executor_error(str(e))
+    if own is not None:
+        return own(reason)
     if type(e).__module__.startswith("py4j") and "Py4JJavaError" not in type(e).__name__:
         from kgroup.scan.session import spark_cause
 

@@ -170,6 +170,13 @@ def test_spark_errors_keep_the_executors_kgroup_error_and_its_exit_code():
     e = spark_error(executor)
     assert isinstance(e, ClusterError) and not isinstance(e, UsageError)
     assert e.message == "cannot reach the cluster at h:1 within 2 s while trying to read t-0"
+    # the executor's error type comes back whole (the job's text names it), not just its exit code
+    from kgroup.errors import NotAuthorized, Unreachable
+
+    for kind in (Unreachable, NotAuthorized):
+        typed = Py4JJavaError(str(executor).replace("kgroup.errors.ClusterError", f"kgroup.errors.{kind.__name__}"))
+        e = spark_error(typed)
+        assert type(e) is kind and e.message == "cannot reach the cluster at h:1 within 2 s while trying to read t-0"
     java = Py4JJavaError("An error occurred while calling o347.parquet.\n: org.apache.spark.SparkException: Job "
                          "aborted.\n\tat org.apache.spark.sql.X(X.scala:1)\nCaused by: java.io.IOException: "
                          "Mkdirs failed to create file:/ro/out\n\tat org.apache.hadoop.Y(Y.java:2)")
