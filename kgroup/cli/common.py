@@ -20,7 +20,7 @@ CHOICES_BY_METAVAR = {"STATE": GROUP_STATES}
 
 
 class _Typer(typer.Typer):
-    """Typer whose commands coerce their parameters without pydantic (see kgroup.cli.params)."""
+    """Typer whose commands are :class:`KgroupCommand` unless a command names its own ``cls=``."""
 
     def command(self, *args, cls=None, **kwargs):
         return super().command(*args, cls=cls or KgroupCommand, **kwargs)
