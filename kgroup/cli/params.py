@@ -8,7 +8,10 @@ itself; the subclasses only
    (``<bool>`` after a flag, which takes no value); a flag without a metavar of its own is
    given an empty one, as ``typer.Option(metavar="")`` would, here once for every flag
    (the help option included) rather than at each declaration;
-2. run a command's body with the garbage collector on and start-up's objects frozen (see
+2. give the help option the default a flag declared ``= False`` has: Typer takes a bool flag's
+   bool value as it is, but coerces a missing one (None) through a pydantic adapter it builds
+   then, which ``kgroup COMMAND --help`` would load for the root's help option alone;
+3. run a command's body with the garbage collector on and start-up's objects frozen (see
    :class:`KgroupCommand`).
 """
 from __future__ import annotations
@@ -24,6 +27,16 @@ def _unlabelled_flags(params: list[Any]) -> None:
     for p in params:
         if isinstance(p, TyperOption) and p.is_flag and p.metavar is None:
             p.metavar = ""
+
+
+def _help_flag(option: Any) -> Any:
+    """The help option (None: the command has none) as kgroup's own flags are: no type label,
+    False when not given."""
+    if option is not None:
+        _unlabelled_flags([option])
+        if option.default is None:
+            option.default = False
+    return option
 
 
 class KgroupCommand(TyperCommand):
@@ -45,9 +58,7 @@ class KgroupCommand(TyperCommand):
         return super().invoke(ctx)
 
     def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        _unlabelled_flags([option])
-        return option
+        return _help_flag(super().get_help_option(ctx))
 
 
 class KgroupGroup(TyperGroup):
@@ -58,6 +69,4 @@ class KgroupGroup(TyperGroup):
         _unlabelled_flags(self.params)
 
     def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        _unlabelled_flags([option])
-        return option
+        return _help_flag(super().get_help_option(ctx))
