@@ -3,9 +3,9 @@
 Nothing here computes anything Kafka-specific. Commands register lazily: ``main`` imports
 only the module of the command named on the command line (``kgroup.cli.app``, the whole
 application, imports them all), modules that talk to a cluster are imported inside the
-commands that need one, and ``--help`` is printed from the rendering stored in
-kgroup/cli/helptext.py when the output is one Typer would render the same way. So
-``kgroup --help`` and the offline commands never load confluent_kafka, pydantic or rich.
+commands that need one. So ``kgroup --help`` and the offline commands never load
+confluent_kafka, pyspark or plotly; parsing, coercing values and rendering help are Typer's
+own (kgroup.cli.params: the commands' classes, through Typer's public ``cls=``).
 """
 from __future__ import annotations
 
@@ -116,18 +116,6 @@ def _main() -> None:
 
     gc.disable()  # until the command runs (see kgroup.cli.params.KgroupCommand)
     args = sys.argv[1:]
-    if len(args) <= 2 and args and args[-1] in ("--help", "-h") and (len(args) == 1 or args[0] in COMMANDS):
-        from kgroup.cli.helptext import stored_help
-        from kgroup.errors import ExitCode
-
-        text = stored_help(args[0] if len(args) == 2 else "")
-        if text is not None:
-            try:
-                sys.stdout.write(text)
-                sys.stdout.flush()
-            except BrokenPipeError:  # as _run: a reader that stopped early is no error
-                pass
-            sys.exit(ExitCode.OK)
     command = args[0] if args and args[0] in COMMANDS else None
     _run(command, command_args(command, args))
 

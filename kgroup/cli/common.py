@@ -20,7 +20,7 @@ CHOICES_BY_METAVAR = {"STATE": GROUP_STATES}
 
 
 class _Typer(typer.Typer):
-    """Typer whose commands coerce their parameters without pydantic (see kgroup.cli.params)."""
+    """Typer whose commands are :class:`KgroupCommand` unless a command names its own ``cls=``."""
 
     def command(self, *args, cls=None, **kwargs):
         return super().command(*args, cls=cls or KgroupCommand, **kwargs)
@@ -81,9 +81,11 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+# a bool with a bool default: Typer takes the value as it is, without building its value
+# coercion (pydantic), which `kgroup COMMAND --help` would otherwise load for this option alone
 @app.callback()
-def _root(version: Annotated[Optional[bool], typer.Option(
-        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = None) -> None:
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False) -> None:
     pass
 
 

@@ -1,11 +1,10 @@
 """What kgroup's start-up loads, and that its shortcuts change nothing.
 
-Offline commands and --help load no module they do not use (no Kafka client, no Spark,
-no pydantic, no rich, no tabulate for plain tables, no typing_extensions; --help not even
-Typer); the stored help is Typer's rendering; the parameter coercion that replaces Typer's
-pydantic adapters gives the same values and the same errors, and switched off
-(KGROUP_PLAIN_TYPER=1: plain Typer, pydantic loads) every output byte is the same; the
-plain-table renderer draws what tabulate draws. Speed itself is measured by bench/startup_bench.py, not here.
+Offline commands and --help load no module they do not use (no Kafka client, no Spark, no
+plotly, no rich outside help, no tabulate for plain tables; only the module of the command
+asked for); a command run alone prints what the whole app prints; the plain-table renderer
+draws what tabulate draws. Parsing, value coercion and help are Typer's own. Speed itself is
+measured by bench/startup_bench.py, not here.
 """
 from __future__ import annotations
 
@@ -22,11 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = "examples/seed-g1.json"
 LOG = "examples/offsets-log-g1.jsonl"
 
-# never needed by an offline command or --help
-HEAVY = ("confluent_kafka", "pyspark", "pyarrow", "pandas", "rich", "pydantic", "pydantic_core", "typing_extensions",
-         "markdown_it", "jsonschema", "plotly", "narwhals", "selenium")
-# what plain Typer's coercion loads (pydantic and what it imports)
-PYDANTIC = {"pydantic", "pydantic_core", "typing_extensions", "typing_inspection", "annotated_types"}
+# never needed by an offline command or --help (Typer renders help with rich: not in an offline command)
+HEAVY = ("confluent_kafka", "pyspark", "pyarrow", "pandas", "jsonschema", "plotly", "narwhals", "selenium")
+HELP_ONLY = ("rich", "markdown_it")
 RENDERING_ENV = ("COLUMNS", "TERMINAL_WIDTH", "FORCE_COLOR", "PY_COLORS", "GITHUB_ACTIONS", "TTY_COMPATIBLE",
                  "TTY_INTERACTIVE", "_TYPER_FORCE_DISABLE_TERMINAL", "TYPER_USE_RICH", "TYPER_RICH_MARKUP_MODE")
 
@@ -77,18 +74,15 @@ OFFLINE = [
 
 @pytest.mark.parametrize("argv", OFFLINE, ids=lambda a: " ".join(a[:3]))
 def test_offline_commands_load_nothing_heavy(argv):
-    from kgroup.cli.params import fast_path
-
     modules, r = _imported(*argv)
     assert r.returncode == 0, r.stderr[-2000:]
-    # plain Typer (KGROUP_PLAIN_TYPER=1, or a Typer kgroup does not know) coerces values through pydantic
-    heavy = set(HEAVY) - (set() if fast_path() else PYDANTIC)
+    heavy = {*HEAVY, *HELP_ONLY}
     assert not _tops(modules) & heavy, sorted(_tops(modules) & heavy)
     assert "kgroup.kafka.cluster" not in modules  # the Kafka client wrapper
     if argv[0] != "find-coordinator":  # what a live cluster answers: only find-coordinator explains in it
         assert "kgroup.group.metadata" not in modules
     # nor what only talking to a cluster needs: its settings, the Ctrl-C watcher (a thread, a socket)
-    unused = {"kgroup.kafka.settings", "kgroup.cli.interrupt"} | ({"socket"} if fast_path() else set())  # pydantic's
+    unused = {"kgroup.kafka.settings", "kgroup.cli.interrupt"}
     assert not unused & modules, unused & modules
     # only the module of the command asked for
     from kgroup.cli import COMMANDS
@@ -101,40 +95,28 @@ def test_offline_commands_load_nothing_heavy(argv):
 def test_plain_tables_do_not_load_tabulate():
     modules, r = _imported("find-coordinator", "--offline", "--offsets-partitions", "3", "G1", "G2")
     assert r.returncode == 0 and "G2" in r.stdout
-    from kgroup.cli.params import fast_path
-
     assert "tabulate" not in modules
-    assert "importlib.metadata" not in modules or not fast_path()  # pydantic (plain Typer) reads package metadata
 
 
 @pytest.mark.parametrize("command", ["", "find-coordinator", "whatif", "log", "scan"])
-def test_help_loads_neither_typer_nor_rich(command):
+def test_help_loads_nothing_heavy(command):
+    """Typer renders the help (with rich); no Kafka client, no Spark, no command module but the
+    one asked for, and no pydantic (Typer's value coercion: no value is coerced before help)."""
     modules, r = _imported(*([command] if command else []), "--help")
     assert r.returncode == 0 and "Usage: kgroup" in r.stdout
-    assert not _tops(modules) & {"typer", "rich", "pydantic", "click", "tabulate"}, sorted(_tops(modules))
+    heavy = {*HEAVY, "pydantic"}
+    assert not _tops(modules) & heavy, sorted(_tops(modules) & heavy)
+    assert "kgroup.kafka.cluster" not in modules
+    if command:
+        from kgroup.cli import COMMANDS
+
+        own = {m.split(".")[2] for m in modules if m.startswith("kgroup.cli.") and m.count(".") == 2}
+        assert not own & (set(COMMANDS.values()) - {COMMANDS[command]}), sorted(own)
 
 
-def test_stored_help_is_typers_rendering():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        from gen_completions import typer_help
-    finally:
-        sys.path.pop(0)
-    from kgroup.cli import COMMANDS
-
-    for command in ["", *COMMANDS]:
-        argv = [command, "--help"] if command else ["-h"]
-        r = subprocess.run([sys.executable, "-m", "kgroup", *argv], cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL,
-                           capture_output=True)
-        assert r.returncode == 0
-        assert r.stdout.decode() == typer_help(command), command
-
-
-def test_help_elsewhere_is_rendered_by_typer():
-    """Another width (here COLUMNS) is not the stored rendering's: Typer renders it."""
+def test_help_takes_the_width_it_is_given():
     modules, r = _imported("whatif", "--help", env=_env(COLUMNS="120"))
     assert r.returncode == 0
-    assert "rich" in _tops(modules)
     assert max(len(line) for line in r.stdout.splitlines()) == 120
 
 
@@ -155,78 +137,13 @@ def test_commands_behave_as_through_the_whole_app():
             assert full.returncode == 0, argv
 
 
-# --- parameter coercion and the plain-Typer path ------------------------------------
+# --- usage errors ------------------------------------------------------------------
 
 
-def _coercion_pairs(monkeypatch):
-    """(fast, Typer's own) coercion of every parameter of every kgroup command."""
-    import typer
-    import typer.main
-
-    from kgroup.cli import app
-    from kgroup.cli.params import FastCoercion
-
-    monkeypatch.setenv("KGROUP_PLAIN_TYPER", "0")  # whatever the run's setting: build the fast path
-    root = typer.main.get_command(app)
-    for name, cmd in [("", root), *root.commands.items()]:
-        for p in [*cmd.params, cmd.get_help_option(typer.Context(cmd))]:
-            fast = p.get_runtime_param()
-            assert isinstance(fast, FastCoercion), (name, p.name)
-            yield name, cmd, p, fast, p.typer_runtime_param()
-
-
-SAMPLES = [None, "", "x", "-", "G1", "0", "1", "7", "007", "50", "-3", "1.5", " 2", "2 ", "1e3", "1_000", "inf", "nan",
-           "table", "json", "csv", "JSON", "offsets", "group", "examples", "examples/seed-g1.json", "no/such/file",
-           "a=b", "\udcff", 10, 10.0, True, ("a", "b"), ["1", "2"], ("x",), ()]
-
-
-def _outcome(runtime, value, param, ctx):
-    import typer
-
-    try:
-        return "ok", runtime.coerce(value, param=param, ctx=ctx)
-    except typer.BadParameter as e:
-        return "error", e.format_message()
-
-
-def test_fast_coercion_equals_typers_own(monkeypatch):
-    import typer
-
-    checked = 0
-    for name, cmd, param, fast, slow in _coercion_pairs(monkeypatch):
-        ctx = typer.Context(cmd)
-        for value in SAMPLES:
-            expected = _outcome(slow, value, param, ctx)
-            got = _outcome(fast, value, param, ctx)
-            assert repr(got) == repr(expected), (name, param.name, value, got, expected)
-            assert type(got[1]) is type(expected[1]), (name, param.name, value)
-            checked += 1
-    assert checked > 500
-
-
-def _in_process(args: list[str], plain: bool, monkeypatch) -> tuple[object, str, str]:
-    """(exit code, stdout, stderr) of ``kgroup ARGS`` run by kgroup.cli.main in this process."""
-    import contextlib
-    import io
-
-    from kgroup.cli import main
-
-    monkeypatch.setenv("KGROUP_PLAIN_TYPER", "1" if plain else "0")
-    monkeypatch.setattr(sys, "argv", ["kgroup", *args])
-    out, err = io.StringIO(), io.StringIO()
-    code: object = None
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-    except SystemExit as e:
-        code = e.code
-    return code, out.getvalue(), err.getvalue()
-
-
-def _both_paths_cases():
+def _usage_cases():
     from kgroup.cli import COMMANDS
 
-    helps = [[c, "--help"] for c in COMMANDS] + [["--help"], []]  # Typer's rendering (COLUMNS below)
+    helps = [[c, "--help"] for c in COMMANDS] + [["--help"], []]
     bad = [["find-coordinator", "--offline", "--offsets-partitions", x, "G1"] for x in ("0", "x", "1.5", "-3", "")]
     bad += [["whatif", "--snapshot", SEED, "-o", "yaml"], ["whatif", "--snapshot", SEED, "-o", "JSON"],
             ["whatif", "--snapshot", SEED, "--strategy", "bogus"], ["describe", "--snapshot", "no-such-file.json"],
@@ -235,44 +152,29 @@ def _both_paths_cases():
                                                                     "--timeout", "0"],
             ["log", "--input", LOG, "--since", "yesterday"], ["vote", "--switch", "x"], ["nosuch"], ["whatif", "-q"],
             ["--version"], ["find-coordinator", "--offline", "G1", "-o", "csv", "--offsets-partitions", "7"]]
-    return OFFLINE + helps + bad
+    return helps + bad
 
 
-@pytest.mark.parametrize("argv", _both_paths_cases(), ids=lambda a: " ".join(a[:4]) or "(none)")
-def test_plain_typer_prints_the_same_bytes(argv, monkeypatch):
-    """KGROUP_PLAIN_TYPER=1 (Typer coerces every value itself) changes no output byte and no exit code."""
+@pytest.mark.parametrize("argv", _usage_cases(), ids=lambda a: " ".join(a[:4]) or "(none)")
+def test_help_and_bad_values_end_without_an_internal_error(argv, monkeypatch):
+    """Typer coerces every value: a bad one is a usage error (exit 2), never an internal error."""
+    import contextlib
+    import io
+
+    from kgroup.cli import main
+
     monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("COLUMNS", "200")  # help rendered live by Typer, not the stored text
-    fast = _in_process(argv, False, monkeypatch)
-    plain = _in_process(argv, True, monkeypatch)
-    assert plain == fast, argv
-    assert fast[0] in (0, 1, 2, 3), fast
-
-
-def test_an_unknown_typer_takes_the_plain_path(monkeypatch):
-    """The fast path relies on how Typer 0.29 processes a value: any other release runs plain Typer."""
-    import typer
-
-    from kgroup.cli.params import fast_path
-
-    monkeypatch.delenv("KGROUP_PLAIN_TYPER", raising=False)
-    monkeypatch.setattr(typer, "__version__", "0.29.9")
-    assert fast_path()
-    monkeypatch.setattr(typer, "__version__", "0.30.0")
-    assert not fast_path()
-    monkeypatch.setattr(typer, "__version__", "0.29.9")
-    monkeypatch.setenv("KGROUP_PLAIN_TYPER", "1")
-    assert not fast_path()
-
-
-def test_the_switch_selects_the_path():
-    """The fast path loads no pydantic; KGROUP_PLAIN_TYPER=1 is plain Typer, which does."""
-    argv = ["find-coordinator", "--offline", "--offsets-partitions", "3", "G1", "-o", "json"]
-    fast, r = _imported(*argv, env=_env(KGROUP_PLAIN_TYPER="0"))
-    plain, r_plain = _imported(*argv, env=_env(KGROUP_PLAIN_TYPER="1"))
-    assert r.returncode == r_plain.returncode == 0 and r.stdout == r_plain.stdout
-    assert "pydantic" not in _tops(fast)
-    assert "pydantic" in _tops(plain)
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(sys, "argv", ["kgroup", *argv])
+    out, err = io.StringIO(), io.StringIO()
+    code: object = None
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main()
+    except SystemExit as e:
+        code = e.code
+    assert code in (0, 1, 2, 3), (code, err.getvalue())
+    assert "internal error" not in err.getvalue()
 
 
 # --- plain tables ------------------------------------------------------------------

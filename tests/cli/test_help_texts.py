@@ -1,13 +1,23 @@
 """What `kgroup --help` tells: every exit code, and one line per command in its table (a
-summary sentence, not a docstring wrapped where its source lines break)."""
+summary sentence, not a docstring wrapped where its source lines break); no type label after
+a flag, which takes no value."""
 from __future__ import annotations
 
 import re
 
-from kgroup.cli import COMMANDS
-from kgroup.cli.helptext_data import HELP  # Typer's rendering (test_cli_startup.py checks it is)
+import pytest
+from conftest import run_kgroup
 
-TOP = HELP[""]
+from kgroup.cli import COMMANDS
+
+
+def _help(*command: str) -> str:
+    r = run_kgroup(*command, "--help", env={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+TOP = _help()
 
 
 def test_top_help_names_every_exit_code():
@@ -24,3 +34,10 @@ def test_each_command_is_one_line_of_one_sentence():
     for row in rows:
         summary = row.split(None, 1)[1]
         assert summary.endswith(".") and summary.count(". ") == 0, row
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_flags_carry_no_type_label(command):
+    text = _help(command) if command else TOP
+    assert "<bool>" not in text
+    assert re.search(r"--help +-h +Show this message", text), text

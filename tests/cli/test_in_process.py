@@ -48,12 +48,3 @@ def test_a_collector_the_caller_had_off_stays_off():
     finally:
         gc.enable()
 
-
-def test_each_run_takes_the_typer_path_it_names(typer_path):
-    """tests/cli/conftest.py runs every test here on both paths: the switch does reach kgroup."""
-    import typer
-
-    from kgroup.cli.params import KNOWN_TYPER, fast_path
-
-    assert typer_path in ("tuned", "plain")
-    assert fast_path() is (typer_path == "tuned" and typer.__version__.startswith(KNOWN_TYPER))
