@@ -126,7 +126,7 @@ def scan(
                                         unknown=plan.unknown, now_ms=plan_ms)
     request = ScanRequest(input=input_, source=spark_input, save=save, topic=offsets_topic, settings=settings,
                           **live, since_ms=window.since_ms, until_ms=window.until_ms,
-                          stale_after_ms=stale_ms, storm=storm, top=top if output == OutputFormat.table or html else 0,
+                          stale_after_ms=stale_ms, storm=storm, top=top if output.tabular or html else 0,
                           out=out, master=master, scratch=scratch)
     with progress_bar() as progress:
         progress("starting Spark", 0, 1)
