@@ -349,8 +349,8 @@ def _wrapped(text: str, width: int, indent: str = "  ") -> list[str]:
 
     lead = text[:len(text) - len(text.lstrip(" "))]
     more = lead + indent if len(lead + indent) < width // 2 else ""
-    return textwrap.wrap(text, width, initial_indent=lead, subsequent_indent=more, break_on_hyphens=False,
-                         drop_whitespace=True) or [text[:width]]
+    return textwrap.wrap(text[len(lead):], width, initial_indent=lead, subsequent_indent=more,
+                         break_on_hyphens=False) or [text[:width]]
 
 
 def _fitted_block(t: Table, width: int, shown: dict[str, str]) -> str:

@@ -110,6 +110,11 @@ def test_a_fitted_block_drawn_by_hand():
         "one note")
 
 
+def test_an_indented_note_keeps_its_indent_and_its_next_lines_go_further():
+    t = Table(["A"], [["x"]], notes=["  member-aaaa-1: one two three four"])
+    assert table_block(t, 20) == "A\n---\nx\n  member-aaaa-1: one\n    two three four"
+
+
 def test_ids_are_shortened_alike_across_the_tables_of_one_output():
     # "member-aaaa-9" is only in the second table, yet tells the first's id apart at 12 characters
     one = Table(["MEMBER"], [["member-aaaa-1"]], fit=Fit(ids=("MEMBER",)))
