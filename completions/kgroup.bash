@@ -13,7 +13,7 @@ _kgroup() {
     describe)
         case "$prev" in
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -24,7 +24,7 @@ _kgroup() {
         case "$prev" in
             --offsets-partitions) COMPREPLY=(); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -36,7 +36,7 @@ _kgroup() {
             --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
             --since) COMPREPLY=(); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -53,7 +53,7 @@ _kgroup() {
             --watch) COMPREPLY=(); return ;;
             --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -64,7 +64,7 @@ _kgroup() {
         case "$prev" in
             --state) COMPREPLY=($(compgen -W "Stable Empty PreparingRebalance CompletingRebalance Assigning Reconciling Dead Unknown" -- "$cur")); return ;;
             --type) COMPREPLY=($(compgen -W "classic consumer" -- "$cur")); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -80,7 +80,7 @@ _kgroup() {
             --type) COMPREPLY=($(compgen -W "offsets group consumer share streams regex" -- "$cur")); return ;;
             --since) COMPREPLY=(); return ;;
             --until) COMPREPLY=(); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -92,7 +92,7 @@ _kgroup() {
             --topic|-t) COMPREPLY=(); return ;;
             --lag-above) COMPREPLY=(); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -109,7 +109,7 @@ _kgroup() {
             --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -131,7 +131,7 @@ _kgroup() {
             --scratch) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --conf) COMPREPLY=(); return ;;
             --html) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -144,7 +144,7 @@ _kgroup() {
             --at) COMPREPLY=(); return ;;
             --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -157,7 +157,7 @@ _kgroup() {
             --switch) COMPREPLY=(); return ;;
             --first-bounce) COMPREPLY=($(compgen -W "to-first from-first" -- "$cur")); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--member -m --switch --first-bounce --static-members --snapshot --output -o -h --help" -- "$cur")) ;;
     whatif)
@@ -170,7 +170,7 @@ _kgroup() {
             --protocols) COMPREPLY=(); return ;;
             --broker-jdk) COMPREPLY=(); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-            --output|-o) COMPREPLY=($(compgen -W "table json csv" -- "$cur")); return ;;
+            --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;

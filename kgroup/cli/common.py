@@ -67,8 +67,9 @@ def _timeout(value: float) -> float:
 Timeout = Annotated[float, typer.Option(
     "--timeout", metavar="SECONDS", rich_help_panel=CONNECTION, callback=_timeout,
     help="Give up on the cluster after this long.")]
-Output = Annotated[OutputFormat, typer.Option("--output", "-o", metavar="table|json|csv",
-                                              help="Output format; data goes to stdout.")]
+Output = Annotated[OutputFormat, typer.Option("--output", "-o", metavar="table|wide|json|csv",
+                                              help="Output format; data goes to stdout. A table fits a terminal's "
+                                                   "width; wide: every column and full ids.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show client logs on stderr (secrets redacted).")]
 # (name, annotation, default) of the connection options, in the order every command's help lists them
 _CONNECTION_PARAMETERS = [("bootstrap", Bootstrap, None), ("x", XProps, None), ("command_config", CommandConfig, None),

@@ -10,7 +10,7 @@ import typer
 from kgroup.cli.common import (ConnectionOptions, Output, Snapshot, app, broker_label, connection_options, examples,
                                group_states, no_cluster_with)
 from kgroup.errors import ExitCode, UsageError
-from kgroup.output.render import OutputFormat, Table, duration, warn
+from kgroup.output.render import Fit, OutputFormat, Table, duration, warn
 
 Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,
                                                        help="Group ids (use -- before ids that start with -).")]
@@ -85,6 +85,13 @@ def list_groups(
     writer.close()
 
 
+# how the tables fit a terminal: the columns left out first come first (docs/commands/*.md)
+DESCRIBE_FIT = Fit(ids=("MEMBER-ID", "GROUP-INSTANCE-ID"),
+                   drop=("#PARTITIONS", "HOST", "GROUP-INSTANCE-ID", "CLIENT-ID", "RECONCILING"))
+OFFSETS_FIT = Fit(ids=("MEMBER-ID",), drop=("METADATA", "LOG-START", "HOST", "CLIENT-ID", "TIME-LAG", "LOG-END",
+                                            "COMMITTED", "GROUP"))
+
+
 @app.command("describe", short_help="A group's state, members and their assignments.", epilog=examples(
     "kgroup describe -b broker1:9092 G1",
     "kgroup describe --snapshot examples/seed-g1.json -o json",
@@ -131,7 +138,8 @@ def describe(
                  f"members={g['member_count']}")
         # CSV: one table, its columns those of the first group's table, a GROUP column first
         writer.add(g, [[g["group"], *row] for row in rows] if output == OutputFormat.csv else (),
-                   table=Table(headers, rows, title=title, notes=describe_notes(g)), csv_headers=["GROUP", *headers])
+                   table=Table(headers, rows, title=title, notes=describe_notes(g), fit=DESCRIBE_FIT),
+                   csv_headers=["GROUP", *headers])
     writer.close()
     _report_problems(problems)
 
@@ -171,7 +179,7 @@ def offsets(
         # live: each group is written as soon as it is complete (see kgroup.group.capture.GroupStates)
         # no progress line where the groups being written share the terminal with it
         states = live_states(ids, conn, topics=topic, listed=listed,
-                             progress=output == OutputFormat.table or not sys.stdout.isatty())
+                             progress=output.tabular or not sys.stdout.isatty())
     else:
         states, problems = group_states(snapshot, ids, conn, topics=topic)
         if time_lag:
@@ -179,7 +187,7 @@ def offsets(
                 raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
             timestamps = conn.cluster().first_record_timestamps(time_lag_positions(states.values()))
         states = _Done(list(states.values()), problems)  # type: ignore[assignment]  # iterates alike
-    writer = GroupsWriter(output, headers)
+    writer = GroupsWriter(output, headers, fit=OFFSETS_FIT)
     verdict = LagVerdict(lag_above)
     table = output != OutputFormat.json
     live = isinstance(states, live_states)

@@ -130,9 +130,9 @@ def _rate(value: Optional[float]) -> Optional[str]:
 def _tables(report, output: OutputFormat, time_lag: bool):
     from kgroup.output import sparkline
     from kgroup.offsets_log.window import format_ms
-    from kgroup.output.render import Table, duration
+    from kgroup.output.render import Fit, Table, duration
 
-    table = output == OutputFormat.table
+    table = output.tabular
     blocks, blank = (sparkline.BLOCKS, sparkline.BLANK) if _utf8() else (sparkline.ASCII_BLOCKS, sparkline.ASCII_BLANK)
     headers = HEADERS + (["TIME-LAG"] if time_lag else []) + (["LAG OVER WINDOW"] if table else [])
     rows = []
@@ -162,7 +162,9 @@ def _tables(report, output: OutputFormat, time_lag: bool):
                           if status != "OK")
         notes.append(f"group {report.group}: {report.status}" + (f" ({named})" if named else "")
                      + f"; window {format_ms(report.since_ms)} to {format_ms(report.until_ms)}")
-    return [Table(headers, rows, None, notes)]
+    # at a terminal too narrow, the columns left out first come first (docs/commands/lag.md)
+    fit = Fit(drop=("PRODUCE/S", "CONSUME/S", "COMMITTED", "END", "TIME-LAG", "COMPLETE", "CATCH-UP", "LAG OVER WINDOW"))
+    return [Table(headers, rows, None, notes, fit)]
 
 
 def _utf8() -> bool:
@@ -208,18 +210,19 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
     with progress_bar() as progress:
         watcher = start_watch(group, topics, now_ms, since_offset_ms, input_, offsets_topic, settings, progress, warn,
                               info if conn.verbose else None)
-    terminal = output == OutputFormat.table and sys.stdout.isatty()
+    terminal = output.tabular and sys.stdout.isatty()
     while True:
         sample_ms = int(time.time() * 1000)
         watcher.add(sample_ms, *sample(settings, group, topics))
         report = watcher.report(sample_ms + since_offset_ms, allowed_lag)
-        if output == OutputFormat.json or not terminal and output == OutputFormat.table:
+        if output == OutputFormat.json or not terminal and output.tabular:
             sys.stdout.write(json.dumps(document(report), separators=(",", ":")) + "\n")
             sys.stdout.flush()
         elif terminal:
-            from kgroup.output.render import table_block
+            from kgroup.output.render import tables_text, terminal_width
 
-            sys.stdout.write("\x1b[H\x1b[2J" + "\n\n".join(table_block(t) for t in _tables(report, output, False))
+            width = terminal_width(sys.stdout) if output == OutputFormat.table else None
+            sys.stdout.write("\x1b[H\x1b[2J" + tables_text(_tables(report, output, False), width)
                              + f"\n\nsampling every {every:g} s; Ctrl-C to stop\n")
             sys.stdout.flush()
         else:  # csv, not at a terminal: the rows of each sample

@@ -8,7 +8,7 @@ from kgroup.offsets_log.replay import GroupReplay, Rebalance
 from kgroup.offsets_log.window import format_ms
 from kgroup.group.assignment import compact
 from kgroup.group.reconciliation import describe_line
-from kgroup.output.render import OutputFormat, Table, duration, emit, printable
+from kgroup.output.render import Fit, OutputFormat, Table, duration, emit, printable
 
 
 def _title(r: Rebalance) -> str:
@@ -23,6 +23,10 @@ def _title(r: Rebalance) -> str:
     if r.since_previous_ms is not None:
         parts.append(f"{duration(r.since_previous_ms)} after the previous")
     return printable(", ".join(parts))
+
+
+# how the tables fit a terminal: the columns left out first come first (docs/commands/history.md)
+HISTORY_FIT = Fit(ids=("MEMBER", "INSTANCE-ID"), drop=("RACK", "INSTANCE-ID", "HOST", "CLIENT-ID"))
 
 
 def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Rebalance]) -> None:
@@ -77,7 +81,7 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
             continue
         tables.append(Table(["MEMBER", "CLIENT-ID", "HOST", "INSTANCE-ID", "RACK",
                              "ASSIGNMENT" if r.type != "consumer" else "TARGET-ASSIGNMENT"],
-                            rows, title=_title(r), notes=notes))
+                            rows, title=_title(r), notes=notes, fit=HISTORY_FIT))
     if not tables:
         sys.stdout.write(f"no rebalance of {printable(group)} in the window "
                          f"({replay.commits_before} offset commits before any rebalance record)\n")

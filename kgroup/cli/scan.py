@@ -89,7 +89,7 @@ def scan(
 
     options = ScanOptions(input=input_, save=save, offsets_topic=offsets_topic, since_ms=window.since_ms,
                           until_ms=window.until_ms, stale_after_ms=stale_ms, storm=storm,
-                          top=top if output == OutputFormat.table or html else 0, out=out, master=master,
+                          top=top if output.tabular or html else 0, out=out, master=master,
                           scratch=scratch, conf=parse_conf(list(conf or [])), verbose=conn.verbose)
     if input_ is not None:
         from kgroup.cli.common import no_cluster_with

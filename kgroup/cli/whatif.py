@@ -6,7 +6,7 @@ import typer
 from kgroup.whatif.assignors.registry import STRATEGIES
 from kgroup.cli.common import ConnectionOptions, Output, Snapshot, app, connection_options, examples, group_states
 from kgroup.errors import ExitCode, UsageError
-from kgroup.output.render import OutputFormat, Table, emit, warn
+from kgroup.output.render import Fit, OutputFormat, Table, emit, warn
 
 STRATEGY_NAMES = [*STRATEGIES, "all"]
 
@@ -141,6 +141,12 @@ def _whatif_csv(state, result) -> Table:
                   "PARTITIONS", "LAG"], rows)
 
 
+# how the tables fit a terminal: the columns left out first come first (docs/commands/*.md)
+WHATIF_FIT = Fit(ids=("MEMBER-ID",), drop=("CLIENT-ID", "LAG", "FIRST-ROUND", "#", "NOW", "AFTER"))
+SWITCH_FIT = Fit(ids=("RESTART",), text=("NOTE",), drop=("BOUNCE", "NEW-PROTOCOLS", "REBALANCE", "ACCEPTED"))
+VOTE_FIT = Fit(ids=("MEMBER",), drop=("PROTOCOLS",))
+
+
 def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[Table]:
     from kgroup.group.assignment import compact, partition_count
 
@@ -183,7 +189,7 @@ def _whatif_tables(state, result, vote, refused=(), subscriptions=None) -> list[
             total = sum(map(partition_count, r.assignment.values()))
             notes.append(f"cooperative: the first rebalance assigns {withheld} of {total} partitions; partitions "
                          "changing owner are revoked first and assigned in the follow-up rebalance.")
-        tables.append(Table(headers, rows, title=title, notes=notes))
+        tables.append(Table(headers, rows, title=title, notes=notes, fit=WHATIF_FIT))
     if len(result.results) > 1:
         tables.append(Table(["STRATEGY", "MOVED", "CHANGED-MEMBERS", "MIN", "MAX", "UNASSIGNED"],
                             [[r.strategy, r.moved_partitions, len(r.changed_members), r.min_partitions,
@@ -349,7 +355,7 @@ def vote(
                                   "REBALANCE", "NOTE"],
                                  [[s.step, s.bounce or "-", s.member, ",".join(s.protocols), s.accepted,
                                    s.selected, s.rebalance_protocol, s.note] for s in steps],
-                                 title=f"Rolling switch {source} -> {target}")])
+                                 title=f"Rolling switch {source} -> {target}", fit=SWITCH_FIT)])
         return
     v = select_protocol(members)
     doc = {"members": members, "candidates": v.candidates, "ballots": v.ballots, "votes": v.votes,
@@ -358,6 +364,6 @@ def vote(
                              [[m, ",".join(ps), v.ballots.get(m)] for m, ps in members.items()],
                              notes=[f"candidates: {', '.join(v.candidates) or 'none'}",
                                     f"selected: {v.selected}" if v.selected else f"error: {v.error}",
-                                    v.explanation])])
+                                    v.explanation], fit=VOTE_FIT)])
     if v.error:
         raise typer.Exit(ExitCode.FLAGGED)

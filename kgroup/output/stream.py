@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from _csv import Writer as _CsvWriter
 from typing import Any, TextIO
 
-from kgroup.output.render import OutputFormat, Table, emit, table_block
+from kgroup.output.render import FIT_GENERIC, Fit, OutputFormat, Table, emit, table_block, terminal_width
 
 
 class GroupsWriter:
@@ -26,12 +26,13 @@ class GroupsWriter:
     With ``blocks``, each item brings its own table (``add(..., table=)``: describe's table per
     group), written as soon as it is added, as ``render.emit`` separates tables; CSV then takes
     its header from the first item's rows' table (``headers`` None) and writes nothing when
-    there is no item."""
+    there is no item. ``fit``: how the one table fits a terminal (``-o table`` at a terminal)."""
 
     def __init__(self, fmt: OutputFormat, headers: list[str] | None, key: str = "groups",
-                 out: TextIO | None = None, blocks: bool = False):
+                 out: TextIO | None = None, blocks: bool = False, fit: Fit = FIT_GENERIC):
         self.fmt = fmt
         self.headers = headers
+        self.fit = fit
         self.blocks = blocks
         self.key = key
         self.out = out or sys.stdout
@@ -66,7 +67,8 @@ class GroupsWriter:
                 self._csv.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in headers])
             self._csv.writerows([["" if v is None else v for v in row] for row in rows])
         elif self.blocks and table is not None:
-            out.write(("\n\n" if self.count else "") + table_block(table))
+            width = terminal_width(out) if fmt == OutputFormat.table else None
+            out.write(("\n\n" if self.count else "") + table_block(table, width))
             out.flush()
         else:
             self.rows.extend(rows)
@@ -90,4 +92,4 @@ class GroupsWriter:
             out.write("\n")
             out.flush()
         else:
-            emit(fmt, {self.key: []}, [Table(self.headers or [], self.rows, notes=self.notes)], out)
+            emit(fmt, {self.key: []}, [Table(self.headers or [], self.rows, notes=self.notes, fit=self.fit)], out)
