@@ -10,7 +10,8 @@ import typer
 from kgroup.cli.common import ConnectionOptions, Output, app, connection_options, examples, no_cluster_with
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
-from kgroup.output.render import OutputFormat, printable, warn
+from kgroup.output.render import OutputFormat, warn
+from kgroup.text import printable
 
 class LogKind(str, Enum):
     """The record kinds of ``--type`` (kgroup.offsets_log.records.KINDS)."""

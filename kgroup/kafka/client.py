@@ -20,7 +20,7 @@ from confluent_kafka.admin import AdminClient
 from kgroup.errors import (ClusterError, CoordinatorNotAvailable, KgroupError, NotAuthorized, NotSupported,
                            Unreachable, UnknownGroup, UsageError)
 from kgroup.kafka.settings import ConnectionSettings
-from kgroup.output.render import printable
+from kgroup.text import printable
 
 # client errors that say the cluster could not be reached (in time)
 UNREACHABLE = frozenset({KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT,
