@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.kafka.client import NOT_AUTHORIZED, SLICE, UNREACHABLE, Deadline, Session
+from kgroup.kafka.client import NOT_AUTHORIZED, SLICE, UNREACHABLE, Deadline, Session, readonly_consumer
 
 if TYPE_CHECKING:
     import concurrent.futures
@@ -116,7 +116,7 @@ def first_record_timestamps(cluster: Session, positions: dict[tuple[str, int], i
     out: dict[tuple[str, int], int] = {}
     if not positions:
         return out
-    consumer = cluster.assigning_consumer()
+    consumer = readonly_consumer(cluster.client)
     try:
         consumer.assign([TopicPartition(t, p, o) for (t, p), o in positions.items()])
         pending = set(positions)
@@ -255,7 +255,7 @@ class RecordReader:
         cluster = self.cluster
         what = "read records"
         if self._consumer is None:
-            self._consumer = cluster.assigning_consumer(**self._CONF)
+            self._consumer = readonly_consumer(cluster.client, **self._CONF)
         consumer = self._consumer
         cluster.renew_deadline()
         out: dict[tuple[str, int], list[tuple[int, int]]] = {tp: [] for tp in reads}
