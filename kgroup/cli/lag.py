@@ -130,9 +130,10 @@ def read_commits(group, topics, until_ms, input_: Optional[Path], offsets_topic:
 
 def ends_for_commits(cluster, commits, since_ms: int, until_ms: int, until_is_now: bool, verbose: bool):
     """The log ends :func:`kgroup.lag.history.evaluate` needs, asked of the cluster."""
+    from kgroup.lag.ends import log_ends_at
     from kgroup.lag.history import EndsAt, moments
 
-    answer = cluster.log_ends_at(moments(commits, since_ms, until_ms, until_is_now))
+    answer = log_ends_at(cluster, moments(commits, since_ms, until_ms, until_is_now))
     now = {tp: answer.bounds[tp].end if tp in answer.bounds else None for tp in commits}
     stats = answer.stats
     if verbose and stats.searched:
@@ -145,10 +146,11 @@ def ends_for_commits(cluster, commits, since_ms: int, until_ms: int, until_is_no
 
 def _record_times(cluster, commits, ends, since_ms: int, until_ms: int, until_is_now: bool):
     """For --time-lag: the timestamp of the record at each committed offset with lag."""
+    from kgroup.lag.ends import record_timestamps
     from kgroup.lag.history import evaluate, time_lag_positions
 
     draft = evaluate("", commits, ends, since_ms, until_ms, until_is_now)
-    return cluster.record_timestamps(time_lag_positions(draft))
+    return record_timestamps(cluster, time_lag_positions(draft))
 
 
 def _catch_up(p) -> Optional[str]:
