@@ -21,7 +21,7 @@ Measured, alternating, medians of --runs runs, each command end to end in a proc
 - `kgroup log G --offsets-topic O -o json` (the read of the same commits alone) and
   `kgroup offsets G -o json` (lag now): the baselines of the same run;
 - the command's two phases, timed inside one process through its own functions
-  (kgroup.lag.collect.read_commits, then ends_for_commits over Cluster.log_ends_at, whose stats say
+  (kgroup.lag.collect.read_commits, then ends_for_commits over kgroup.lag.ends.log_ends_at, whose stats say
   how the ends were found), each phase with a client id of its own so that the proxy counts each
   phase's ListOffsets requests apart.
 
@@ -149,6 +149,7 @@ def run_phases(args: dict) -> None:
     """What `kgroup lag` does, phase by phase, timed; prints one JSON document."""
     from kgroup.kafka.cluster import connect
     from kgroup.kafka.settings import ConnectionSettings
+    from kgroup.lag import ends as ends_module
     from kgroup.lag.collect import ends_for_commits, read_commits
     from kgroup.lag.history import document, evaluate
 
@@ -169,14 +170,17 @@ def run_phases(args: dict) -> None:
     start = time.perf_counter()
     cluster = connect(settings(ENDS_ID))
     answers = []
-    log_ends_at = cluster.log_ends_at
+    log_ends_at = ends_module.log_ends_at
 
-    def kept(moments):
-        answers.append(log_ends_at(moments))
+    def kept(cluster, moments):
+        answers.append(log_ends_at(cluster, moments))
         return answers[-1]
 
-    cluster.log_ends_at = kept
-    ends = ends_for_commits(cluster, commits, args["since"], args["until"], False, warn)
+    ends_module.log_ends_at = kept  # ends_for_commits imports it when called
+    try:
+        ends = ends_for_commits(cluster, commits, args["since"], args["until"], False, warn)
+    finally:
+        ends_module.log_ends_at = log_ends_at
     ends_s = time.perf_counter() - start
 
     start = time.perf_counter()

@@ -6,7 +6,7 @@ and its size.
 
 In process and without a broker: the log ends at the commit moments come from the synthetic
 production the log was made with (each partition got one record per 100 ms), answered as
-``Cluster.log_ends_at`` answers (the broker's side is measured by bench/lag_bench.py). Phases:
+``kgroup.lag.ends.log_ends_at`` answers (the broker's side is measured by bench/lag_bench.py). Phases:
 reading the saved log (decode, the group's records, replay, commits), the lag (evaluate and lag's
 document: what ``kgroup lag -o json`` computes from the same answers, the baseline), the report's
 document, and the page (plotly figure and HTML, written). The page is summarised, never drawn

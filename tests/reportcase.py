@@ -25,7 +25,7 @@ from pathlib import Path
 
 from logbuilder import Log
 
-from kgroup.lag.ends import EndAt, EndsAtStats, LogBounds, LogEndsAt
+from kgroup.group.model import LogBounds
 
 NOW_MS = 200_000
 HOSTILE = "<script>alert(1)</script>"
@@ -42,16 +42,27 @@ def end(t: int) -> int:
 
 
 class FakeCluster:
-    """Answers the log ends at past moments as the cluster described above would."""
+    """Answers what kgroup.lag.ends asks of a cluster (its LogSource: the bounds, a record reader)
+    as the cluster described above would: the record at offset o written at o s, up to NOW_MS."""
 
     def __init__(self):
-        self.asked: list[dict] = []
+        self.problems: list[str] = []  # its records are always read
 
-    def log_ends_at(self, moments):
-        self.asked.append(dict(moments))
-        ends = {(t, p, m): EndAt(end(m)) for (t, p), ms in moments.items() for m in ms}
-        return LogEndsAt(ends, EndsAtStats(max(map(len, moments.values()), default=0), len(ends), 0, 0),
-                         {tp: LogBounds(0, end(NOW_MS)) for tp in moments}, [])
+    def log_bounds(self, partitions):
+        return {tp: LogBounds(0, end(NOW_MS)) for tp in partitions}, []
+
+    def record_reader(self):
+        return self
+
+    def offsets_for_times(self, timestamps):
+        return {tp: end(t) if end(t) < end(NOW_MS) else None for tp, t in timestamps.items()}
+
+    def records_at(self, reads):
+        return {tp: [(o, o * 1000) for o in range(position, min(position + count, end(NOW_MS)))]
+                for tp, (position, count) in reads.items()}
+
+    def close(self):
+        pass
 
 
 def build_log(group: str = HOSTILE) -> Log:

@@ -166,7 +166,7 @@ def _run(command: str | None, args: list[str] | None = None) -> None:
 def _internal_error(e: Exception) -> int:
     """One line for a failure kgroup did not expect (a bug); the trace only with -v."""
     from kgroup.errors import ExitCode
-    from kgroup.output.render import printable
+    from kgroup.text import printable
     from kgroup.kafka.settings import redact_patterns
 
     detail = redact_patterns(f"{type(e).__name__}: {e}")

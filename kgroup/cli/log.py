@@ -11,7 +11,8 @@ from kgroup.cli.common import (ConnectionOptions, Input, OffsetsTopic, Output, S
                                examples, no_cluster_with)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
-from kgroup.output.render import OutputFormat, printable, warn
+from kgroup.output.render import OutputFormat, warn
+from kgroup.text import printable
 
 
 class LogKind(str, Enum):

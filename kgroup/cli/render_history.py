@@ -8,7 +8,8 @@ from kgroup.offsets_log.replay import GroupReplay, Rebalance
 from kgroup.offsets_log.window import format_ms
 from kgroup.group.assignment import compact
 from kgroup.group.reconciliation import describe_line
-from kgroup.output.render import Fit, OutputFormat, Table, duration, emit, printable
+from kgroup.output.render import Fit, OutputFormat, Table, duration, emit
+from kgroup.text import printable
 
 
 def _title(r: Rebalance) -> str:

@@ -10,7 +10,8 @@ from kgroup import __version__
 from kgroup.cli.common import ConnectionOptions, Output, app, broker_label, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
-from kgroup.output.render import OutputFormat, Table, emit, info, printable, warn
+from kgroup.output.render import OutputFormat, Table, emit, info, warn
+from kgroup.text import printable
 
 SPARK = "Spark"
 

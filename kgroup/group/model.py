@@ -73,6 +73,16 @@ class PartitionOffsets(NamedTuple):
     leader_epoch: int | None = None
 
 
+class LogBounds(NamedTuple):
+    """A partition's log now, as the cluster layer reads it: first offset, offset after the last
+    record, and whether the topic is compacted (``cleanup.policy`` names compact; None: that
+    could not be read)."""
+
+    start: int
+    end: int
+    compacted: bool | None = False
+
+
 @dataclass
 class GroupDescription:
     """A group as DescribeGroups / ConsumerGroupDescribe (or a snapshot) tells it.

@@ -41,6 +41,7 @@ from typing import Any, Literal, NoReturn, overload
 from kgroup.group.assignment import Assignment
 from kgroup.errors import UsageError
 from kgroup.group.model import MAX_GROUP_PARTITIONS, Broker, GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
+from kgroup.text import printable
 
 VERSION = 2  # written
 READABLE_VERSIONS = (1, 2)  # 1: the group's assignor is named "protocol"
@@ -151,19 +152,13 @@ def decode(data: bytes, source: str) -> Any:
 
 
 def load(path: Path | str) -> GroupState:
-    source = _printable_name(str(path))
+    source = printable(str(path))
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise UsageError(f"cannot read snapshot {source}: {e.strerror or e}") from None
     return parse(decode(data, source), source)
-
-
-def _printable_name(name: str) -> str:
-    from kgroup.output.render import printable
-
-    return printable(name)
 
 
 # ---------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from confluent_kafka.admin import AdminClient
 from kgroup.errors import (ClusterError, CoordinatorNotAvailable, KgroupError, NotAuthorized, NotSupported,
                            Unreachable, UnknownGroup, UsageError)
 from kgroup.kafka.settings import ConnectionSettings
-from kgroup.output.render import printable
+from kgroup.text import printable
 
 # client errors that say the cluster could not be reached (in time)
 UNREACHABLE = frozenset({KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT,
@@ -175,17 +175,26 @@ class Session:
             self.answered = True
             return result
 
-    def assigning_consumer(self, **extra: object) -> Consumer:
-        """A consumer that only reads partitions it is assigned: librdkafka insists on a
-        group.id; a throwaway one is never joined (assign(), not subscribe()) and nothing is
-        committed to it."""
-        import uuid
-
-        return Consumer(self.client.config(**READ_ONLY, **{"group.id": f"kgroup-readonly-{uuid.uuid4()}",
-                                                            "enable.partition.eof": "true", **extra}))
-
     def renew_deadline(self) -> None:
         self.deadline = max(self.deadline, time.monotonic() + self.settings.timeout)
+
+
+def readonly_consumer(client: Client, defaults: Mapping[str, Any] | None = None, /, **extra: object) -> Consumer:
+    """The one way kgroup makes a consumer: it only reads the partitions it is assigned. librdkafka
+    insists on a group.id; a throwaway one (``kgroup-readonly-<uuid>``) is never joined (assign(),
+    not subscribe()) and nothing is committed to it: READ_ONLY (no auto-commit, no offset store,
+    no topic auto-creation) and the group.id come last, over the user's properties, and ``extra``
+    cannot name them (a TypeError). ``defaults`` give way to the user's properties, ``extra`` does
+    not (client.config). The partitions' ends come as messages (enable.partition.eof). Properties
+    librdkafka refuses are a usage error (exit 2)."""
+    import uuid
+
+    conf = client.config(defaults, **extra, **READ_ONLY,
+                         **{"group.id": f"kgroup-readonly-{uuid.uuid4()}", "enable.partition.eof": "true"})
+    try:
+        return Consumer(conf)
+    except (KafkaException, TypeError, ValueError) as e:
+        raise invalid_configuration(client.settings, e) from None
 
 
 def invalid_configuration(settings: ConnectionSettings, error: Exception) -> UsageError:

@@ -11,14 +11,14 @@ log is read by kgroup.kafka.logreader.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
 from kgroup.errors import NotSupported
 from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing,
-                                PartitionInfo, PartitionOffsets, TopicInfo)
+                                LogBounds, PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.kafka import answers, records
 from kgroup.kafka.client import READ_ONLY, SLICE, UNREACHABLE, Deadline, Session, invalid_configuration
 from kgroup.kafka.routing import Routing
@@ -27,8 +27,6 @@ from kgroup.kafka.settings import ConnectionSettings
 if TYPE_CHECKING:  # imported where used: a command that needs neither does not load them
     import concurrent.futures
     import queue
-
-    from kgroup.lag.ends import LogEndsAt
 
 # OffsetFetch requests in flight at once when many groups are read through librdkafka (--all-groups)
 GROUP_WINDOW = 64
@@ -397,13 +395,14 @@ class Cluster(Session):
         """Timestamp (ms) of the record at each position (records.first_record_timestamps)."""
         return records.first_record_timestamps(self, positions)
 
-    def log_ends_at(self, moments: Mapping[tuple[str, int], Iterable[int]]) -> LogEndsAt:
-        """Where each partition's log ended at each of its moments (records.log_ends_at)."""
-        return records.log_ends_at(self, moments)
+    def log_bounds(self, partitions: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], LogBounds], list[str]]:
+        """Each partition's log start and end now and whether its topic is compacted (records.log_bounds)."""
+        return records.log_bounds(self, partitions)
 
-    def record_timestamps(self, positions: Mapping[tuple[str, int], Iterable[int]]) -> dict[tuple[str, int, int], int]:
-        """The timestamp of the record at each offset of each partition (records.record_timestamps)."""
-        return records.record_timestamps(self, positions)
+    def record_reader(self) -> records.RecordReader:
+        """ListOffsets by timestamp and records at offsets, read by assignment only (records.RecordReader);
+        the caller closes it. With log_bounds, what kgroup.lag.ends asks of a cluster."""
+        return records.RecordReader(self)
 
 
 def connect(settings: ConnectionSettings) -> Cluster:

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, KafkaException
+from confluent_kafka import KafkaError, KafkaException
 
 from kgroup.errors import ClusterError, NotAuthorized, TopicMissing, UsageError
 from kgroup.group.model import ClusterMetadata, TopicInfo
-from kgroup.kafka.client import NOT_AUTHORIZED, READ_ONLY, UNREACHABLE, Client, invalid_configuration
+from kgroup.kafka.client import NOT_AUTHORIZED, UNREACHABLE, Client, readonly_consumer
 from kgroup.kafka.cluster import connect
 from kgroup.kafka.settings import ConnectionSettings
 
@@ -45,18 +45,14 @@ class _LogClient:
     """One throwaway, assign-only consumer with kgroup's client set-up and error reporting."""
 
     def __init__(self, settings: ConnectionSettings, **extra: object):
-        import uuid
-
         self.settings = settings
         self.client = Client(settings, f"kgroup.librdkafka.log.{id(self)}")
         self.bootstrap = self.client.bootstrap
-        conf = self.client.config(_LOG_READ_CONF, **extra, **READ_ONLY,
-                                  **{"group.id": f"kgroup-readonly-{uuid.uuid4()}", "enable.partition.eof": "true"})
         try:
-            self.consumer = Consumer(conf)
-        except (KafkaException, TypeError, ValueError) as e:
+            self.consumer = readonly_consumer(self.client, _LOG_READ_CONF, **extra)
+        except BaseException:
             self.client.close()
-            raise invalid_configuration(settings, e) from None
+            raise
 
     def fail(self, what: str, error: KafkaError | Exception | None = None) -> ClusterError:
         # the first authorization failure the consumer met names the reason

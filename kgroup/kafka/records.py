@@ -1,9 +1,11 @@
 """What the data partitions of a cluster hold: their log start and end (ListOffsets earliest and
 latest, and by time), the timestamps of their records (read by a consumer that is only assigned
-partitions: it never joins a group and never commits), whether their topics are compacted, and
-where their logs ended at past moments (kgroup.lag.ends, over :class:`RecordReader`, its
-RecordSource). Functions of a Session (the Cluster), whose deadline, errors and admin client
-they share.
+partitions: it never joins a group and never commits), and whether their topics are compacted.
+Functions of a Session (the Cluster), whose deadline, errors and admin client they share.
+
+These are the primitive reads; the search for where a log ended at a past moment is an analysis
+above this layer (kgroup.lag.ends), which asks them through its own interface: :func:`log_bounds`
+and a :class:`RecordReader`.
 """
 from __future__ import annotations
 
@@ -13,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.kafka.client import NOT_AUTHORIZED, SLICE, UNREACHABLE, Deadline, Session
+from kgroup.kafka.client import NOT_AUTHORIZED, SLICE, UNREACHABLE, Deadline, Session, readonly_consumer
+
+from kgroup.group.model import LogBounds
 
 if TYPE_CHECKING:
     import concurrent.futures
-
-    from kgroup.lag.ends import LogEndsAt
 
 # what start_log_offsets hands to finish_log_offsets: the partitions, and the futures of each ask
 LogOffsetsHandle = tuple[list[tuple[str, int]], list[tuple[int, Any]]]
@@ -116,7 +118,7 @@ def first_record_timestamps(cluster: Session, positions: dict[tuple[str, int], i
     out: dict[tuple[str, int], int] = {}
     if not positions:
         return out
-    consumer = cluster.assigning_consumer()
+    consumer = readonly_consumer(cluster.client)
     try:
         consumer.assign([TopicPartition(t, p, o) for (t, p), o in positions.items()])
         pending = set(positions)
@@ -137,20 +139,12 @@ def first_record_timestamps(cluster: Session, positions: dict[tuple[str, int], i
     return out
 
 
-def log_ends_at(cluster: Session, moments: Mapping[tuple[str, int], Iterable[int]]) -> LogEndsAt:
-    """Where each partition's log ended at each of its moments (ms): ListOffsets by
-    timestamp, one call per slot (the k-th moment of every partition; one request per
-    leader broker), every answer checked against the records and, where it is wrong, found
-    from them (kgroup.lag.ends). Unknown where retention removed the records of a moment,
-    the topic is compacted (or its cleanup.policy cannot be read), or the partition's
-    offsets or records cannot be read; each such partition is named in the problems.
-
-    As reading the offsets log, this may rightly take longer than --timeout: it bounds each
-    wait for the cluster (a slot, a round of reads), not the whole answer.
-    """
-    from kgroup.lag.ends import LogBounds, LogEndsAt, ends_at
-
-    partitions = sorted(moments)
+def log_bounds(cluster: Session, partitions: list[tuple[str, int]]
+               ) -> tuple[dict[tuple[str, int], LogBounds], list[str]]:
+    """Each partition's log start and end now (ListOffsets earliest and latest, one request per
+    leader broker) and whether its topic is compacted (DescribeConfigs), each read with a fresh
+    --timeout: ({(topic, partition): LogBounds} of the partitions whose offsets were read,
+    problems), a partition or topic that could not be read named in the problems."""
     cluster.renew_deadline()
     offsets, problems = finish_log_offsets(cluster, start_log_offsets(cluster, partitions))
     cluster.renew_deadline()
@@ -158,25 +152,7 @@ def log_ends_at(cluster: Session, moments: Mapping[tuple[str, int], Iterable[int
     problems += failed
     bounds = {tp: LogBounds(start, end, policies.get(tp[0]))
               for tp, (start, end) in offsets.items() if start is not None and end is not None}
-    reader = RecordReader(cluster)
-    try:
-        ends, stats = ends_at(reader, moments, bounds)
-    finally:
-        reader.close()
-    return LogEndsAt(ends, stats, bounds, problems + reader.problems)
-
-
-def record_timestamps(cluster: Session, positions: Mapping[tuple[str, int], Iterable[int]]) -> dict[tuple[str, int, int], int]:
-    """The timestamp of the record at each offset of each partition, read by assignment only
-    (kgroup.lag.ends.record_times): ``{(topic, partition, offset): ms}``; what could not be
-    read is left out."""
-    from kgroup.lag.ends import record_times
-
-    reader = RecordReader(cluster)
-    try:
-        return record_times(reader, positions)
-    finally:
-        reader.close()
+    return bounds, problems
 
 
 def _compacted(cluster: Session, topics: Iterable[str]) -> tuple[dict[str, bool | None], list[str]]:
@@ -214,10 +190,11 @@ def _compacted(cluster: Session, topics: Iterable[str]) -> tuple[dict[str, bool 
 
 
 class RecordReader:
-    """kgroup.lag.ends' RecordSource over a Cluster: ListOffsets by timestamp through the
-    admin client (one request per leader broker per call), records read by a consumer that is
-    only assigned partitions, small fetches, nothing committed. Each call is one wait for the
-    cluster, bounded by --timeout."""
+    """A partition's records as a search by time reads them (kgroup.lag.ends' RecordReading):
+    ListOffsets by timestamp through the admin client (one request per leader broker per call),
+    records read by a consumer that is only assigned partitions, small fetches, nothing
+    committed. Each call is one wait for the cluster, bounded by --timeout. What could not be
+    read is named in ``problems``; ``close()`` closes the consumer."""
 
     # a read wants a few records per partition: fetch little at a time
     _CONF = {"fetch.max.bytes": 1024 * 1024, "max.partition.fetch.bytes": 64 * 1024,
@@ -255,7 +232,7 @@ class RecordReader:
         cluster = self.cluster
         what = "read records"
         if self._consumer is None:
-            self._consumer = cluster.assigning_consumer(**self._CONF)
+            self._consumer = readonly_consumer(cluster.client, **self._CONF)
         consumer = self._consumer
         cluster.renew_deadline()
         out: dict[tuple[str, int], list[tuple[int, int]]] = {tp: [] for tp in reads}

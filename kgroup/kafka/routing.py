@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kgroup.group.model import Broker, GroupDescription
 from kgroup.kafka.settings import ConnectionSettings
-from kgroup.output.render import printable
+from kgroup.text import printable
 
 if TYPE_CHECKING:
     from kgroup.kafka.wire.coordinators import Coordinators, Exchange

@@ -17,7 +17,7 @@ from kgroup.lag.history import (Commit, EndsAt, TopicPartition, Watch, commits_f
                                 time_lag_positions)
 
 if TYPE_CHECKING:
-    from kgroup.kafka.cluster import Cluster
+    from kgroup.lag.ends import LogSource
     from kgroup.kafka.settings import ConnectionSettings
     from kgroup.offsets_log.read import Progress, Warn
 
@@ -42,12 +42,14 @@ def read_commits(group: str, topics: list[str] | None, until_ms: int, input_: Pa
                             f"'kgroup lag {group} --watch' samples the lag live without it") from None
 
 
-def ends_for_commits(cluster: Cluster, commits: Mapping[TopicPartition, list[Commit]], since_ms: int,
+def ends_for_commits(cluster: LogSource, commits: Mapping[TopicPartition, list[Commit]], since_ms: int,
                      until_ms: int, until_is_now: bool, warn: Warn,
                      info: Callable[[str], None] | None = None) -> EndsAt:
     """The log ends :func:`kgroup.lag.history.evaluate` needs, asked of the cluster; ``info``
     (with -v) hears where the cluster's answers by timestamp had to be checked against records."""
-    answer = cluster.log_ends_at(moments(commits, since_ms, until_ms, until_is_now))
+    from kgroup.lag.ends import log_ends_at
+
+    answer = log_ends_at(cluster, moments(commits, since_ms, until_ms, until_is_now))
     now = {tp: answer.bounds[tp].end if tp in answer.bounds else None for tp in commits}
     stats = answer.stats
     if info is not None and stats.searched:
@@ -58,11 +60,13 @@ def ends_for_commits(cluster: Cluster, commits: Mapping[TopicPartition, list[Com
     return EndsAt.found(answer.ends, now)
 
 
-def record_times(cluster: Cluster, commits: Mapping[TopicPartition, list[Commit]], ends: EndsAt, since_ms: int,
+def record_times(cluster: LogSource, commits: Mapping[TopicPartition, list[Commit]], ends: EndsAt, since_ms: int,
                  until_ms: int, until_is_now: bool) -> dict[tuple[str, int, int], int]:
     """For ``--time-lag``: the timestamp of the record at each committed offset with lag."""
     draft = evaluate("", commits, ends, since_ms, until_ms, until_is_now)
-    return cluster.record_timestamps(time_lag_positions(draft))
+    from kgroup.lag.ends import record_timestamps
+
+    return record_timestamps(cluster, time_lag_positions(draft))
 
 
 def start_watch(group: str, topics: list[str] | None, now_ms: int, since_offset_ms: int, input_: Path | None,

@@ -2,7 +2,9 @@
 at or after T (Kafka's ListOffsets by timestamp), checked against the records themselves.
 
 Pure: the questions go to a :class:`RecordSource` (kgroup.kafka.records.RecordReader implements it
-over a cluster; tests use an in-memory log). No confluent_kafka here.
+over a cluster; tests use an in-memory log). No confluent_kafka here, and nothing of the cluster
+layer: :func:`log_ends_at` and :func:`record_timestamps` ask a :class:`LogSource` (kgroup.kafka's
+Cluster is one) for the primitive reads (the partitions' bounds, a record reader) and search here.
 
 The answer for (partition, T) is an :class:`EndAt`: the offset, or unknown with the reason.
 - Every answer ListOffsets gives is checked: the record at the answer has a timestamp >= T and
@@ -38,6 +40,8 @@ from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple, Protocol
 
+from kgroup.group.model import LogBounds
+
 TopicPartition = tuple[str, int]
 
 # why an end is unknown (EndAt.reason)
@@ -58,15 +62,6 @@ class EndAt(NamedTuple):
     reason: str | None = None
 
 
-class LogBounds(NamedTuple):
-    """A partition's log now: first offset, offset after the last record, and whether the topic
-    is compacted (``cleanup.policy`` names compact; None: that could not be read)."""
-
-    start: int
-    end: int
-    compacted: bool | None = False
-
-
 class EndsAtStats(NamedTuple):
     """How the answers were found, for ``-v`` and the benchmark."""
 
@@ -80,7 +75,7 @@ class EndsAtStats(NamedTuple):
 
 
 class LogEndsAt(NamedTuple):
-    """What ``Cluster.log_ends_at`` answers: the ends ``{(topic, partition, T): EndAt}``, how they
+    """What :func:`log_ends_at` answers: the ends ``{(topic, partition, T): EndAt}``, how they
     were found, each partition's bounds as read, and what could not be read (one line each)."""
 
     ends: dict[tuple[str, int, int], EndAt]
@@ -104,6 +99,31 @@ class RecordSource(Protocol):
         records from the position on, in offset order (fewer only where the log ends; offsets may
         skip where a log is compacted or holds control records), read by assignment only: no
         group, no commit. A partition left out of the answer could not be read."""
+        ...
+
+
+class RecordReading(RecordSource, Protocol):
+    """A RecordSource that holds a client until closed, and names what it could not read."""
+
+    problems: list[str]  # one line per partition whose records could not be read
+
+    def close(self) -> None:
+        ...
+
+
+class LogSource(Protocol):
+    """What :func:`log_ends_at` and :func:`record_timestamps` ask of a cluster (kgroup.kafka.cluster's
+    Cluster provides it): primitive reads only; the search is this module's."""
+
+    def log_bounds(self, partitions: list[TopicPartition]) -> tuple[dict[TopicPartition, LogBounds], list[str]]:
+        """Each partition's log start and end now (ListOffsets earliest and latest) and whether its
+        topic is compacted: the bounds of those whose offsets could be read, and one line for each
+        thing that could not be read."""
+        ...
+
+    def record_reader(self) -> RecordReading:
+        """A new record source (ListOffsets by time, records at offsets, read by assignment only),
+        closed by the caller."""
         ...
 
 
@@ -362,3 +382,35 @@ def record_times(source: RecordSource, positions: Mapping[TopicPartition, Iterab
             if found:
                 out[(tp[0], tp[1], slot[tp][0])] = found[0][1]
     return out
+
+
+def log_ends_at(cluster: LogSource, moments: Mapping[TopicPartition, Iterable[int]]) -> LogEndsAt:
+    """Where each partition's log ended at each of its moments (ms): its bounds asked of the
+    cluster, then :func:`ends_at` over a record reader of it (ListOffsets by timestamp, one call
+    per slot, one request per leader broker; every answer checked against the records and,
+    where it is wrong, found from them). Unknown where retention removed the records of a moment,
+    the topic is compacted (or its cleanup.policy cannot be read), or the partition's offsets or
+    records cannot be read; each such partition is named in the problems.
+
+    As reading the offsets log, this may rightly take longer than --timeout: it bounds each
+    wait for the cluster (a slot, a round of reads), not the whole answer.
+    """
+    bounds, problems = cluster.log_bounds(sorted(moments))
+    reader = cluster.record_reader()
+    try:
+        ends, stats = ends_at(reader, moments, bounds)
+    finally:
+        reader.close()
+    return LogEndsAt(ends, stats, bounds, problems + reader.problems)
+
+
+def record_timestamps(cluster: LogSource, positions: Mapping[TopicPartition, Iterable[int]]
+                      ) -> dict[tuple[str, int, int], int]:
+    """The timestamp of the record at each offset of each partition (:func:`record_times` over a
+    record reader of the cluster): ``{(topic, partition, offset): ms}``; what could not be read is
+    left out."""
+    reader = cluster.record_reader()
+    try:
+        return record_times(reader, positions)
+    finally:
+        reader.close()

@@ -7,7 +7,8 @@ consumer groups write member metadata (5), then the group epoch (3), then the
 target assignment (7, 6) and members' current assignments (8). A tombstone
 deletes what its key names; a GroupMetadata or group-epoch tombstone deletes the
 group. The log says who joined and who left; it never says why, and neither
-does this module.
+does this module. What a rebalance is, and how this history differs from the scan's count of
+rebalances, is written in kgroup.offsets_log.rebalance.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from kgroup.group.assignment import merged, owners_of
 from kgroup.group.model import GroupDescription, Member
 from kgroup.kmsg.codec import DecodeError
 from kgroup.kmsg.consumer_protocol import decode_assignment, decode_subscription
+from kgroup.offsets_log.rebalance import generation_of
 from kgroup.offsets_log.selection import Entry
 from kgroup.group.reconciliation import Reconciliation, explain
 
@@ -187,7 +189,7 @@ class GroupReplay:
         members, problems = classic_members(v)
         ids_before = {m.member_id for m in before}
         ids_now = {m.member_id for m in members}
-        self._open(Rebalance(ts, pos, "classic", v["generation"], v["protocolType"], v["protocol"], v["leader"],
+        self._open(Rebalance(ts, pos, "classic", generation_of(2, v), v["protocolType"], v["protocol"], v["leader"],
                              members, sorted(ids_now - ids_before), sorted(ids_before - ids_now),
                              moves(before, members), problems=problems))
         self.classic, self.classic_members = v, members
@@ -195,7 +197,8 @@ class GroupReplay:
     def _consumer(self, t: int, key: dict[str, Any], v: dict[str, Any] | None, ts: int, pos: tuple[int, int]) -> None:
         member = key.get("memberId")
         if t == 3:
-            if v is None or v["epoch"] != self.epoch:
+            epoch = generation_of(t, v)
+            if v is None or epoch != self.epoch:
                 self._settle_epoch(ts, ended=True)
             if v is None:
                 self._close_epoch()
@@ -204,16 +207,16 @@ class GroupReplay:
                 self.members, self.targets, self.current = {}, {}, {}
                 return
             self.type, self.deleted = "consumer", False
-            if v["epoch"] != self.epoch:
+            if epoch != self.epoch:
                 self._close_epoch()
                 # member records of an epoch are written before its epoch record: the
                 # membership now is the new epoch's
                 previous = self._last_consumer()
                 ids_before = set(previous.members_ids) if previous else set()
                 ids_now = set(self.members)
-                self.epoch = v["epoch"]
+                self.epoch = epoch
                 assignors = sorted({a for m in self.members.values() if (a := m.get("serverAssignor"))})
-                r = Rebalance(ts, pos, "consumer", v["epoch"], "consumer", ",".join(assignors) or None, None,
+                r = Rebalance(ts, pos, "consumer", epoch, "consumer", ",".join(assignors) or None, None,
                               self.consumer_members(), sorted(ids_now - ids_before), sorted(ids_before - ids_now))
                 r.members_ids = sorted(ids_now)
                 self._open(r)

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import Any, NamedTuple, TextIO
 
+from kgroup.text import printable
+
 MISSING = "-"
 
 
@@ -387,16 +389,6 @@ def info(message: str) -> None:
 
 def error(message: str) -> None:
     sys.stderr.write(f"kgroup: error: {printable(message)}\n")
-
-
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]}
-_CONTROL.update({c: f"\\u{c:04x}" for c in (0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F),
-                                            *range(0x2066, 0x206A))})
-
-
-def printable(text: str) -> str:
-    """``text`` safe for a terminal: control characters (and bidi overrides) as visible escapes."""
-    return text.translate(_CONTROL) if not text.isprintable() or "\u2028" in text else text
 
 
 def duration(ms: int | None) -> str | None:

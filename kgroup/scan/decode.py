@@ -11,6 +11,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from kgroup.offsets_log.rebalance import GENERATION_TYPES, generation_of
+
 if TYPE_CHECKING:
     from kgroup.offsets_log.records import CoordinatorRecord
 
@@ -46,8 +48,6 @@ def arrow_schema(fields: Fields) -> Any:
              "list<int64>": pa.list_(pa.int64())}
     return pa.schema([(n, kinds[t]) for n, t in fields])
 
-# record types that carry a group's generation / epoch (classic, consumer, share, streams)
-GROUP_METADATA_TYPES = (2, 3, 11, 17)
 # member metadata records of KIP-848 consumer, share and streams groups
 MEMBER_METADATA_TYPES = (5, 10, 19)
 # current member assignment records (member epochs)
@@ -67,14 +67,14 @@ def _state_fields(rec: CoordinatorRecord) -> dict[str, Any]:
         return row
     if t == 2:
         members = v.get("members") or []
-        row.update(generation=v["generation"], protocol_type=v["protocolType"], protocol=v.get("protocol"),
+        row.update(generation=generation_of(t, v), protocol_type=v["protocolType"], protocol=v.get("protocol"),
                    leader=v.get("leader"), members=len(members))
         row["detail"] = json.dumps({"members": [
             {"memberId": m["memberId"], "groupInstanceId": m.get("groupInstanceId"), "clientId": m["clientId"],
              "clientHost": m["clientHost"]} for m in members]}, ensure_ascii=False)
         return row
-    if t in GROUP_METADATA_TYPES:
-        row["generation"] = v["epoch"]
+    if t in GENERATION_TYPES:  # what a rebalance is: kgroup.offsets_log.rebalance
+        row["generation"] = generation_of(t, v)
     elif t in MEMBER_METADATA_TYPES:
         row["protocol"] = v.get("serverAssignor")
     elif t in MEMBER_ASSIGNMENT_TYPES:

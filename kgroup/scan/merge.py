@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.lag.history import Commit, tail_start
-from kgroup.scan.decode import DECODED_FIELDS, GROUP_METADATA_TYPES, MEMBER_METADATA_TYPES, Fields, arrow_schema, ddl
+from kgroup.offsets_log.rebalance import GENERATION_TYPES, FirstSeen
+from kgroup.scan.decode import DECODED_FIELDS, MEMBER_METADATA_TYPES, Fields, arrow_schema, ddl
 from kgroup.scan.fold import ERROR_SAMPLE, PARTIAL_FIELDS, collector_paused
 from kgroup.scan.report import GroupFacts
 
@@ -220,22 +221,20 @@ def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]) -> None
     part, off, types, tomb = cols["partition"], cols["offset"], cols["type"], cols["tombstone"]
     at = sorted(at, key=lambda i: (part[i], off[i]))
     facts.last_kind = kind_of(types[at[-1]])
-    first_seen: dict[tuple[Any, ...], int] = {}
+    rebalances = FirstSeen()  # what a rebalance is: kgroup.offsets_log.rebalance
     members: dict[str, int] = {}
     for i in at:
         t = types[i]
-        if t in GROUP_METADATA_TYPES:
+        if t in GENERATION_TYPES:
             facts.last_meta_type, facts.last_meta_tombstone = t, tomb[i]
             if not tomb[i]:
                 facts.generation = cols["generation"][i]
-                seen = first_seen.get((t, facts.generation))
-                if seen is None or cols["timestamp"][i] < seen:
-                    first_seen[(t, facts.generation)] = cols["timestamp"][i]
+                rebalances.add(t, facts.generation, cols["timestamp"][i])
                 if t == 2:
                     facts.classic_protocol, facts.classic_members = cols["protocol"][i], cols["members"][i]
         elif t in MEMBER_METADATA_TYPES:
             members[cols["member"][i]] = i
-    facts.rebalance_times = sorted(first_seen.values())
+    facts.rebalance_times = rebalances.times()
     if members:
         live = [i for i in members.values() if not tomb[i]]
         facts.live_members = len(live)

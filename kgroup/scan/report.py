@@ -3,7 +3,7 @@ and the rows printed. No Spark here: the pipeline hands plain values in.
 
 Definitions (the JSON keys are documented in docs/scan.md):
 - a *rebalance* is a new generation (classic) or group epoch (consumer, share, streams):
-  each distinct value first seen in the window counts once;
+  each distinct value first seen in the window counts once (kgroup.offsets_log.rebalance);
 - ``storm``: some 60-minute span holds at least ``--storm`` rebalances;
 - ``stale``: the group committed in the window, is not deleted, and its last commit
   (largest commit timestamp) is older than ``now - --stale-after``; ``now`` is

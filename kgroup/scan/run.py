@@ -401,8 +401,9 @@ def _statuses(rows, result, req: ScanRequest, ends: dict[tuple[str, int], int | 
     found: dict[tuple[str, int, int], Any] = {}
     if wanted:
         from kgroup.kafka.cluster import connect
+        from kgroup.lag.ends import log_ends_at
 
-        answer = connect(req.settings).log_ends_at(wanted)
+        answer = log_ends_at(connect(req.settings), wanted)
         found = answer.ends
     statuses = group_statuses(result.tails, EndsAt.found(found, ends), until, until_is_now)
     problems: dict[str, str] = {}

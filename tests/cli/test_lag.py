@@ -19,8 +19,8 @@ from schemas import validate
 
 from kgroup.cli import main
 from kgroup.errors import NotAuthorized, Unreachable
-from kgroup.lag.ends import EndAt, EndsAtStats, LogBounds, LogEndsAt
-from kgroup.group.model import PartitionOffsets
+from kgroup.group.model import LogBounds, PartitionOffsets
+from kgroup.lag.ends import RETENTION
 
 NOW_MS = 200_000
 
@@ -30,22 +30,38 @@ def end(t: int) -> int:
 
 
 class FakeCluster:
-    """Answers as a cluster whose partitions got one record a second from 0 to NOW_MS."""
+    """Answers as a cluster whose partitions got one record a second from 0 to NOW_MS (the record
+    at offset o written at o s): the primitive reads kgroup.lag.ends asks of a cluster (its
+    LogSource). A moment in ``unknown`` is before the log start: retention removed its records."""
 
     def __init__(self, unknown=(), committed=None):
         self.unknown = set(unknown)
         self.committed = committed or {}
-        self.asked: list[dict] = []
 
-    def log_ends_at(self, moments):
-        self.asked.append(dict(moments))
-        ends = {(t, p, m): EndAt(None, "retention removed the records of that time") if (t, p, m) in self.unknown
-                else EndAt(end(m)) for (t, p), ms in moments.items() for m in ms}
-        return LogEndsAt(ends, EndsAtStats(max(map(len, moments.values()), default=0), len(ends), 0, 0),
-                         {tp: LogBounds(0, end(NOW_MS)) for tp in moments}, [])
+    def log_bounds(self, partitions):
+        starts = {tp: max((end(m) for t, p, m in self.unknown if (t, p) == tp), default=0) for tp in partitions}
+        return {tp: LogBounds(starts[tp], end(NOW_MS)) for tp in partitions}, []
 
-    def record_timestamps(self, positions):
-        return {(t, p, o): o * 1000 for (t, p), offsets in positions.items() for o in offsets}
+    def record_reader(self):
+        return OneRecordASecond(end(NOW_MS))
+
+
+class OneRecordASecond:
+    """Records at offsets 0 to ``end`` - 1, the one at offset o written at o s."""
+
+    def __init__(self, end_offset: int):
+        self.end = end_offset
+        self.problems: list[str] = []
+
+    def offsets_for_times(self, timestamps):
+        return {tp: end(t) if end(t) < self.end else None for tp, t in timestamps.items()}
+
+    def records_at(self, reads):
+        return {tp: [(o, o * 1000) for o in range(position, min(position + count, self.end))]
+                for tp, (position, count) in reads.items()}
+
+    def close(self):
+        pass
 
 
 @pytest.fixture
@@ -145,7 +161,7 @@ def test_unknown_points_make_the_answer_incomplete_even_with_fail_on(cluster, lo
     assert json.loads(out)["partitions"][0]["points"][0] == {"time_ms": 10_000, "committed": 1, "end": None,
                                                               "lag": None}
     assert err.splitlines() == [
-        "kgroup: warning: T-0: 1 of 3 points unknown: retention removed the records of that time",
+        f"kgroup: warning: T-0: 1 of 3 points unknown: {RETENTION}",
         "kgroup: warning: INCOMPLETE: some values are unknown (shown as -); the status is computed from the "
         "known points"]
 

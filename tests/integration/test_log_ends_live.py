@@ -1,4 +1,4 @@
-"""Where a partition's log ended at past moments (Cluster.log_ends_at), against a real Tansu
+"""Where a partition's log ended at past moments (kgroup.lag.ends.log_ends_at over a Cluster), against a real Tansu
 broker behind the fault proxy.
 
 Data topics are produced one record per batch (Tansu's ListOffsets `latest` is right only so)
@@ -20,7 +20,7 @@ import pytest
 from listoffsets import kafka_list_offsets, produce_one_per_batch
 
 from kgroup.kafka.cluster import Cluster
-from kgroup.lag.ends import COMPACTED, NO_BOUNDS, RETENTION, EndAt
+from kgroup.lag.ends import COMPACTED, NO_BOUNDS, RETENTION, EndAt, log_ends_at
 from kgroup.kafka.settings import ConnectionSettings
 
 pytestmark = pytest.mark.broker
@@ -94,7 +94,7 @@ def test_tansu_answers_wrongly_and_the_ends_are_found_from_the_records(broker, d
 
     topic = data
     moments = {(topic, p): moments_of(ts) for p, ts in TIMES.items()}
-    answer = _cluster(broker).log_ends_at(moments)
+    answer = log_ends_at(_cluster(broker), moments)
     assert answer.ends == _expected(topic)
     assert answer.problems == []
     assert answer.bounds[(topic, 2)].start == answer.bounds[(topic, 2)].end == 0
@@ -114,7 +114,7 @@ def test_answers_given_as_kafka_gives_them_are_checked_and_none_is_searched(brok
     topic = data
     broker.answer_with(LIST_OFFSETS, kafka_list_offsets({(topic, p): ts for p, ts in TIMES.items()}, {}))
     moments = {(topic, p): moments_of(ts) for p, ts in TIMES.items()}
-    answer = _cluster(broker).log_ends_at(moments)
+    answer = log_ends_at(_cluster(broker), moments)
     assert answer.ends == _expected(topic)
     stats = answer.stats
     slots = max(len(v) for p, v in moments.items() if TIMES[p[1]])
@@ -134,7 +134,7 @@ def test_moments_before_the_log_start_are_unknown(broker, data):
     broker.answer_with(LIST_OFFSETS, kafka_list_offsets({(topic, p): ts for p, ts in TIMES.items()},
                                                         {(topic, p): o for p, o in start.items()}))
     moments = {(topic, p): moments_of(TIMES[p]) for p in (0, 3)}
-    answer = _cluster(broker).log_ends_at(moments)
+    answer = log_ends_at(_cluster(broker), moments)
     expected = {k: v for k, v in _expected(topic, start).items() if k[1] in (0, 3)}
     assert answer.ends == expected
     # worked by hand: partition 0's first record left is offset 5, written at BASE + 5000
@@ -152,7 +152,7 @@ def test_a_compacted_topic_and_a_missing_partition_are_unknown(broker, data):
                           config={"cleanup.policy": "compact"})
     broker.reset()
     moments = {(compacted, 0): [BASE - 1, BASE + 3, BASE + 99], (data, 0): [BASE + 2500], (data, 9): [BASE]}
-    answer = _cluster(broker, timeout=5).log_ends_at(moments)
+    answer = log_ends_at(_cluster(broker, timeout=5), moments)
     assert answer.ends == {(compacted, 0, BASE - 1): EndAt(None, COMPACTED), (compacted, 0, BASE + 3): EndAt(None, COMPACTED),
                            (compacted, 0, BASE + 99): EndAt(None, COMPACTED), (data, 0, BASE + 2500): EndAt(3),
                            (data, 9, BASE): EndAt(None, NO_BOUNDS)}
@@ -169,7 +169,7 @@ def test_finding_ends_joins_no_group_and_commits_nothing(broker, data, monkeypat
     topic = data
     fixed = uuid.UUID(int=0x6B67726F7570)
     monkeypatch.setattr(uuid, "uuid4", lambda: fixed)
-    answer = _cluster(broker).log_ends_at({(topic, p): moments_of(ts) for p, ts in TIMES.items()})
+    answer = log_ends_at(_cluster(broker), {(topic, p): moments_of(ts) for p, ts in TIMES.items()})
     assert answer.stats.record_reads > 0  # the records were read
     kinds = {api for api, _, _ in broker.requests}
     assert not kinds & {JOIN_GROUP, HEARTBEAT, SYNC_GROUP, OFFSET_COMMIT, LEAVE_GROUP}, kinds
@@ -193,7 +193,8 @@ def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
     from confluent_kafka import Producer
 
     from kgroup.kafka.records import RecordReader
-    from kgroup.lag.ends import LogBounds, ends_at
+    from kgroup.group.model import LogBounds
+    from kgroup.lag.ends import ends_at
 
     producer = Producer({"bootstrap.servers": mock_cluster.bootstrap})
     for _ in range(20):  # the mock creates a topic it is asked about (4 partitions), each partition's

@@ -212,3 +212,33 @@ def test_batched_switch_is_kgroups_and_never_reaches_librdkafka():
     assert ConnectionSettings.build(B, ["kgroup.batched=true"], None, 5.0).batched is True
     with pytest.raises(UsageError, match=r"^-X kgroup.batched takes true or false$"):
         ConnectionSettings.build(B, ["kgroup.batched=no"], None, 5.0)
+
+
+# -- readonly_consumer: the one consumer kgroup makes --------------------------------------
+
+def test_readonly_consumer_forces_read_only_over_the_users_properties(monkeypatch):
+    import uuid
+
+    import kgroup.kafka.client as client_module
+    from kgroup.kafka.client import READ_ONLY, readonly_consumer
+
+    made = []
+    monkeypatch.setattr(client_module, "Consumer", lambda conf: made.append(conf) or "consumer")
+    monkeypatch.setattr(uuid, "uuid4", lambda: "fixed")
+    client = Client(_settings(**{"enable.auto.commit": "true", "group.id": "G", "fetch.wait.max.ms": "7"}), "t")
+    assert readonly_consumer(client, {"fetch.wait.max.ms": 100}, **{"check.crcs": "false"}) == "consumer"
+    conf = made[0]
+    assert {k: conf[k] for k in READ_ONLY} == READ_ONLY and conf["enable.auto.commit"] == "false"
+    assert conf["group.id"] == "kgroup-readonly-fixed" and conf["enable.partition.eof"] == "true"
+    assert conf["fetch.wait.max.ms"] == "7" and conf["check.crcs"] == "false"  # defaults give way, extra not
+    with pytest.raises(TypeError):  # nothing may name what READ_ONLY forces
+        readonly_consumer(client, **{"enable.auto.commit": "true"})
+
+
+def test_readonly_consumer_refused_configuration_is_a_usage_error():
+    from kgroup.kafka.client import readonly_consumer
+
+    client = Client(_settings(**{"fetch.wait.max.ms": "not a number"}), "t")
+    with pytest.raises(UsageError) as e:
+        readonly_consumer(client)
+    assert e.value.exit_code == ExitCode.USAGE and e.value.message.startswith("invalid client configuration: ")

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgroup.lag.ends import (COMPACTED, NO_BOUNDS, NO_POLICY, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, LogBounds,
-                             ends_at)
+from kgroup.group.model import LogBounds
+from kgroup.lag.ends import COMPACTED, NO_BOUNDS, NO_POLICY, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, ends_at
 
 MODES = ("kafka", "start", "none")
 
@@ -288,3 +288,62 @@ def test_record_times_one_read_per_slot():
     assert source.read_calls == [{("a", 0): (1, 1), ("b", 0): (3, 1)}, {("a", 0): (3, 1)}]
     source.unreadable = {("a", 0)}
     assert record_times(source, {("a", 0): [1]}) == {}
+
+
+
+class MemoryCluster:
+    """kgroup.lag.ends' LogSource over a MemoryLog: the bounds it was given (and problems), and a
+    new reader for each search, which names the partitions it could not read and records its closing."""
+
+    def __init__(self, records, bounds, problems=(), unreadable=()):
+        self.records, self.bounds, self.problems, self.unreadable = records, bounds, list(problems), set(unreadable)
+        self.asked: list[list] = []
+        self.readers: list[MemoryLog] = []
+
+    def log_bounds(self, partitions):
+        self.asked.append(list(partitions))
+        return {tp: b for tp, b in self.bounds.items() if tp in partitions}, list(self.problems)
+
+    def record_reader(self):
+        class Reader(MemoryLog):
+            problems: list[str] = []
+            closed = False
+
+            def records_at(self, reads):
+                got = super().records_at(reads)
+                self.problems = self.problems + [f"{t}-{p}: its records could not be read" for t, p in reads
+                                                 if (t, p) not in got]
+                return got
+
+            def close(self):
+                self.closed = True
+
+        reader = Reader(self.records, self.bounds, unreadable=self.unreadable)
+        self.readers.append(reader)
+        return reader
+
+
+def test_log_ends_at_asks_the_cluster_for_bounds_then_searches_its_records():
+    from kgroup.lag.ends import log_ends_at
+
+    good, bad, lost = ("a", 0), ("a", 1), ("b", 0)
+    records = {good: contiguous(0, [10, 20, 30]), bad: contiguous(0, [10, 20, 30])}
+    bounds = {good: LogBounds(0, 3), bad: LogBounds(0, 3)}
+    cluster = MemoryCluster(records, bounds, ["b-0: no earliest offset"], unreadable={bad})
+    answer = log_ends_at(cluster, {bad: [15], lost: [15], good: [15, 25]})
+    assert cluster.asked == [[good, bad, lost]]  # in partition order
+    reader, = cluster.readers
+    assert reader.closed
+    assert answer.ends == {(*good, 15): EndAt(1), (*good, 25): EndAt(2), (*bad, 15): EndAt(None, NO_RECORDS),
+                           (*lost, 15): EndAt(None, NO_BOUNDS)}
+    assert answer.bounds == bounds and answer.stats.unknown == 2
+    # the cluster's problems, then the reader's
+    assert answer.problems == ["b-0: no earliest offset", "a-1: its records could not be read"]
+
+
+def test_record_timestamps_reads_through_a_reader_it_closes():
+    from kgroup.lag.ends import record_timestamps
+
+    cluster = MemoryCluster({("a", 0): contiguous(0, [100, 200, 300])}, {})
+    assert record_timestamps(cluster, {("a", 0): [2, 0]}) == {("a", 0, 0): 100, ("a", 0, 2): 300}
+    assert [r.closed for r in cluster.readers] == [True]

@@ -6,7 +6,8 @@ import io
 
 from tabulate import tabulate
 
-from kgroup.output.render import OutputFormat, Table, cell, duration, emit, printable, simple_table
+from kgroup.output.render import OutputFormat, Table, cell, duration, emit, simple_table
+from kgroup.text import printable
 
 
 def test_cell_shows_nothing_as_a_dash_and_booleans_as_words():
