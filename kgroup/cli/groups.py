@@ -165,9 +165,8 @@ def offsets(
     """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
     lag totals per topic and per group. Any value that could not be read makes the answer
     INCOMPLETE (exit 3, also with --lag-above)."""
-    from kgroup.group.documents import LagVerdict, offsets_group, offsets_group_json
-    from kgroup.lag.now import ROW_FIELDS, time_lag_positions
-    from kgroup.output.stream import GroupsWriter
+    from kgroup.lag.now import ROW_FIELDS, LagVerdict, offsets_group, time_lag_positions
+    from kgroup.output.stream import GroupsWriter, offsets_group_json
 
     _quiet_gc()
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)

@@ -125,3 +125,78 @@ def time_lag_positions(states: Iterable[GroupState]) -> dict[tuple[str, int], in
     0 <= committed < log end). A partition committed by several groups keeps the last one's."""
     return {(t, p): o.committed for s in states for t, parts in s.offsets.items() for p, o in parts.items()
             if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
+
+
+def offsets_document(states: Iterable[GroupState], topics: list[str] | None,
+                     record_timestamps: dict[tuple[str, int], int] | None, now_ms: int, lag_above: int | None = None) -> dict[str, Any]:
+    """The offsets document. Per group: ``complete`` is false when any value could not be
+    known (``unknown`` lists those partitions and why; their lag and the totals over them are
+    null); with ``lag_above``, ``over_threshold`` lists the partitions whose lag exceeds it."""
+    return {"groups": [offsets_group(s, topics, record_timestamps, now_ms, lag_above) for s in states]}
+
+
+def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict[tuple[str, int], int] | None,
+                  now_ms: int, lag_above: int | None = None, row_tuples: bool = False) -> dict[str, Any]:
+    """One group of the offsets document (see offsets_document), built on its own so that a
+    command can write each group as soon as it is known. With
+    ``row_tuples``, ``partitions`` holds each row as a tuple of the values of ROW_FIELDS
+    rather than as an object (kgroup.output.stream.offsets_group_json writes the same JSON from them)."""
+    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms)
+    g = {"group": s.group.group_id, "state": s.group.state,
+         "partitions": rows if row_tuples else [dict(zip(ROW_FIELDS, r)) for r in rows],
+         "total_lag": total, "topic_lag": per_topic,
+         "incomplete": bool(reasons),
+         "unknown": [{"topic": rows[i][0], "partition": rows[i][1], "reason": reason}
+                     for i, reason in reasons.items()]}
+    if lag_above is not None:
+        g["over_threshold"] = [{"topic": r[0], "partition": r[1], "lag": r[5]}
+                               for r in rows if r[5] is not None and r[5] > lag_above]
+    return g
+
+
+class LagVerdict:
+    """The verdict over an offsets answer, taken group by group as the groups are written
+    (each a group of the offsets document): ``incomplete`` when any value is unknown (nothing
+    can pass on it), else ``over`` when a partition's lag exceeds ``lag_above``, else ``ok``.
+
+    ``over`` holds the first ``shown`` partitions over the threshold as (group, topic,
+    partition, lag), ``over_count`` counts them all; ``unknown`` holds every unknown partition
+    as (group, its entry of the group's ``unknown`` list)."""
+
+    def __init__(self, lag_above: int | None, shown: int = 20):
+        self.lag_above, self.shown = lag_above, shown
+        self.incomplete = False
+        self.over: list[tuple[str, str, int, int]] = []
+        self.over_count = 0
+        self.unknown: list[tuple[str, dict[str, Any]]] = []
+
+    def add(self, g: dict[str, Any]) -> None:
+        self.incomplete = self.incomplete or g["incomplete"]
+        self.unknown.extend((g["group"], u) for u in g["unknown"])
+        if self.lag_above is not None and g["over_threshold"]:
+            self.over_count += len(g["over_threshold"])
+            self.over.extend((g["group"], o["topic"], o["partition"], o["lag"])
+                             for o in g["over_threshold"][:max(0, self.shown - len(self.over))])
+
+    @property
+    def verdict(self) -> str:
+        return "incomplete" if self.incomplete else "over" if self.over_count else "ok"
+
+    def problems(self, reported: list[str]) -> list[str]:
+        """What makes the answer incomplete: the problems ``reported`` while reading (each
+        starting with what it is about, then ':'), then every unknown partition none of them
+        names; never empty when the verdict is ``incomplete``."""
+        named = {p.split(":", 1)[0] for p in reported}
+        problems = reported + [f"{group} {u['topic']}-{u['partition']}: {u['reason']}"
+                               for group, u in self.unknown if f"{u['topic']}-{u['partition']}" not in named]
+        if not problems and self.incomplete:
+            return ["some values are unknown"]
+        return problems
+
+
+def lag_verdict(doc: dict[str, Any], lag_above: int | None) -> str:
+    """LagVerdict's verdict over a whole offsets document."""
+    verdict = LagVerdict(lag_above)
+    for g in doc["groups"]:
+        verdict.add(g)
+    return verdict.verdict

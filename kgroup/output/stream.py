@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from _csv import Writer as _CsvWriter
 from typing import Any, TextIO
 
+from kgroup.lag.now import ROW_FIELDS
 from kgroup.output.render import FIT_GENERIC, Fit, OutputFormat, Table, emit, table_block, terminal_width
 
 
@@ -93,3 +94,36 @@ class GroupsWriter:
             out.flush()
         else:
             emit(fmt, {self.key: []}, [Table(self.headers or [], self.rows, notes=self.notes, fit=self.fit)], out)
+
+
+_ROW_TEMPLATE = "{" + ", ".join(f'"{f}": %s' for f in ROW_FIELDS) + "}"
+
+
+def offsets_group_json(g: dict[str, Any]) -> str:
+    """``json.dumps(g, ensure_ascii=False)`` of a group from ``kgroup.lag.now.offsets_group(..., row_tuples=True)``,
+    as if its rows were objects: the same text, without making an object per row. Row values
+    are ints, strings or None, as offset_table makes them."""
+    dumps = json.dumps
+    memo: dict[str, str] = {}
+
+    def text(v: str) -> str:
+        encoded = memo[v] = dumps(v, ensure_ascii=False)
+        return encoded
+
+    template = _ROW_TEMPLATE
+    rows: list[str] = []
+    append = rows.append
+    get = memo.get
+    for t, p, c, s, e, lag_, mid, cid, host, meta, tl in g["partitions"]:
+        append(template % (get(t) or text(t), p, "null" if c is None else c, "null" if s is None else s,
+                           "null" if e is None else e, "null" if lag_ is None else lag_,
+                           "null" if mid is None else get(mid) or text(mid),
+                           "null" if cid is None else get(cid) or text(cid),
+                           "null" if host is None else get(host) or text(host),
+                           "null" if meta is None else get(meta) or text(meta),
+                           "null" if tl is None else tl))
+    head = {k: v for k, v in g.items() if k in ("group", "state")}
+    tail = {k: v for k, v in g.items() if k not in ("group", "state", "partitions")}
+    assert list(g)[:3] == ["group", "state", "partitions"] and tail
+    return (dumps(head, ensure_ascii=False)[:-1] + ', "partitions": [' + ", ".join(rows) + "], "
+            + dumps(tail, ensure_ascii=False)[1:])

@@ -106,7 +106,8 @@ def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progr
     since the incident is no reason to stop)."""
     if r.snapshot is None and cluster is None:
         return None
-    from kgroup.group.documents import describe_group, offsets_group
+    from kgroup.group.documents import describe_group
+    from kgroup.lag.now import offsets_group
     from kgroup.group.load import group_states
 
     def no_cluster() -> GroupSource:

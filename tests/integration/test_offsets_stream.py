@@ -57,7 +57,7 @@ def _built_whole(bootstrap: str) -> dict:
     whole document made at once."""
     from kgroup.kafka.cluster import connect
     from kgroup.group.capture import capture
-    from kgroup.group.documents import offsets_document
+    from kgroup.lag.now import offsets_document
     from kgroup.kafka.settings import ConnectionSettings
 
     cluster = connect(ConnectionSettings.build(bootstrap, [], None, 30.0, False))
@@ -228,7 +228,7 @@ def test_groups_written_one_by_one_are_the_document_emit_writes(terminal, count)
 
 
 def test_offsets_group_json_is_json_dumps_of_the_row_objects():
-    from kgroup.group.documents import offsets_group_json
+    from kgroup.output.stream import offsets_group_json
     from kgroup.lag.now import ROW_FIELDS
 
     rows = [("A", 0, 5, 0, 9, 4, "m-1", "c\"1", "/10.0.0.1", "", None),

@@ -2,7 +2,7 @@
 describe documents (member order, reconciliation, filters) worked by hand."""
 from __future__ import annotations
 
-from kgroup.group.documents import LagVerdict
+from kgroup.lag.now import LagVerdict
 
 
 def _g(group, over=(), unknown=(), complete=True):

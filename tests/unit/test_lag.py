@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import pytest
 
-from kgroup.group.documents import lag_verdict, offsets_document
+from kgroup.lag.now import lag_verdict, offsets_document
 from kgroup.lag.now import lag, offset_table
 from kgroup.group.model import GroupDescription, GroupState, Member, PartitionOffsets, TopicLayout
 
