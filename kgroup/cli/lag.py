@@ -129,11 +129,11 @@ def _rate(value: Optional[float]) -> Optional[str]:
 
 def _tables(report, output: OutputFormat, time_lag: bool):
     from kgroup.output import sparkline
-    from kgroup.offsets_log.window import format_ms
-    from kgroup.output.render import Fit, Table, duration
+    from kgroup.timeutil import format_ms
+    from kgroup.output.render import Fit, Table, duration, utf8_output
 
     table = output.tabular
-    blocks, blank = (sparkline.BLOCKS, sparkline.BLANK) if _utf8() else (sparkline.ASCII_BLOCKS, sparkline.ASCII_BLANK)
+    blocks, blank = (sparkline.BLOCKS, sparkline.BLANK) if utf8_output() else (sparkline.ASCII_BLOCKS, sparkline.ASCII_BLANK)
     headers = HEADERS + (["TIME-LAG"] if time_lag else []) + (["LAG OVER WINDOW"] if table else [])
     rows = []
     series = {}
@@ -167,11 +167,6 @@ def _tables(report, output: OutputFormat, time_lag: bool):
     return [Table(headers, rows, None, notes, fit)]
 
 
-def _utf8() -> bool:
-    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("_", "-")
-    return encoding in ("utf-8", "utf8")
-
-
 def _render(report, output: OutputFormat, time_lag: bool) -> None:
     from kgroup.lag.history import document
     from kgroup.output.render import emit
@@ -199,11 +194,10 @@ def _verdict(report, fail_on: Optional[FailOn]) -> None:
 def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: float, input_: Optional[Path],
            offsets_topic: str, output: OutputFormat, conn: ConnectionOptions) -> None:
     """Sample, re-evaluate and show, every ``every`` seconds until Ctrl-C."""
-    import json
-
     from kgroup.lag.collect import sample, start_watch
     from kgroup.lag.history import document
     from kgroup.output.progress import progress_bar
+    from kgroup.output.render import json_line
 
     settings = conn.settings()
     now_ms = int(time.time() * 1000)
@@ -216,8 +210,7 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
         watcher.add(sample_ms, *sample(settings, group, topics))
         report = watcher.report(sample_ms + since_offset_ms, allowed_lag)
         if output == OutputFormat.json or not terminal and output.tabular:
-            sys.stdout.write(json.dumps(document(report), separators=(",", ":")) + "\n")
-            sys.stdout.flush()
+            json_line(document(report))
         elif terminal:
             from kgroup.output.render import tables_text, terminal_width
 

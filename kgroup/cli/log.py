@@ -57,7 +57,7 @@ def log(
 
     Read-only: kgroup assigns itself the partitions it reads, joins no group and commits nothing. Records it cannot decode are printed as error entries and counted; the command then exits 1.
     """
-    from kgroup.offsets_log import output as log_output
+    from kgroup.output import records as log_output
     from kgroup.offsets_log import read
     from kgroup.offsets_log.records import KINDS
     from kgroup.offsets_log.selection import Selection, Tally, select

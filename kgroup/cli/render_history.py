@@ -5,7 +5,7 @@ import sys
 
 from kgroup.java.jackson import dumps
 from kgroup.offsets_log.replay import GroupReplay, Rebalance
-from kgroup.offsets_log.window import format_ms
+from kgroup.timeutil import format_ms
 from kgroup.group.assignment import compact
 from kgroup.group.reconciliation import describe_line
 from kgroup.output.render import Fit, OutputFormat, Table, duration, emit

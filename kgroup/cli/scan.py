@@ -9,6 +9,7 @@ import typer
 from kgroup import __version__
 from kgroup.cli.common import ConnectionOptions, Output, app, broker_label, connection_options, examples
 from kgroup.errors import ExitCode, UsageError
+from kgroup.timeutil import moment
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import OutputFormat, Table, emit, info, warn
 from kgroup.text import printable
@@ -63,7 +64,8 @@ def scan(
 
     Runs on Spark (pip install 'kgroup\[spark]'): local[*] by default, a cluster with --master. Read-only: kgroup assigns itself the partitions it reads, joins no group and commits nothing. Records that cannot be decoded are counted and reported; the command then exits 1.
     """
-    from kgroup.offsets_log.window import Window, parse_duration_ms
+    from kgroup.offsets_log.window import Window
+    from kgroup.timeutil import parse_duration_ms
 
     if input_ is not None and save is not None:
         raise UsageError("--save writes what is read from a cluster; --input is already saved")
@@ -114,9 +116,9 @@ def scan(
                     _tables(rows, coordinators, broker_rows, latest_commits, latest_events, summary, top,
                             all_groups=False, live=input_ is None),
                     [("source", input_ if input_ is not None else f"{offsets_topic} of {settings.bootstrap if settings else '-'}"),
-                     ("window", f"{_ms(window.since_ms) or 'the first record'} to {_ms(window.until_ms) or 'the newest record'}"),
+                     ("window", f"{moment(window.since_ms) or 'the first record'} to {moment(window.until_ms) or 'the newest record'}"),
                      ("stale after", stale_after), ("storm", f"{storm} rebalances within an hour"),
-                     ("generated", _ms(int(time.time() * 1000))), ("by", f"kgroup {__version__}")])
+                     ("generated", moment(int(time.time() * 1000))), ("by", f"kgroup {__version__}")])
     if summary["undecodable"]:
         first = summary["errors"][0]
         warn(f"{summary['undecodable']} of {summary['records']} records could not be decoded "
@@ -144,12 +146,6 @@ def _write_html(path: Path, doc, tables, asked) -> None:
     info(f"wrote the fleet page to {path} ({path.stat().st_size // 1024} KiB)")
 
 
-def _ms(ms) -> str | None:
-    from kgroup.offsets_log.window import format_ms
-
-    return None if ms is None else format_ms(ms)
-
-
 def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_groups: bool, live: bool) -> list[Table]:
     from kgroup.scan.report import top_coordinators, top_groups
 
@@ -161,8 +157,8 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
     group_rows = []
     for r in shown:
         row = [printable(r["group"]), r["type"], r["protocol"], r["offsets_partition"], r["generation"], r["member_count"],
-               r["commits"], r["commits_per_hour"], _ms(r["first_commit_ms"]) if not all_groups else r["first_commit_ms"],
-               _ms(r["last_commit_ms"]) if not all_groups else r["last_commit_ms"], r["rebalance_count"], r["partition_count"],
+               r["commits"], r["commits_per_hour"], moment(r["first_commit_ms"]) if not all_groups else r["first_commit_ms"],
+               moment(r["last_commit_ms"]) if not all_groups else r["last_commit_ms"], r["rebalance_count"], r["partition_count"],
                r["rewinds"], r["deleted"], r["stale"], r["storm"]]
         if live:
             complete = r.get("status_complete")
@@ -183,7 +179,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
                             [[b["id"], b["host"], b["port"], b["partition_count"], b["group_count"], b["commits"],
                               b["commits_per_s"], b["bytes_per_s"], b["hot"]] for b in broker_rows], title="BROKERS"))
     tables.append(Table(["TIME", "GROUP", "TOPIC", "PARTITION", "OFFSET", "LEADER EPOCH", "LOG POSITION"],
-                        [[_ms(c["commit_timestamp"]) if c["commit_timestamp"] is not None else _ms(c["timestamp"]),
+                        [[moment(c["commit_timestamp"]) if c["commit_timestamp"] is not None else moment(c["timestamp"]),
                           printable(c["group"]), printable(c["topic"]), c["topic_partition"],
                           "(deleted)" if c["tombstone"] else c["committed_offset"],
                           c["leader_epoch"] if c["leader_epoch"] is not None and c["leader_epoch"] >= 0 else None,
@@ -191,7 +187,7 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
                         title=f"COMMITS (latest {len(commits)})"))
     tables.append(Table(["TIME", "GROUP", "RECORD", "GENERATION", "PROTOCOL", "LEADER", "MEMBERS", "MEMBER", "MEMBER EPOCH",
                          "LOG POSITION"],
-                        [[_ms(e["timestamp"]), printable(e["group"]), e["record"] + (" (tombstone)" if e["tombstone"] else ""),
+                        [[moment(e["timestamp"]), printable(e["group"]), e["record"] + (" (tombstone)" if e["tombstone"] else ""),
                           e["generation"], e["protocol"], printable(e["leader"]) if e["leader"] else None, e["members"],
                           printable(e["member"]) if e["member"] else None, e["member_epoch"],
                           f"{e['partition']}:{e['offset']}"] for e in events],

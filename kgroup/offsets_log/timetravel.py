@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from kgroup.group.model import ClusterMetadata, GroupDescription, GroupState, PartitionOffsets, TopicLayout
 from kgroup.kmsg.states import ASSIGNING, EMPTY, RECONCILING, STABLE
 from kgroup.offsets_log.replay import GroupReplay
-from kgroup.offsets_log.window import format_ms
+from kgroup.timeutil import format_ms
 from kgroup.group.reconciliation import explain
 
 

@@ -1,51 +1,10 @@
 """A time window over the log: ``--since`` / ``--until`` as a time or a duration ago."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 from kgroup.errors import UsageError
-
-_DURATION = re.compile(r"^(\d{1,9})(ms|s|m|h|d|w)$")
-_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
-
-
-def parse_duration_ms(text: str, option: str) -> int:
-    """``90s``, ``15m``, ``2h``, ``7d``, ``1w``, ``500ms`` -> milliseconds."""
-    m = _DURATION.match(text.strip())
-    if not m:
-        raise UsageError(f"{option}: {text!r} is not a duration such as 30s, 15m, 2h or 7d")
-    return int(m.group(1)) * _UNIT_MS[m.group(2)]
-
-
-def parse_instant_ms(text: str, now_ms: int, option: str) -> int:
-    """A point in time: a duration ago (``2h``), an ISO-8601 time (UTC unless it says
-    otherwise: ``2026-11-22T03:00``, ``2026-11-22 03:00:00+01:00``) or epoch milliseconds."""
-    t = text.strip()
-    if _DURATION.match(t):
-        return now_ms - parse_duration_ms(t, option)
-    if t.isascii() and t.isdigit() and len(t) >= 10:
-        return int(t)
-    try:
-        dt = datetime.fromisoformat(t.replace("Z", "+00:00")) if t.isascii() else None
-    except ValueError:
-        dt = None
-    if dt is None:
-        raise UsageError(f"{option}: {text!r} is neither a time (2026-11-22T03:00Z), "
-                         "epoch milliseconds, nor a duration ago (2h)")
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return int(dt.timestamp() * 1000)
-
-
-def format_ms(ms: int) -> str:
-    """Epoch milliseconds as an ISO-8601 UTC time with milliseconds."""
-    try:
-        dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        return str(ms)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+from kgroup.timeutil import parse_instant_ms
 
 
 @dataclass(frozen=True)

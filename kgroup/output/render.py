@@ -69,6 +69,31 @@ def cell(value: Any) -> Any:
     return value
 
 
+def csv_header(headers: Sequence[str]) -> list[str]:
+    """A table's column names as its CSV header names them: ``LOG-END`` -> ``log_end``."""
+    return [h.lower().replace("-", "_").replace(" ", "_") for h in headers]
+
+
+def csv_rows(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """A table's rows as CSV holds them: an unknown value is an empty field."""
+    return [["" if v is None else v for v in row] for row in rows]
+
+
+def json_line(document: Any, out: TextIO | None = None) -> None:
+    """One JSON document on one line (JSON Lines: ``lag --watch``'s samples), flushed at once."""
+    import json
+
+    out = out or sys.stdout
+    out.write(json.dumps(document, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+def utf8_output(stream: TextIO | None = None) -> bool:
+    """Does ``stream`` (default stdout) take UTF-8, so that block characters can be drawn?"""
+    encoding = (getattr(stream or sys.stdout, "encoding", None) or "").lower().replace("_", "-")
+    return encoding in ("utf-8", "utf8")
+
+
 def emit(fmt: OutputFormat, document: dict[str, Any], tables: list[Table], out: TextIO | None = None) -> None:
     """Write ``document`` (JSON) or ``tables`` (table/CSV; CSV writes the first table only).
 
@@ -88,8 +113,8 @@ def emit(fmt: OutputFormat, document: dict[str, Any], tables: list[Table], out: 
 
         if tables:
             writer = csv.writer(out, lineterminator="\n")
-            writer.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in tables[0].headers])
-            writer.writerows([["" if v is None else v for v in row] for row in tables[0].rows])
+            writer.writerow(csv_header(tables[0].headers))
+            writer.writerows(csv_rows(tables[0].rows))
     else:
         out.write(tables_text(tables, None if fmt == OutputFormat.wide else terminal_width(out)) + "\n")
     out.flush()

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 from typing import Any, TextIO
 
 from kgroup.lag.now import ROW_FIELDS
-from kgroup.output.render import FIT_GENERIC, Fit, OutputFormat, Table, emit, table_block, terminal_width
+from kgroup.output.render import (FIT_GENERIC, Fit, OutputFormat, Table, csv_header, csv_rows, emit, table_block,
+                                  terminal_width)
 
 
 class GroupsWriter:
@@ -65,8 +66,8 @@ class GroupsWriter:
             if self._csv is None:
                 headers = self.headers if self.headers is not None else (csv_headers or [])
                 self._csv = csv.writer(out, lineterminator="\n")
-                self._csv.writerow([h.lower().replace("-", "_").replace(" ", "_") for h in headers])
-            self._csv.writerows([["" if v is None else v for v in row] for row in rows])
+                self._csv.writerow(csv_header(headers))
+            self._csv.writerows(csv_rows(rows))
         elif self.blocks and table is not None:
             width = terminal_width(out) if fmt == OutputFormat.table else None
             out.write(("\n\n" if self.count else "") + table_block(table, width))

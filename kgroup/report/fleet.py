@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kgroup.report.html import Charts, chart_text, embed_json, esc, facts, frame, table, when
+from kgroup.report.html import Charts, chart_text, embed_json, esc, facts, frame, table
+from kgroup.timeutil import moment
 
 MAX_BARS = 50
 DATA_ID = "kgroup-scan-data"
@@ -109,7 +110,7 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
                     f'{len(doc["coordinators"])} offsets-log partitions.</p>')
     body.append("<h2>Stale and storming groups</h2>")
     body.append(table(["GROUP", "STALE", "STORM", "REBALANCES", "LAST COMMIT", "COMMITS/H"],
-                      [[g["group"], g["stale"], g["storm"], g["rebalance_count"], when(g["last_commit_ms"]),
+                      [[g["group"], g["stale"], g["storm"], g["rebalance_count"], moment(g["last_commit_ms"]),
                         g["commits_per_hour"]]
                        for g in flagged[:1000]], element_id="kgroup-fleet-flagged",
                       notes=[f"{len(flagged)} groups stale or storming"]))

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kgroup.offsets_log.window import format_ms
+from kgroup.timeutil import format_ms
 
 MISSING = "-"
 
@@ -52,10 +52,6 @@ def esc(value: Any) -> str:
 def chart_text(value: Any) -> str:
     """A string for plotly to draw (a trace name, hover text) shown as it is, tags included."""
     return html.escape("-" if value is None else str(value), quote=False)
-
-
-def when(ms: int | None) -> str | None:
-    return None if ms is None else format_ms(ms)
 
 
 def chart_time(ms: float) -> str:

@@ -17,7 +17,8 @@ from typing import Any
 from kgroup.group.assignment import compact
 from kgroup.group.broker import Broker
 from kgroup.output.render import duration
-from kgroup.report.html import Charts, chart_text, chart_time, embed_json, esc, facts, frame, table, when
+from kgroup.report.html import Charts, chart_text, chart_time, embed_json, esc, facts, frame, table
+from kgroup.timeutil import moment
 
 MAX_PARTITION_LINES = 20
 MAX_MEMBER_BARS = 10
@@ -116,14 +117,14 @@ def _header(doc: dict[str, Any]) -> str:
     lag = doc["lag"]
     parts = [f"<h1>kgroup report: group {esc(doc['group'])}</h1>", facts([
         ("group", doc["group"]),
-        ("window", f"{when(doc['since_ms'])} to {when(doc['until_ms'])}"),
+        ("window", f"{moment(doc['since_ms'])} to {moment(doc['until_ms'])}"),
         ("cluster", src.get("cluster")),
         ("offsets log", src.get("input") or src.get("offsets_topic")),
         ("offsets-log partition", doc["offsets_partition"]),
         ("snapshot", src.get("snapshot")) if src.get("snapshot") else ("group now from", src.get("now")),
         ("status", lag["status"] if lag else None),
         ("total lag now", lag["total_lag"] if lag else None),
-        ("generated", when(doc["generated_ms"])),
+        ("generated", moment(doc["generated_ms"])),
         ("by", f"kgroup {doc['kgroup_version']}"),
     ])]
     if doc["incomplete"]:
@@ -159,7 +160,7 @@ def _lag_tables(doc: dict[str, Any]) -> str:
 
 def _rebalance_table(doc: dict[str, Any]) -> str:
     h = doc["history"]
-    rows = [[when(r["timestamp"]), r["type"], r["generation"], r["protocol"], r["leader"], len(r["members"]),
+    rows = [[moment(r["timestamp"]), r["type"], r["generation"], r["protocol"], r["leader"], len(r["members"]),
              _names(r["joined"]), _names(r["left"]), len(r["moved"]),
              duration(r["since_previous_ms"]), r["commits"]] for r in h["rebalances"]]
     notes = [f"{len(rows)} rebalances in the window"] + (

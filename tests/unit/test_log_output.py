@@ -1,4 +1,4 @@
-"""kgroup.offsets_log.output in process: how kgroup log writes one decoded and one undecodable
+"""kgroup.output.records in process: how kgroup log writes one decoded and one undecodable
 record as JSON Lines (Kafka's form), a table line and CSV. The record's bytes are written out by
 hand from Kafka's OffsetCommitKey v1 and OffsetCommitValue v3 schemas."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from datetime import datetime, timezone
 
-from kgroup.offsets_log.output import writer
+from kgroup.output.records import writer
 from kgroup.offsets_log.raw import RawRecord
 from kgroup.offsets_log.records import decode
 from kgroup.offsets_log.selection import Entry

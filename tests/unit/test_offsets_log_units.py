@@ -9,7 +9,8 @@ from kgroup.offsets_log.raw import RawRecord
 from kgroup.offsets_log.records import decode, encode
 from kgroup.offsets_log.gist import gist
 from kgroup.offsets_log.selection import Selection, Tally, select
-from kgroup.offsets_log.window import Window, format_ms, parse_duration_ms, parse_instant_ms
+from kgroup.offsets_log.window import Window
+from kgroup.timeutil import format_ms, parse_duration_ms, parse_instant_ms
 from kgroup.text import printable
 
 NOW = 1_800_000_000_000

@@ -9,7 +9,7 @@ from kgroup.java.jackson import dumps
 from kgroup.offsets_log.gist import gist
 from kgroup.offsets_log.records import kafka_json
 from kgroup.offsets_log.selection import Entry
-from kgroup.offsets_log.window import format_ms
+from kgroup.timeutil import format_ms
 
 CSV_COLUMNS = ["time", "partition", "offset", "kind", "record_type", "group", "gist", "error"]
 
