@@ -138,7 +138,8 @@ def spark_failure(e: BaseException) -> str:
     unwrapped to its root cause, else what the JVM printed last, else the first line."""
     from kgroup.scan.session import java_cause, spark_cause
 
-    lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+    text = str(e).strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     # an exception raised in Python (the executors' or this process's): "[module.]NameError: message"
     python = [line for line in lines if (_PYTHON_EXCEPTION.match(line) or _KGROUP_ERROR.match(line))
               and not line.startswith(("org.", "java.", "javax.", "scala.", "py4j."))]
