@@ -201,6 +201,24 @@ class Cluster(Session):
             raise self.fail("describe the cluster", e) from None
         return sorted((Broker(n.id, n.host, n.port, n.rack or None) for n in desc.nodes), key=lambda b: b.id)
 
+    def broker_configs(self, broker_id: int, names: Iterable[str]) -> dict[str, str]:
+        """DescribeConfigs of broker ``broker_id``: the value of each of ``names`` it reports (a
+        broker that reports none, or a secret it hides, leaves the name out). Raises the command's
+        cluster error when the broker cannot be asked."""
+        from confluent_kafka.admin import ConfigResource  # type: ignore[attr-defined]
+        from confluent_kafka.admin import ResourceType  # type: ignore[attr-defined]
+
+        what = f"describe the configuration of broker {broker_id}"
+        resource = ConfigResource(ResourceType.BROKER, str(broker_id))
+        try:
+            futures = self.admin.describe_configs([resource], request_timeout=self.left(what))
+            entries = self.wait(what, next(iter(futures.values())))
+        except KafkaException as e:
+            raise self.fail(what, e) from None
+        wanted = set(names)
+        return {name: entry.value for name, entry in entries.items()
+                if name in wanted and entry.value is not None and not entry.is_sensitive}
+
     def topic_ids(self, topics: list[str]) -> dict[str, str]:
         """DescribeTopics: each topic's id as Kafka prints it, for the topics whose id the
         cluster reports. Best effort: ids only refine the ``uniform`` what-if, so a broker

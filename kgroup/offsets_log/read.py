@@ -21,6 +21,7 @@ from kgroup.offsets_log.window import Window
 
 if TYPE_CHECKING:
     from kgroup.kafka.settings import ConnectionSettings
+    from kgroup.offsets_log.replay import GroupReplay
 
 Progress = Callable[[str, int, int], None]
 Warn = Callable[[str], None]
@@ -109,3 +110,27 @@ def group_entries(group: str, input_: Path | None, offsets_topic: str, settings:
         assert settings is not None, "the live offsets log needs a cluster"
         raw = live_records(settings, offsets_topic, None, False, progress, selection, warn)
     return (e for e in select(raw, selection) if e.record is not None)
+
+
+def group_replays(groups: Iterable[str], input_: Path | None, offsets_topic: str,
+                  settings: ConnectionSettings | None, progress: Progress, warn: Warn,
+                  until_ms: int | None = None) -> dict[str, GroupReplay]:
+    """Each group's records folded (kgroup.offsets_log.replay), read in one pass over the
+    offsets-log partitions they hash to (or the saved log ``input_``)."""
+    from kgroup.offsets_log.replay import GroupReplay
+
+    replays = {g: GroupReplay(g) for g in dict.fromkeys(groups)}
+    selection = Selection(frozenset(replays), frozenset(), Window(None, until_ms))
+    if input_ is not None:
+        raw = file_records(input_, progress, warn)
+    else:
+        assert settings is not None, "the live offsets log needs a cluster"
+        raw = live_records(settings, offsets_topic, None, False, progress, selection, warn)
+    for e in select(raw, selection):
+        if e.record is not None:
+            replay = replays.get(e.record.group_id)
+            if replay is not None:
+                replay.apply(e)
+    for replay in replays.values():
+        replay.finish()
+    return replays

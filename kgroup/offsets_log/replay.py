@@ -38,6 +38,7 @@ class Commit:
     metadata: str
     timestamp: int
     position: tuple[int, int]  # (partition, offset) of the record in the log
+    expire_timestamp: int | None = None  # set by a v1 commit (old clients' retention time), else None
 
 
 @dataclass
@@ -139,6 +140,10 @@ class GroupReplay:
         self.target_epoch: int | None = None
         self.current: dict[str, dict[str, Any]] = {}
         self.topic_names: dict[str, str] = {}
+        self.regex_topics: dict[str, list[str]] = {}  # KIP-848: a subscribed regular expression -> its topics
+        # streams groups (what offset expiry needs of them): members, the topology's input topics
+        self.streams_members: set[str] = set()
+        self.streams_input_topics: set[str] | None = None  # None: no topology record read
         self.last_timestamp: int | None = None
 
     # -- folding ------------------------------------------------------------------
@@ -155,6 +160,16 @@ class GroupReplay:
             self._classic(v, ts, pos)
         elif 3 <= t <= 8:
             self._consumer(t, rec.key, v, ts, pos)
+        elif t == 16:
+            regex = rec.key["regularExpression"]
+            if v is None:
+                self.regex_topics.pop(regex, None)
+            else:
+                self.regex_topics[regex] = list(v["topics"])
+        elif t in (17, 19, 23):
+            self._streams(t, rec.key, v)
+        elif t == 11:
+            self.type, self.deleted = ("share", False) if v is not None else (self.type, True)
 
     def _commit(self, key: dict[str, Any], v: dict[str, Any] | None, ts: int, pos: tuple[int, int]) -> None:
         topic, partition = key["topic"], key["partition"]
@@ -164,14 +179,30 @@ class GroupReplay:
                 self.rebalances[-1].offsets_deleted.append((topic, partition, pos))
             return
         epoch = v.get("leaderEpoch", -1)
+        expire = v.get("expireTimestamp", -1)
         self.offsets.setdefault(topic, {})[partition] = Commit(
-            v["offset"], None if epoch == -1 else epoch, v["metadata"], v["commitTimestamp"], pos)
+            v["offset"], None if epoch == -1 else epoch, v["metadata"], v["commitTimestamp"], pos,
+            None if expire is None or expire < 0 else expire)
         if self.rebalances:
             last = self.rebalances[-1]
             last.commits += 1
             last.last_commits.setdefault(topic, {})[partition] = v["offset"]
         else:
             self.commits_before += 1
+
+    def _streams(self, t: int, key: dict[str, Any], v: dict[str, Any] | None) -> None:
+        if t == 17:
+            if v is None:  # the group is deleted
+                self.deleted, self.streams_members, self.streams_input_topics = True, set(), None
+                self.offsets = {}
+            else:
+                self.type, self.deleted = "streams", False
+        elif t == 19:
+            (self.streams_members.discard if v is None else self.streams_members.add)(key["memberId"])
+        elif t == 23:
+            self.streams_input_topics = None if v is None else {
+                topic for sub in v["subtopologies"]
+                for topic in [*sub["sourceTopics"], *(r["name"] for r in sub["repartitionSourceTopics"])]}
 
     def _open(self, r: Rebalance) -> None:
         if self.rebalances:
