@@ -41,7 +41,28 @@ def end(t: int) -> int:
     return math.ceil(t / 1000)
 
 
-class FakeCluster:
+class OneCoordinator:
+    """What offset expiry asks of a cluster: the group's coordinator (broker 1, b1:9092) and its
+    offset retention settings (``configs``: as broker 1 reports them)."""
+
+    configs: dict = {}
+
+    def metadata(self):
+        from kgroup.group.broker import Broker
+        from kgroup.group.metadata import ClusterMetadata
+
+        return ClusterMetadata({1: Broker(1, "b1", 9092)}, {})
+
+    def find_coordinators(self, groups, brokers):
+        from kgroup.group.metadata import CoordinatorLookup
+
+        return {g: CoordinatorLookup(g, brokers[1]) for g in groups}
+
+    def broker_configs(self, broker_id, names):
+        return dict(self.configs) if broker_id == 1 else {}
+
+
+class FakeCluster(OneCoordinator):
     """Answers what kgroup.lag.ends asks of a cluster (its LogSource: the bounds, a record reader)
     as the cluster described above would: the record at offset o written at o s, up to NOW_MS."""
 

@@ -16,6 +16,7 @@ from kgroup.output.render import OutputFormat, info, warn
 class FailOn(str, Enum):
     warn = "warn"
     err = "err"
+    expiry = "expiry"
 
 
 HEADERS = ["TOPIC", "PARTITION", "STATUS", "COMPLETE", "LAG", "COMMITTED", "END", "CONSUME/S", "PRODUCE/S",
@@ -65,8 +66,12 @@ def lag(
         "--topic", "-t", metavar="TOPIC", help="Only this topic (repeatable).")] = None,
     allowed_lag: Annotated[int, typer.Option(
         "--allowed-lag", metavar="N", min=0, help="A lag of at most N counts as none (Burrow's allowed-lag).")] = 0,
-    fail_on: Annotated[Optional[FailOn], typer.Option(
-        "--fail-on", metavar="warn|err", help="Exit 1 when the group's status is at least this.")] = None,
+    fail_on: Annotated[Optional[List[FailOn]], typer.Option(
+        "--fail-on", metavar="warn|err|expiry", help="Exit 1 when the group's status is at least this (warn, err), "
+        "or when a committed offset expires within --expiry-warn (expiry). Repeatable.")] = None,
+    expiry_warn: Annotated[str, typer.Option(
+        "--expiry-warn", metavar="DURATION", help="Warn when a committed offset expires within this long: 24h, 3d.")
+    ] = "24h",
     time_lag: Annotated[bool, typer.Option(
         "--time-lag", help="Add how old the next record to consume was at each point (reads those records).")] = False,
     watch: Annotated[Optional[float], typer.Option(
@@ -82,9 +87,11 @@ def lag(
     Read-only: the log ends at past moments come from ListOffsets by timestamp, checked against the records. With --watch, committed offsets and log ends are sampled live, so it works without read access to the offsets log.
     """
     from kgroup.offsets_log.window import Window
+    from kgroup.timeutil import parse_duration_ms
 
     now_ms = int(time.time() * 1000)
     window = Window.parse(since, until, now_ms)
+    warn_ms = parse_duration_ms(expiry_warn, "--expiry-warn")
     since_ms = window.since_ms if window.since_ms is not None else now_ms
     until_ms = window.until_ms if window.until_ms is not None else now_ms
     if window.until_ms is not None and window.until_ms > now_ms:
@@ -95,22 +102,26 @@ def lag(
         if time_lag:
             raise UsageError("--time-lag reads past records; it does not work with --watch")
         return _watch(group, topic, since_ms - now_ms, allowed_lag, watch, input_, offsets_topic, output, conn)
-    from kgroup.lag.collect import ends_for_commits, read_commits, record_times
+    from kgroup.lag.collect import coordinator_retention, ends_for_commits, read_history, record_times
     from kgroup.lag.history import evaluate
+    from kgroup.offsets_log.expiry import group_expiries
     from kgroup.output.progress import progress_bar
 
     cluster = conn.cluster()
     with progress_bar() as progress:
-        commits = read_commits(group, topic, until_ms, input_, offsets_topic,
-                               conn.settings() if input_ is None else None, progress, warn, watch_hint=True)
+        commits, replay = read_history(group, topic, until_ms, input_, offsets_topic,
+                                       conn.settings() if input_ is None else None, progress, warn, watch_hint=True)
     if not commits:
         what = f" to topic {', '.join(topic)}" if topic else ""
         raise UsageError(f"the offsets log holds no commit of group {group}{what} at or before --until")
     ends = ends_for_commits(cluster, commits, since_ms, until_ms, until is None, warn, info if conn.verbose else None)
     times = record_times(cluster, commits, ends, since_ms, until_ms, until is None) if time_lag else None
     report = evaluate(group, commits, ends, since_ms, until_ms, until is None, allowed_lag, times)
-    _render(report, output, time_lag)
-    _verdict(report, fail_on)
+    retention = coordinator_retention(cluster, group)
+    shown = {(p.topic, p.partition) for p in report.partitions}
+    expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}
+    _render(report, output, time_lag, expiries, retention)
+    _verdict(report, fail_on or [], expiries, retention, now_ms + warn_ms, expiry_warn, now_ms)
 
 
 def _catch_up(p) -> Optional[str]:
@@ -127,14 +138,29 @@ def _rate(value: Optional[float]) -> Optional[str]:
     return None if value is None else f"{value:.3g}"
 
 
-def _tables(report, output: OutputFormat, time_lag: bool):
+def expires_cell(e) -> Optional[str]:
+    """An Expiry as a table shows it: the moment, or in a few words why none (None: unknown)."""
+    from kgroup.offsets_log.expiry import NOT_WHILE_CONSUMED
+    from kgroup.timeutil import format_ms
+
+    if e is None:
+        return None
+    if e.expires_ms is not None:
+        return format_ms(e.expires_ms)
+    if e.reason == NOT_WHILE_CONSUMED:
+        return "not while consumed"
+    return e.reason.split(" (")[0]
+
+
+def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retention=None):
     from kgroup.output import sparkline
     from kgroup.timeutil import format_ms
     from kgroup.output.render import Fit, Table, duration, utf8_output
 
     table = output.tabular
     blocks, blank = (sparkline.BLOCKS, sparkline.BLANK) if utf8_output() else (sparkline.ASCII_BLOCKS, sparkline.ASCII_BLANK)
-    headers = HEADERS + (["TIME-LAG"] if time_lag else []) + (["LAG OVER WINDOW"] if table else [])
+    headers = (HEADERS + (["TIME-LAG"] if time_lag else []) + (["EXPIRES"] if expiries is not None else [])
+               + (["LAG OVER WINDOW"] if table else []))
     rows = []
     series = {}
     for p in report.partitions:
@@ -146,35 +172,63 @@ def _tables(report, output: OutputFormat, time_lag: bool):
             row = [p.topic, p.partition, p.status, f"{p.complete:.1f}", p.lag, p.committed, p.end,
                    _rate(p.consume_per_s), _rate(p.produce_per_s), _catch_up(p)]
             row += [duration(last_time_lag)] if time_lag else []
+            row += [expires_cell(expiries.get((p.topic, p.partition)))] if expiries is not None else []
             row.append(sparkline.draw(sparkline.slots(points, report.since_ms, report.until_ms), blocks, blank))
         else:
             row = [p.topic, p.partition, p.status, round(p.complete, 3), p.lag, p.committed, p.end,
                    p.consume_per_s, p.produce_per_s, p.eta_s] + ([last_time_lag] if time_lag else [])
+            if expiries is not None:
+                e = expiries.get((p.topic, p.partition))
+                row.append(None if e is None else e.expires_ms)
         rows.append(row)
     notes = []
     if table:
         total = report.total_lag
         rows.append(["TOTAL", None, report.status, f"{report.complete:.1f}",
                      total if total is not None else None, None, None, None, None, None]
-                    + ([None] if time_lag else [])
+                    + ([None] if time_lag else []) + ([None] if expiries is not None else [])
                     + [sparkline.draw(sparkline.total(series.values(), report.since_ms, report.until_ms), blocks, blank)])
         named = "; ".join(f"{status}: {', '.join(names)}" for status, names in sorted(report.by_status().items())
                           if status != "OK")
         notes.append(f"group {report.group}: {report.status}" + (f" ({named})" if named else "")
                      + f"; window {format_ms(report.since_ms)} to {format_ms(report.until_ms)}")
+        if retention is not None:
+            notes.append(f"EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
+                         f"(offsets.retention.minutes {retention.retention_ms // 60_000}: {retention.source})")
     # at a terminal too narrow, the columns left out first come first (docs/commands/lag.md)
-    fit = Fit(drop=("PRODUCE/S", "CONSUME/S", "COMMITTED", "END", "TIME-LAG", "COMPLETE", "CATCH-UP", "LAG OVER WINDOW"))
+    fit = Fit(drop=("PRODUCE/S", "CONSUME/S", "COMMITTED", "END", "TIME-LAG", "COMPLETE", "EXPIRES", "CATCH-UP",
+                    "LAG OVER WINDOW"))
     return [Table(headers, rows, None, notes, fit)]
 
 
-def _render(report, output: OutputFormat, time_lag: bool) -> None:
+def _render(report, output: OutputFormat, time_lag: bool, expiries=None, retention=None) -> None:
     from kgroup.lag.history import document
     from kgroup.output.render import emit
 
-    emit(output, document(report, time_lag) if output == OutputFormat.json else {}, _tables(report, output, time_lag))
+    emit(output, document(report, time_lag, expiries, retention) if output == OutputFormat.json else {},
+         _tables(report, output, time_lag, expiries, retention))
 
 
-def _verdict(report, fail_on: Optional[FailOn]) -> None:
+def expiry_warning(group: str, expiries, retention, by_ms: int, within: str, now_ms: int) -> Optional[str]:
+    """The one warning line for committed offsets that expire by ``by_ms`` (None: none do)."""
+    from kgroup.lag.collect import expiring
+    from kgroup.timeutil import format_ms
+
+    soon = expiring(expiries, by_ms)
+    if not soon:
+        return None
+    named = ", ".join(f"{t}-{p} at {format_ms(ms)}" for (t, p), ms in soon[:5])
+    more = f" and {len(soon) - 5} more" if len(soon) > 5 else ""
+    due = sum(1 for _, ms in soon if ms <= now_ms)
+    when = (f"expire within {within}" if not due else "are past their expiry time (Kafka deletes them at its next "
+            "retention check)" if due == len(soon) else f"expire within {within} ({due} already past it)")
+    return (f"committed offsets of group {group} {when}: {named}{more} (offsets.retention.minutes "
+            f"{retention.retention_ms // 60_000}: {retention.source}); consumers that start after that begin at "
+            "auto.offset.reset")
+
+
+def _verdict(report, fail_on: list, expiries=None, retention=None, expiry_by_ms: int = 0, within: str = "",
+             now_ms: int = 0) -> None:
     """INCOMPLETE (exit 3) before --fail-on (exit 1): no threshold passes on an unknown."""
     problems = report.problems
     if problems:
@@ -184,11 +238,19 @@ def _verdict(report, fail_on: Optional[FailOn]) -> None:
             warn(f"... and {len(problems) - 10} more")
         warn("INCOMPLETE: some values are unknown (shown as -); the status is computed from the known points")
         raise typer.Exit(ExitCode.CLUSTER)
-    if fail_on is not None:
-        rank = {"OK": 0, "WARN": 1, "ERR": 2}
-        if rank[report.status] >= rank[fail_on.value.upper()]:
+    soon = expiry_warning(report.group, expiries, retention, expiry_by_ms, within, now_ms) if expiries else None
+    if soon:
+        warn(soon)
+    flagged = False
+    rank = {"OK": 0, "WARN": 1, "ERR": 2}
+    for f in dict.fromkeys(fail_on):
+        if f == FailOn.expiry:
+            flagged = flagged or soon is not None
+        elif rank[report.status] >= rank[f.value.upper()]:
             warn(f"group {report.group} is {report.status}")
-            raise typer.Exit(ExitCode.FLAGGED)
+            flagged = True
+    if flagged:
+        raise typer.Exit(ExitCode.FLAGGED)
 
 
 def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: float, input_: Optional[Path],

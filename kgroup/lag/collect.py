@@ -8,11 +8,12 @@ with -v, ``info``) callables the caller gives.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kgroup.errors import NotAuthorized, TopicMissing
+from kgroup.offsets_log.expiry import Expiry, Retention
 from kgroup.lag.history import (Commit, EndsAt, TopicPartition, Watch, commits_from_log, evaluate, moments,
                                 time_lag_positions)
 
@@ -20,26 +21,35 @@ if TYPE_CHECKING:
     from kgroup.lag.ends import LogSource
     from kgroup.kafka.settings import ConnectionSettings
     from kgroup.offsets_log.read import Progress, Warn
+    from kgroup.offsets_log.replay import GroupReplay
 
 Commits = dict[TopicPartition, list[Commit]]
 
 
 def read_commits(group: str, topics: list[str] | None, until_ms: int, input_: Path | None, offsets_topic: str,
                  settings: ConnectionSettings | None, progress: Progress, warn: Warn,
-                 watch_hint: bool = False) -> Commits:
+                 watch_hint: bool = False, keep: list[Any] | None = None) -> Commits:
     """The group's commits per partition up to ``until_ms``, from the saved log ``input_`` or the
     live one. A live log this principal may not read says what works without it (``watch_hint``:
     ``lag --watch`` samples the lag live)."""
     from kgroup.offsets_log.read import group_entries
 
     try:
-        return commits_from_log(group_entries(group, input_, offsets_topic, settings, until_ms, progress, warn),
-                                group, until_ms, topics)
+        entries = group_entries(group, input_, offsets_topic, settings, until_ms, progress, warn)
+        if keep is not None:  # every entry read is also kept for the caller
+            entries = _kept(entries, keep)
+        return commits_from_log(entries, group, until_ms, topics)
     except NotAuthorized as e:
         if not watch_hint:
             raise
         raise NotAuthorized(f"cannot read the offsets log {offsets_topic}: {e.message}; "
                             f"'kgroup lag {group} --watch' samples the lag live without it") from None
+
+
+def _kept(entries: Iterable[Any], into: list[Any]) -> Iterator[Any]:
+    for e in entries:
+        into.append(e)
+        yield e
 
 
 def ends_for_commits(cluster: LogSource, commits: Mapping[TopicPartition, list[Commit]], since_ms: int,
@@ -102,3 +112,40 @@ def sample(settings: ConnectionSettings, group: str, topics: list[str] | None
     state = capture(connect(settings), [group], topics=topics).states[group]
     pairs = [((t, p), o) for t, parts in state.offsets.items() for p, o in parts.items()]
     return {tp: o.committed for tp, o in pairs}, {tp: o.log_end for tp, o in pairs}
+
+
+def read_history(group: str, topics: list[str] | None, until_ms: int, input_: Path | None, offsets_topic: str,
+                 settings: ConnectionSettings | None, progress: Progress, warn: Warn,
+                 watch_hint: bool = False) -> tuple[Commits, GroupReplay]:
+    """:func:`read_commits`, and the group's records up to ``until_ms`` folded (its state then: what
+    offset expiry follows)."""
+    from kgroup.offsets_log.replay import GroupReplay
+
+    entries: list[Any] = []
+    commits = read_commits(group, topics, until_ms, input_, offsets_topic, settings, progress, warn, watch_hint,
+                           keep=entries)
+    replay = GroupReplay(group)
+    for e in entries:
+        replay.apply(e)
+    replay.finish()
+    return commits, replay
+
+
+def coordinator_retention(cluster: Any, group: str) -> Retention:
+    """The offset retention settings of the group's coordinator (kgroup.offsets_log.expiry.retention_of),
+    Kafka's defaults with the reason where they cannot be read."""
+    from kgroup.errors import ClusterError
+    from kgroup.offsets_log.expiry import retention_of
+
+    try:
+        lookup = cluster.find_coordinators([group], cluster.metadata().brokers).get(group)
+    except ClusterError as e:
+        return Retention(source=f"Kafka's default (the group's coordinator cannot be found: {e.message})")
+    broker = lookup.coordinator.id if lookup is not None and lookup.coordinator is not None else None
+    return retention_of(cluster, broker)
+
+
+def expiring(expiries: Mapping[TopicPartition, Expiry], by_ms: int) -> list[tuple[TopicPartition, int]]:
+    """The offsets that go at or before ``by_ms`` (already due included), earliest first."""
+    return sorted(((tp, e.expires_ms) for tp, e in expiries.items() if e.expires_ms is not None
+                   and e.expires_ms <= by_ms), key=lambda x: (x[1], x[0]))

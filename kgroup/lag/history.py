@@ -287,8 +287,11 @@ def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def document(report: LagReport, time_lag: bool = False) -> dict[str, Any]:
-    """The ``kgroup lag -o json`` document (docs/schemas/lag.schema.json)."""
+def document(report: LagReport, time_lag: bool = False, expiries: Mapping[TopicPartition, Any] | None = None,
+             retention: Any = None) -> dict[str, Any]:
+    """The ``kgroup lag -o json`` document (docs/schemas/lag.schema.json). With ``expiries``
+    (kgroup.offsets_log.expiry.Expiry per partition) and their ``retention``: when each committed
+    offset expires (``expires_ms``, ``expiry``) and the group's ``expiry`` summary."""
     parts = []
     for p in report.partitions:
         points = []
@@ -302,9 +305,19 @@ def document(report: LagReport, time_lag: bool = False) -> dict[str, Any]:
                       "consume_per_s": _round(p.consume_per_s), "produce_per_s": _round(p.produce_per_s),
                       "eta_s": _round(p.eta_s, 1), "catching_up": p.catching_up, "points": points,
                       "unknown": list(p.problems)})
-    return {"group": report.group, "status": report.status, "complete": round(report.complete, 3),
-            "incomplete": report.incomplete, "since_ms": report.since_ms, "until_ms": report.until_ms,
-            "total_lag": report.total_lag, "partitions_by_status": report.by_status(), "partitions": parts}
+        if expiries is not None:
+            e = expiries.get((p.topic, p.partition))
+            parts[-1].update({"expires_ms": None, "expiry": None} if e is None else e.to_json())
+    doc = {"group": report.group, "status": report.status, "complete": round(report.complete, 3),
+           "incomplete": report.incomplete, "since_ms": report.since_ms, "until_ms": report.until_ms,
+           "total_lag": report.total_lag, "partitions_by_status": report.by_status(), "partitions": parts}
+    if expiries is not None and retention is not None:
+        wanted = {(p.topic, p.partition) for p in report.partitions}
+        shown = [e for tp, e in expiries.items() if tp in wanted]
+        moments = [e.expires_ms for e in shown if e.expires_ms is not None]
+        doc["expiry"] = {"retention_ms": retention.retention_ms, "check_interval_ms": retention.check_interval_ms,
+                         "retention_source": retention.source, "first_expires_ms": min(moments) if moments else None}
+    return doc
 
 
 class Watch:

@@ -78,6 +78,16 @@ class Expiry:
         return {"expires_ms": self.expires_ms, "expiry": self.reason}
 
 
+def _span(ms: int) -> str:
+    """A retention as people say it: 7 d, 36 h, 90 min."""
+    minutes = ms // 60_000
+    if minutes and minutes % 1440 == 0:
+        return f"{minutes // 1440} d"
+    if minutes and minutes % 60 == 0:
+        return f"{minutes // 60} h"
+    return f"{minutes} min"
+
+
 def facts(replay: GroupReplay, live_state: str | None = None) -> GroupFacts:
     """The group's expiry facts from its records (``replay``, finished), with its state as the
     cluster describes it now where known (``live_state``): the log records the states a group
@@ -118,8 +128,7 @@ def facts(replay: GroupReplay, live_state: str | None = None) -> GroupFacts:
 
 def expiry(f: GroupFacts, topic: str, commit: Commit, retention: Retention) -> Expiry:
     """When Kafka deletes the committed offset of ``topic`` last committed as ``commit``."""
-    days = retention.retention_ms / 86_400_000
-    after = f"offsets.retention.minutes ({days:g} d)"
+    after = f"offsets.retention.minutes ({_span(retention.retention_ms)})"
     if f.kind == "share":
         return Expiry(None, "share groups have no committed offsets to expire")
     if f.kind == "classic":

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 from logbuilder import Log
+from reportcase import OneCoordinator
 from schemas import validate
 
 from kgroup.cli import main
@@ -29,7 +30,7 @@ def end(t: int) -> int:
     return math.ceil(t / 1000)
 
 
-class FakeCluster:
+class FakeCluster(OneCoordinator):
     """Answers as a cluster whose partitions got one record a second from 0 to NOW_MS (the record
     at offset o written at o s): the primitive reads kgroup.lag.ends asks of a cluster (its
     LogSource). A moment in ``unknown`` is before the log start: retention removed its records."""
@@ -44,6 +45,10 @@ class FakeCluster:
 
     def record_reader(self):
         return OneRecordASecond(end(NOW_MS))
+
+    # the tests' commits are from 1970: a retention of 100,000,000 minutes (190 years) keeps them
+    # from expiring in the tests that are not about expiry; those set their own
+    configs: dict = {"offsets.retention.minutes": "100000000"}
 
 
 class OneRecordASecond:
@@ -140,7 +145,7 @@ def test_the_table_has_a_sparkline_and_names_the_partitions_per_status(cluster, 
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["TOPIC", "PARTITION", "STATUS", "COMPLETE", "LAG", "COMMITTED", "END", "CONSUME/S",
-                                "PRODUCE/S", "CATCH-UP", "LAG", "OVER", "WINDOW"]
+                                "PRODUCE/S", "CATCH-UP", "EXPIRES", "LAG", "OVER", "WINDOW"]
     # lags 8, 16, 24, 32 over [0, 40 s] in 24 slots: blank before the first commit, then rising
     row = lines[2]
     # 6 offsets consumed and 30 produced in the 30 s from the first commit
@@ -148,7 +153,11 @@ def test_the_table_has_a_sparkline_and_names_the_partitions_per_status(cluster, 
     # (not a UTF-8 stream: ASCII levels) 5 slots before 10 s dotted, then 8 (level 2 of 7), 16 (4),
     # 24 (5) six slots each, 32 (7) in the last
     assert row.endswith(".....======******######@")
-    assert lines[-1] == "group G: WARN (WARN: T-1); window 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:40.000Z"
+    # a standalone consumer (commits, no group record): its last commit (40 s) + 100,000,000 minutes
+    assert " 2160-02-18T10:40:40.000Z " in row
+    assert lines[-2] == "group G: WARN (WARN: T-1); window 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:40.000Z"
+    assert lines[-1] == ("EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
+                         "(offsets.retention.minutes 100000000: broker 1)")
 
 
 def test_unknown_points_make_the_answer_incomplete_even_with_fail_on(cluster, log):
@@ -280,3 +289,57 @@ def test_watch_says_a_cluster_out_of_reach_as_such(cluster, monkeypatch):
     monkeypatch.setattr("kgroup.offsets_log.read.group_entries", unreachable)
     assert run("lag", "G", "-b", "x:1", "--watch") == (
         3, "", "kgroup: error: cannot reach the cluster at x:1 within 10 s while trying to read cluster metadata\n")
+
+
+# -- offset expiry (the moment each offset goes, Kafka's rule; now is 200 s) ----------------------
+
+def _classic(log, members_topics: list[str] | None, emptied_ms: int | None = None) -> None:
+    """Group G as a classic consumer group: one member subscribed to ``members_topics`` at 1 s, then
+    (``emptied_ms``) the generation written when the last member left."""
+    log.generation("G", 1, 1_000, [{"id": "c1", "topics": members_topics or ["T"], "assignment": {"T": [0]}}])
+    if emptied_ms is not None:
+        log.generation("G", 2, emptied_ms, [])
+
+
+def test_an_empty_classic_group_expires_retention_after_it_emptied_and_fail_on_expiry_flags_it(cluster, log):
+    cluster.configs = {"offsets.retention.minutes": "1"}  # one minute
+    _classic(log, ["T"], emptied_ms=150_000)
+    for k in range(1, 4):
+        log.commit("G", "T", 0, k, 10_000 * k)
+    code, out, err = run("lag", "G", "-b", "x:1", "--since", "200s", "-o", "json")
+    doc = json.loads(out)
+    validate("lag", doc)
+    p = doc["partitions"][0]
+    # Empty since 150 s (currentStateTimestamp), retention 60 s: 210 s, after now (200 s), within 24 h
+    assert p["expires_ms"] == 210_000
+    assert p["expiry"] == ("offsets.retention.minutes (1 min) after the group became Empty "
+                           "(1970-01-01T00:02:30.000Z)")
+    assert doc["expiry"] == {"retention_ms": 60_000, "check_interval_ms": 600_000, "retention_source": "broker 1",
+                             "first_expires_ms": 210_000}
+    assert code == 0 and err == (
+        "kgroup: warning: committed offsets of group G expire within 24h: T-0 at 1970-01-01T00:03:30.000Z "
+        "(offsets.retention.minutes 1: broker 1); consumers that start after that begin at auto.offset.reset\n")
+    code, _, err = run("lag", "G", "-b", "x:1", "--since", "200s", "--fail-on", "expiry")
+    assert code == 1 and "expire within 24h" in err
+    # 5 s is too short a warning for a moment 10 s away: no line, no flag
+    assert run("lag", "G", "-b", "x:1", "--since", "200s", "--fail-on", "expiry", "--expiry-warn", "5s")[:3:2] == (0, "")
+
+
+def test_a_stable_group_keeps_the_offsets_of_what_it_consumes(cluster, log):
+    cluster.configs = {"offsets.retention.minutes": "1"}
+    _classic(log, ["T"])
+    log.commit("G", "T", 0, 5, 20_000)
+    code, out, err = run("lag", "G", "-b", "x:1", "--since", "200s", "--fail-on", "expiry", "-o", "json")
+    p = json.loads(out)["partitions"][0]
+    assert (code, err, p["expires_ms"], p["expiry"]) == (0, "", None, "not while the group consumes it")
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s")
+    assert " not while consumed " in out.splitlines()[2]
+
+
+def test_kafkas_default_retention_is_said_where_the_broker_reports_none(cluster, log):
+    cluster.configs = {}
+    log.commit("G", "T", 0, 5, 20_000)  # a standalone consumer: 20 s + 7 days
+    doc = json.loads(run("lag", "G", "-b", "x:1", "--since", "200s", "-o", "json")[1])
+    assert doc["partitions"][0]["expires_ms"] == 20_000 + 604_800_000
+    assert doc["expiry"]["retention_source"] == (
+        "Kafka's default (broker 1 does not report offsets.retention.minutes)")

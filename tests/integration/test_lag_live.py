@@ -10,6 +10,8 @@ answer and its search of the records.
 """
 from __future__ import annotations
 
+import re
+
 import json
 import math
 import time
@@ -103,8 +105,12 @@ def test_fail_on_and_the_table(tansu, topics):
     lines = r.stdout.splitlines()
     assert lines[0].split()[:4] == ["TOPIC", "PARTITION", "STATUS", "COMPLETE"]
     assert lines[2].split()[:5] == [data, "0", "OK", "1.0", "0"]
-    assert lines[-1].startswith(f"group {GROUP}: ERR (REWIND: {data}-4; STALL: {data}-2; STOP: {data}-3; "
+    assert lines[-2].startswith(f"group {GROUP}: ERR (REWIND: {data}-4; STALL: {data}-2; STOP: {data}-3; "
                                 f"WARN: {data}-1)")
+    # Tansu reports no broker configuration: Kafka's default retention, said with the reason
+    assert re.fullmatch(r"EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
+                        r"\(offsets.retention.minutes 10080: Kafka's default \(broker \d+ does not report "
+                        r"offsets.retention.minutes\)\)", lines[-1]), lines[-1]
 
 
 def test_a_group_with_no_commit_is_refused(tansu, topics):
