@@ -49,7 +49,8 @@ _kgroup() {
             --until) COMPREPLY=(); return ;;
             --topic|-t) COMPREPLY=(); return ;;
             --allowed-lag) COMPREPLY=(); return ;;
-            --fail-on) COMPREPLY=($(compgen -W "warn err" -- "$cur")); return ;;
+            --fail-on) COMPREPLY=($(compgen -W "warn err expiry" -- "$cur")); return ;;
+            --expiry-warn) COMPREPLY=(); return ;;
             --watch) COMPREPLY=(); return ;;
             --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
@@ -59,7 +60,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--since --until --topic -t --allowed-lag --fail-on --time-lag --watch --input --offsets-topic --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--since --until --topic -t --allowed-lag --fail-on --expiry-warn --time-lag --watch --input --offsets-topic --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     list)
         case "$prev" in
             --state) COMPREPLY=($(compgen -W "Stable Empty PreparingRebalance CompletingRebalance Assigning Reconciling Dead Unknown" -- "$cur")); return ;;
@@ -91,6 +92,9 @@ _kgroup() {
         case "$prev" in
             --topic|-t) COMPREPLY=(); return ;;
             --lag-above) COMPREPLY=(); return ;;
+            --expiry-warn) COMPREPLY=(); return ;;
+            --fail-on) COMPREPLY=($(compgen -W "expiry" -- "$cur")); return ;;
+            --offsets-topic) COMPREPLY=(); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
@@ -98,7 +102,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--all-groups --topic -t --lag-above --time-lag --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--all-groups --topic -t --lag-above --time-lag --expiry --expiry-warn --fail-on --offsets-topic --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     report)
         case "$prev" in
             --since) COMPREPLY=(); return ;;

@@ -196,3 +196,35 @@ def broker_label(b) -> Optional[str]:
         return None
     return (Broker.from_json(b) if isinstance(b, dict) else b).label
 
+
+# offset expiry as lag and offsets show it
+def expires_cell(e) -> Optional[str]:
+    """An Expiry as a table shows it: the moment, or in a few words why none (None: unknown)."""
+    from kgroup.offsets_log.expiry import NOT_WHILE_CONSUMED
+    from kgroup.timeutil import format_ms
+
+    if e is None:
+        return None
+    if e.expires_ms is not None:
+        return format_ms(e.expires_ms)
+    if e.reason == NOT_WHILE_CONSUMED:
+        return "not while consumed"
+    return e.reason.split(" (")[0]
+
+
+def expiry_warning(group: str, expiries, retention, by_ms: int, within: str, now_ms: int) -> Optional[str]:
+    """The one warning line for committed offsets that expire by ``by_ms`` (None: none do)."""
+    from kgroup.lag.collect import expiring
+    from kgroup.timeutil import format_ms
+
+    soon = expiring(expiries, by_ms)
+    if not soon:
+        return None
+    named = ", ".join(f"{t}-{p} at {format_ms(ms)}" for (t, p), ms in soon[:5])
+    more = f" and {len(soon) - 5} more" if len(soon) > 5 else ""
+    due = sum(1 for _, ms in soon if ms <= now_ms)
+    when = (f"expire within {within}" if not due else "are past their expiry time (Kafka deletes them at its next "
+            "retention check)" if due == len(soon) else f"expire within {within} ({due} already past it)")
+    return (f"committed offsets of group {group} {when}: {named}{more} (offsets.retention.minutes "
+            f"{retention.retention_ms // 60_000}: {retention.source}); consumers that start after that begin at "
+            "auto.offset.reset")

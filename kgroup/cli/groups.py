@@ -2,19 +2,27 @@
 import json
 import sys
 import time
+from enum import Enum
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated, Any, List, Optional
 
 import typer
 
-from kgroup.cli.common import (ConnectionOptions, Output, Snapshot, app, broker_label, connection_options, examples,
+from kgroup.cli.common import (ConnectionOptions, OffsetsTopic, Output, Snapshot, app, broker_label, connection_options,
+                               examples,
                                group_states, no_cluster_with)
 from kgroup.errors import ExitCode, UsageError
-from kgroup.output.render import Fit, OutputFormat, Table, duration, warn
+from kgroup.group.model import OFFSETS_TOPIC
+from kgroup.output.render import Fit, OutputFormat, Table, duration, info, warn
 
 Groups = Annotated[Optional[List[str]], typer.Argument(metavar="GROUP", show_default=False,
                                                        help="Group ids (use -- before ids that start with -).")]
 AllGroups = Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists.")]
+
+
+class FailOnExpiry(str, Enum):
+    expiry = "expiry"
+
 
 
 def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: Optional[Path], conn: ConnectionOptions
@@ -158,34 +166,78 @@ def offsets(
                                                      help="Exit 1 when any partition's lag exceeds N.")] = None,
     time_lag: Annotated[bool, typer.Option("--time-lag", help="Add the age of the first unconsumed record "
                                            "(read without joining any group).")] = False,
+    expiry: Annotated[bool, typer.Option(
+        "--expiry", help="Say when each committed offset expires for every group named, not only the Empty ones "
+        "(reads their records in the offsets log).")] = False,
+    expiry_warn: Annotated[str, typer.Option(
+        "--expiry-warn", metavar="DURATION", help="Warn when a committed offset expires within this long: 24h, 3d.")
+    ] = "24h",
+    fail_on: Annotated[Optional[FailOnExpiry], typer.Option(
+        "--fail-on", metavar="expiry", help="Exit 1 when a committed offset expires within --expiry-warn.")] = None,
+    offsets_topic: OffsetsTopic = OFFSETS_TOPIC,
     snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
     *, conn: ConnectionOptions,
 ) -> None:
     """One row per partition: committed, log-start and log-end offsets, lag, owner, metadata;
     lag totals per topic and per group. Any value that could not be read makes the answer
-    INCOMPLETE (exit 3, also with --lag-above)."""
+    INCOMPLETE (exit 3, also with --lag-above).
+
+    For an Empty group (its consumers stopped), and for every group named with --expiry, EXPIRES says when Kafka will delete each committed offset (offset expiry), from the group's records in the offsets log and its coordinator's offsets.retention.minutes."""
     from kgroup.lag.now import ROW_FIELDS, LagVerdict, offsets_group, time_lag_positions
     from kgroup.output.stream import GroupsWriter, offsets_group_json
 
+    from kgroup.timeutil import parse_duration_ms
+
     _quiet_gc()
+    warn_ms = parse_duration_ms(expiry_warn, "--expiry-warn")
+    if all_groups and (expiry or fail_on is not None):
+        raise UsageError("--expiry reads each group's records in the offsets log: name the groups "
+                         "('kgroup scan' flags expiring groups fleet-wide)")
+    if snapshot is not None and (expiry or fail_on is not None):
+        raise UsageError("--expiry reads the offsets log of a cluster; a snapshot does not hold it")
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
+    # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
+    # captured first, as the expiry of a group depends on its state
+    with_expiry = not all_groups and snapshot is None
     headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
                "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
     now_ms = int(time.time() * 1000)
     timestamps = None
-    if snapshot is None and not time_lag:
+    expiries: dict = {}
+    retentions: dict = {}
+    wanted: list[str] = []
+    states: Any
+    if with_expiry:
+        from kgroup.lag.collect import groups_expiries
+        from kgroup.output.progress import progress_bar
+
+        captured, problems = group_states(None, ids, conn, topics=topic)
+        wanted = [g for g, st in captured.items() if expiry or fail_on is not None or st.group.state == "Empty"]
+        if wanted:
+            with progress_bar() as progress:
+                expiries, retentions, unknown = groups_expiries(captured, wanted, offsets_topic, conn.settings(),
+                                                                conn.cluster(), progress, warn)
+            if unknown:
+                warn(f"when the committed offsets expire is unknown: {unknown}")
+                if fail_on is not None:
+                    problems = [*problems, f"offset expiry: {unknown}"]
+            headers.append("EXPIRES")
+        if time_lag:
+            timestamps = conn.cluster().first_record_timestamps(time_lag_positions(captured.values()))
+        states = _Done(list(captured.values()), problems)  # iterates as the live stream does
+    elif snapshot is None and not time_lag:
         # live: each group is written as soon as it is complete (see kgroup.group.capture.GroupStates)
         # no progress line where the groups being written share the terminal with it
         states = live_states(ids, conn, topics=topic, listed=listed,
                              progress=output.tabular or not sys.stdout.isatty())
     else:
-        states, problems = group_states(snapshot, ids, conn, topics=topic)
+        loaded, problems = group_states(snapshot, ids, conn, topics=topic)
         if time_lag:
             if snapshot is not None:
                 raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
-            timestamps = conn.cluster().first_record_timestamps(time_lag_positions(states.values()))
-        states = _Done(list(states.values()), problems)  # type: ignore[assignment]  # iterates alike
+            timestamps = conn.cluster().first_record_timestamps(time_lag_positions(loaded.values()))
+        states = _Done(list(loaded.values()), problems)  # iterates as the live stream does
     writer = GroupsWriter(output, headers, fit=OFFSETS_FIT)
     verdict = LagVerdict(lag_above)
     table = output != OutputFormat.json
@@ -194,14 +246,27 @@ def offsets(
         for s in states:
             g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True)
             rows = []
+            shown_expiry = expiries.get(g["group"])
             if table:
                 name = g["group"]
                 rows = [[name, *p[:10]] + ([duration(p[10])] if time_lag else []) for p in g["partitions"]]
+                if "EXPIRES" in headers:
+                    from kgroup.cli.common import expires_cell
+
+                    for row, p in zip(rows, g["partitions"]):
+                        row.append(None if shown_expiry is None else expires_cell(shown_expiry.get((p[0], p[1]))))
             per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g.pop("topic_lag").items())
             total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
             note = (f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
                     + (f"  [{per_topic}]" if per_topic else ""))
             verdict.add(g)
+            if shown_expiry is not None:
+                from kgroup.lag.collect import expiry_document
+
+                in_rows = {(p[0], p[1]) for p in g["partitions"]}
+                shown_expiry = {tp: e for tp, e in shown_expiry.items() if tp in in_rows}
+                expiries[g["group"]] = shown_expiry
+                g["expiry"] = expiry_document(shown_expiry, retentions[g["group"]])
             text = None
             if writer.compact and live:  # live values: ints, strings, None
                 text = offsets_group_json(g)
@@ -209,7 +274,21 @@ def offsets(
                 g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
             writer.add(g, rows, [note], text)
     writer.close()
+    note_ids = [g for g in ids if g not in wanted]
+    if "EXPIRES" in headers and note_ids:
+        info(f"EXPIRES is given for Empty groups; for {', '.join(note_ids[:3])}"
+             f"{' and more' if len(note_ids) > 3 else ''} add --expiry (reads the offsets log)")
+    flagged = False
+    for g, shown in expiries.items():
+        from kgroup.cli.common import expiry_warning
+
+        line = expiry_warning(g, shown, retentions[g], now_ms + warn_ms, expiry_warn, now_ms)
+        if line:
+            warn(line)
+            flagged = True
     _report_problems(verdict.problems(states.problems))
+    if fail_on is not None and flagged:
+        raise typer.Exit(ExitCode.FLAGGED)
     if verdict.verdict == "over":
         over_count = verdict.over_count
         shown = (", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)

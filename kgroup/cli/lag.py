@@ -7,7 +7,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from kgroup.cli.common import ConnectionOptions, Input, OffsetsTopic, Output, app, connection_options, examples
+from kgroup.cli.common import (ConnectionOptions, Input, OffsetsTopic, Output, app, connection_options, examples,
+                               expires_cell, expiry_warning)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import OutputFormat, info, warn
@@ -138,20 +139,6 @@ def _rate(value: Optional[float]) -> Optional[str]:
     return None if value is None else f"{value:.3g}"
 
 
-def expires_cell(e) -> Optional[str]:
-    """An Expiry as a table shows it: the moment, or in a few words why none (None: unknown)."""
-    from kgroup.offsets_log.expiry import NOT_WHILE_CONSUMED
-    from kgroup.timeutil import format_ms
-
-    if e is None:
-        return None
-    if e.expires_ms is not None:
-        return format_ms(e.expires_ms)
-    if e.reason == NOT_WHILE_CONSUMED:
-        return "not while consumed"
-    return e.reason.split(" (")[0]
-
-
 def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retention=None):
     from kgroup.output import sparkline
     from kgroup.timeutil import format_ms
@@ -207,24 +194,6 @@ def _render(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
 
     emit(output, document(report, time_lag, expiries, retention) if output == OutputFormat.json else {},
          _tables(report, output, time_lag, expiries, retention))
-
-
-def expiry_warning(group: str, expiries, retention, by_ms: int, within: str, now_ms: int) -> Optional[str]:
-    """The one warning line for committed offsets that expire by ``by_ms`` (None: none do)."""
-    from kgroup.lag.collect import expiring
-    from kgroup.timeutil import format_ms
-
-    soon = expiring(expiries, by_ms)
-    if not soon:
-        return None
-    named = ", ".join(f"{t}-{p} at {format_ms(ms)}" for (t, p), ms in soon[:5])
-    more = f" and {len(soon) - 5} more" if len(soon) > 5 else ""
-    due = sum(1 for _, ms in soon if ms <= now_ms)
-    when = (f"expire within {within}" if not due else "are past their expiry time (Kafka deletes them at its next "
-            "retention check)" if due == len(soon) else f"expire within {within} ({due} already past it)")
-    return (f"committed offsets of group {group} {when}: {named}{more} (offsets.retention.minutes "
-            f"{retention.retention_ms // 60_000}: {retention.source}); consumers that start after that begin at "
-            "auto.offset.reset")
 
 
 def _verdict(report, fail_on: list, expiries=None, retention=None, expiry_by_ms: int = 0, within: str = "",

@@ -149,3 +149,40 @@ def expiring(expiries: Mapping[TopicPartition, Expiry], by_ms: int) -> list[tupl
     """The offsets that go at or before ``by_ms`` (already due included), earliest first."""
     return sorted(((tp, e.expires_ms) for tp, e in expiries.items() if e.expires_ms is not None
                    and e.expires_ms <= by_ms), key=lambda x: (x[1], x[0]))
+
+
+def groups_expiries(states: Mapping[str, Any], wanted: Iterable[str], offsets_topic: str,
+                    settings: ConnectionSettings, cluster: Any, progress: Progress, warn: Warn
+                    ) -> tuple[dict[str, dict[TopicPartition, Expiry]], dict[str, Retention], str | None]:
+    """``offsets``' expiry of the groups ``wanted`` (GroupStates in ``states``): each one's records
+    read in one pass over the offsets log, under its state now (as described) and its coordinator's
+    retention settings. Third: why the expiries are unknown (the log cannot be read), else None."""
+    from kgroup.errors import NotAuthorized
+    from kgroup.offsets_log.expiry import group_expiries, retention_of
+    from kgroup.offsets_log.read import group_replays
+
+    wanted = [g for g in dict.fromkeys(wanted) if g in states]
+    if not wanted:
+        return {}, {}, None
+    try:
+        replays = group_replays(wanted, None, offsets_topic, settings, progress, warn)
+    except (NotAuthorized, TopicMissing) as e:
+        return {}, {}, f"cannot read the offsets log {offsets_topic}: {e.message}"
+    by_broker: dict[int | None, Retention] = {}
+    expiries, retentions = {}, {}
+    for g in wanted:
+        desc = states[g].group
+        broker = desc.coordinator.id if desc.coordinator is not None else None
+        if broker not in by_broker:
+            by_broker[broker] = retention_of(cluster, broker)
+        retentions[g] = by_broker[broker]
+        expiries[g] = group_expiries(replays[g], retentions[g], live_state=desc.state)
+    return expiries, retentions, None
+
+
+def expiry_document(expiries: Mapping[TopicPartition, Expiry], retention: Retention) -> dict[str, Any]:
+    """A group's ``expiry`` object in the offsets document (docs/schemas/offsets.schema.json)."""
+    moments = [e.expires_ms for e in expiries.values() if e.expires_ms is not None]
+    return {"retention_ms": retention.retention_ms, "check_interval_ms": retention.check_interval_ms,
+            "retention_source": retention.source, "first_expires_ms": min(moments) if moments else None,
+            "partitions": [{"topic": t, "partition": p, **e.to_json()} for (t, p), e in sorted(expiries.items())]}
