@@ -39,7 +39,7 @@ def _records(bootstrap: str, topic: str, count: int) -> None:
 
     p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "batch.num.messages": 1})
     for partition in (0, 1):
-        for i in range(count):
+        for _ in range(count):
             p.produce(topic, value=b"x", partition=partition)
             p.flush(10)
 
