@@ -13,13 +13,14 @@ _kgroup() {
     describe)
         case "$prev" in
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --offsets-topic) COMPREPLY=(); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--all-groups --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--all-groups --snapshot --offsets-topic --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     find-coordinator)
         case "$prev" in
             --offsets-partitions) COMPREPLY=(); return ;;

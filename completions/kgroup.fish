@@ -4,6 +4,7 @@ complete -c kgroup -n '__fish_use_subcommand' -l version -d 'Show the version an
 complete -c kgroup -n '__fish_use_subcommand' -s h -l help -d 'Show help'
 complete -c kgroup -n '__fish_seen_subcommand_from describe' -l all-groups -d 'Every group the cluster lists'
 complete -c kgroup -n '__fish_seen_subcommand_from describe' -l snapshot -r -F -d 'Read the group from a kgroup snapshot file instead of a cluster'
+complete -c kgroup -n '__fish_seen_subcommand_from describe' -l offsets-topic -r -d 'Read the offsets log from a topic of this name'
 complete -c kgroup -n '__fish_seen_subcommand_from describe' -l output -s o -r -a 'table wide json csv' -d 'Output format; data goes to stdout'
 complete -c kgroup -n '__fish_seen_subcommand_from describe' -l bootstrap-server -s b -r -d 'Kafka bootstrap servers'
 complete -c kgroup -n '__fish_seen_subcommand_from describe' -s X -r -d 'librdkafka client property, repeatable (as kcat takes them)'

@@ -107,11 +107,14 @@ OFFSETS_FIT = Fit(ids=("MEMBER-ID",), drop=("METADATA", "LOG-START", "HOST", "CL
 @connection_options
 def describe(
     groups: Groups = None, all_groups: AllGroups = False, snapshot: Snapshot = None,
+    offsets_topic: OffsetsTopic = OFFSETS_TOPIC,
     output: Output = OutputFormat.table,
     *, conn: ConnectionOptions,
 ) -> None:
     """Group type, state, assignor, coordinator and members with their assignments
-    (and, for KIP-848 groups, target assignments and who is still reconciling)."""
+    (and, for KIP-848 groups, target assignments and who is still reconciling).
+
+    For an Empty group named, when its committed offsets begin to expire (from its records in the offsets log)."""
     from kgroup.group.assignment import compact
     from kgroup.group.documents import describe_group, describe_notes
     from kgroup.output.stream import GroupsWriter
@@ -128,9 +131,32 @@ def describe(
     else:
         captured, problems = group_states(snapshot, ids, conn, offsets=False)
         states = iter(captured.values())
+    expiries: dict = {}
+    retentions: dict = {}
+    empty = [g for g, st in captured.items() if st.group.state == "Empty"] if snapshot is None and not all_groups else []
+    if empty:  # an Empty group (its consumers stopped) says when its committed offsets go
+        from kgroup.lag.collect import groups_expiries
+        from kgroup.output.progress import progress_bar
+
+        with progress_bar() as progress:
+            expiries, retentions, unknown = groups_expiries(captured, empty, offsets_topic, conn.settings(),
+                                                            conn.cluster(), progress, warn)
+        if unknown:
+            warn(f"when the committed offsets expire is unknown: {unknown}")
     writer = GroupsWriter(output, None, blocks=True)
     for state in states:
         g = describe_group(state)
+        notes = describe_notes(g)
+        if g["group"] in expiries:
+            from kgroup.timeutil import format_ms
+
+            first = min((e.expires_ms for e in expiries[g["group"]].values() if e.expires_ms is not None), default=None)
+            retention = retentions[g["group"]]
+            g["offsets_expire_ms"] = first
+            notes.append("committed offsets: " + (f"expire from {format_ms(first)}" if first is not None else
+                                                 "none expires under the group's state")
+                         + f" (offsets.retention.minutes {retention.retention_ms // 60_000}: {retention.source}; "
+                         f"kgroup offsets {g['group']} shows each)")
         kip848 = g["type"] == "consumer"
         headers = ["MEMBER-ID", "GROUP-INSTANCE-ID", "CLIENT-ID", "HOST", "#PARTITIONS", "ASSIGNMENT"]
         if kip848:
@@ -146,7 +172,7 @@ def describe(
                  f"members={g['member_count']}")
         # CSV: one table, its columns those of the first group's table, a GROUP column first
         writer.add(g, [[g["group"], *row] for row in rows] if output == OutputFormat.csv else (),
-                   table=Table(headers, rows, title=title, notes=describe_notes(g), fit=DESCRIBE_FIT),
+                   table=Table(headers, rows, title=title, notes=notes, fit=DESCRIBE_FIT),
                    csv_headers=["GROUP", *headers])
     writer.close()
     _report_problems(problems)

@@ -16,6 +16,7 @@ import uuid
 import pytest
 from conftest import run_kgroup
 from logbuilder import Log, produce
+from schemas import validate
 
 pytestmark = pytest.mark.broker
 DAY = 86_400_000
@@ -72,6 +73,7 @@ def test_offsets_of_an_empty_group_say_when_they_expire(tansu, emptied):
     group, data, offsets_topic, emptied_at = emptied
     r = run_kgroup("offsets", group, "-b", tansu, "--offsets-topic", offsets_topic, "-o", "json")
     doc = json.loads(r.stdout)
+    validate("offsets", doc)
     g = doc["groups"][0]
     expected = emptied_at + WEEK  # retention (Kafka's default: 7 days) after the group became Empty
     assert g["expiry"]["first_expires_ms"] == expected
@@ -88,6 +90,22 @@ def test_offsets_of_an_empty_group_say_when_they_expire(tansu, emptied):
     calm = run_kgroup("offsets", group, "-b", tansu, "--offsets-topic", offsets_topic, "--fail-on", "expiry",
                       "--expiry-warn", "30m")
     assert calm.returncode == 0 and "expire within" not in calm.stderr
+
+
+def test_describe_of_an_empty_group_says_when_its_offsets_go(tansu, emptied):
+    from kgroup.timeutil import format_ms
+
+    group, _, offsets_topic, emptied_at = emptied
+    r = run_kgroup("describe", group, "-b", tansu, "--offsets-topic", offsets_topic, "-o", "json")
+    doc = json.loads(r.stdout)
+    validate("describe", doc)
+    assert doc["groups"][0]["offsets_expire_ms"] == emptied_at + WEEK
+    table = run_kgroup("describe", group, "-b", tansu, "--offsets-topic", offsets_topic)
+    assert table.returncode == 0, table.stderr
+    note = [line for line in table.stdout.splitlines() if line.startswith("committed offsets:")]
+    assert note == [f"committed offsets: expire from {format_ms(emptied_at + WEEK)} (offsets.retention.minutes "
+                    f"10080: Kafka's default (broker {note[0].split('(broker ')[1].split()[0]} does not report "
+                    f"offsets.retention.minutes); kgroup offsets {group} shows each)"]
 
 
 def test_an_unreadable_offsets_log_makes_the_expiry_unknown_said_once(tansu, emptied):
