@@ -432,8 +432,23 @@ def _write_tables(spark, out: str, result, rows, coordinators, broker_rows) -> N
         for name, data in (("groups", rows), ("coordinators", coordinators), ("brokers", broker_rows)):
             if data:  # a broker ({id, host, port}) is a struct column, as in the JSON document
                 data = [{k: Row(**v) if isinstance(v, dict) else v for k, v in r.items()} for r in data]
-                spark.createDataFrame(data, samplingRatio=None).coalesce(1).write.mode("overwrite").parquet(f"{base}/{name}")
+                _frame(spark, data).coalesce(1).write.mode("overwrite").parquet(f"{base}/{name}")
     except Exception as e:
         raise UsageError(f"cannot write --out {out}: {spark_failure(e)}") from None
 
 
+
+
+def _frame(spark, data: list[dict[str, Any]]):
+    """The rows as a DataFrame, their types inferred; a column null in every row (no group's
+    offsets expire, say), which Spark cannot infer, is a typed null column: bigint for a moment
+    or a count (``..._ms``, ``..._count``), string otherwise."""
+    from pyspark.sql import functions as F
+
+    names = list(data[0])
+    empty = [n for n in names if all(r[n] is None for r in data)]
+    if not empty:
+        return spark.createDataFrame(data, samplingRatio=None)
+    frame = spark.createDataFrame([{n: v for n, v in r.items() if n not in empty} for r in data], samplingRatio=None)
+    return frame.withColumns({n: F.lit(None).cast("bigint" if n.endswith(("_ms", "_count")) else "string")
+                              for n in empty}).select(*names)

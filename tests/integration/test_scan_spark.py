@@ -491,3 +491,13 @@ def test_offset_expiry_per_group_from_a_saved_log(spark, tmp_path):
     early = _scan(spark, input=str(path), until_ms=now - 2 * DAY)
     assert {g["group"]: g["expiring"] for g in early.groups} == {"emptied": False, "stable": False, "k848": False}
     assert early.summary["expiring_count"] == 0
+    # --out of a fleet none of whose offsets expire: the groups table has a null expires_ms column
+    import pyarrow.parquet as pq
+
+    only_stable = tmp_path / "stable.jsonl"
+    only_stable.write_text("".join(line + "\n" for line in path.read_text().splitlines()
+                                   if b"stable" in base64.b64decode(json.loads(line)["key"])))
+    out = _scan(spark, input=str(only_stable), out=str(tmp_path / "out"))
+    assert [(g["group"], g["expires_ms"]) for g in out.groups] == [("stable", None)]
+    table = pq.read_table(tmp_path / "out" / "groups")
+    assert table.column("expires_ms").to_pylist() == [None] and str(table.schema.field("expires_ms").type) == "int64"
