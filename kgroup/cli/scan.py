@@ -41,6 +41,9 @@ def scan(
         "--stale-after", metavar="DURATION", help="Flag groups whose last commit is older than this: stale.")] = "1h",
     storm: Annotated[int, typer.Option(
         "--storm", metavar="N", help="Flag groups with N or more rebalances within an hour: storm.")] = 10,
+    expiry_warn: Annotated[str, typer.Option(
+        "--expiry-warn", metavar="DURATION", help="Flag groups some of whose committed offsets Kafka deletes "
+        "(offset expiry, under the group's state at the scan's now) within this of now: EXPIRING.")] = "24h",
     out: Annotated[Optional[str], typer.Option(
         "--out", metavar="DIR", help="Write the result tables (commits, group_events, groups, coordinators, "
         "brokers) as Parquet under DIR.")] = None,
@@ -74,6 +77,7 @@ def scan(
     if storm < 1:
         raise UsageError("--storm must be 1 or more")
     stale_ms = parse_duration_ms(stale_after, "--stale-after")
+    expiry_warn_ms = parse_duration_ms(expiry_warn, "--expiry-warn")
     if html is not None:
         from kgroup.report import require_plotly
 
@@ -91,7 +95,7 @@ def scan(
     from kgroup.scan.session import parse_conf
 
     options = ScanOptions(input=input_, save=save, offsets_topic=offsets_topic, since_ms=window.since_ms,
-                          until_ms=window.until_ms, stale_after_ms=stale_ms, storm=storm,
+                          until_ms=window.until_ms, stale_after_ms=stale_ms, storm=storm, expiry_warn_ms=expiry_warn_ms,
                           top=top if output.tabular or html else 0, out=out, master=master,
                           scratch=scratch, conf=parse_conf(list(conf or [])), verbose=conn.verbose)
     if input_ is not None:
@@ -118,6 +122,8 @@ def scan(
                     [("source", input_ if input_ is not None else f"{offsets_topic} of {settings.bootstrap if settings else '-'}"),
                      ("window", f"{moment(window.since_ms) or 'the first record'} to {moment(window.until_ms) or 'the newest record'}"),
                      ("stale after", stale_after), ("storm", f"{storm} rebalances within an hour"),
+                     ("expiring", f"offsets deleted within {expiry_warn} ({summary['retention_ms'] / 86_400_000:g} d "
+                                  f"retention: {summary['retention_source']})"),
                      ("generated", moment(int(time.time() * 1000))), ("by", f"kgroup {__version__}")])
     if summary["undecodable"]:
         first = summary["errors"][0]
@@ -146,12 +152,21 @@ def _write_html(path: Path, doc, tables, asked) -> None:
     info(f"wrote the fleet page to {path} ({path.stat().st_size // 1024} KiB)")
 
 
+def _expiring(row, raw: bool):
+    """The EXPIRING cell: the moment the group's first offset goes when it is expiring (epoch ms in
+    CSV, as its other times), else empty."""
+    if not row.get("expiring"):
+        return None
+    return row["expires_ms"] if raw else moment(row["expires_ms"])
+
+
 def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_groups: bool, live: bool) -> list[Table]:
     from kgroup.scan.report import top_coordinators, top_groups
 
     shown = rows if all_groups else top_groups(rows, top)
     headers = ["GROUP", "TYPE", "PROTOCOL", "OFFSETS PARTITION", "GENERATION", "MEMBERS", "COMMITS", "COMMITS/H",
-               "FIRST COMMIT", "LAST COMMIT", "REBALANCES", "PARTITIONS", "REWINDS", "DELETED", "STALE", "STORM"]
+               "FIRST COMMIT", "LAST COMMIT", "REBALANCES", "PARTITIONS", "REWINDS", "DELETED", "STALE", "STORM",
+               "EXPIRING"]
     if live:
         headers += ["STATUS", "COMPLETE", "LAG", "COORDINATOR"]
     group_rows = []
@@ -159,13 +174,13 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
         row = [printable(r["group"]), r["type"], r["protocol"], r["offsets_partition"], r["generation"], r["member_count"],
                r["commits"], r["commits_per_hour"], moment(r["first_commit_ms"]) if not all_groups else r["first_commit_ms"],
                moment(r["last_commit_ms"]) if not all_groups else r["last_commit_ms"], r["rebalance_count"], r["partition_count"],
-               r["rewinds"], r["deleted"], r["stale"], r["storm"]]
+               r["rewinds"], r["deleted"], r["stale"], r["storm"], _expiring(r, all_groups)]
         if live:
             complete = r.get("status_complete")
             row += [r.get("status"), None if complete is None else f"{complete:.1f}", r.get("lag"), broker_label(r.get("offsets_partition_leader"))]
         group_rows.append(row)
     tables = [Table(headers, group_rows, title=None if all_groups else
-                    f"GROUPS (top {len(shown)} of {len(rows)}: storms, stale, then by rebalances and commits)")]
+                    f"GROUPS (top {len(shown)} of {len(rows)}: storms, stale, expiring, then by rebalances and commits)")]
     if all_groups:
         return tables
     coord = top_coordinators(coordinators, top)
@@ -193,9 +208,9 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
                           f"{e['partition']}:{e['offset']}"] for e in events],
                         title=f"GROUP EVENTS (latest {len(events)})"))
     s = summary
-    tables.append(Table(["RECORDS", "UNDECODABLE", "GROUPS", "COMMITS", "REBALANCES", "STALE", "STORMS", "REWINDS",
-                         "DELETED", "HOT PARTITIONS", "SECONDS", "SPARK START-UP S"],
+    tables.append(Table(["RECORDS", "UNDECODABLE", "GROUPS", "COMMITS", "REBALANCES", "STALE", "STORMS", "EXPIRING",
+                         "REWINDS", "DELETED", "HOT PARTITIONS", "SECONDS", "SPARK START-UP S"],
                         [[s["records"], s["undecodable"], s["group_count"], s["commits"], s["rebalance_count"], s["stale_count"],
-                          s["storm_count"], s["rewinds"], s["deleted_count"], len(s["hot_partitions"]),
+                          s["storm_count"], s["expiring_count"], s["rewinds"], s["deleted_count"], len(s["hot_partitions"]),
                           s["seconds"], s["spark_start_seconds"]]], title="SUMMARY"))
     return tables

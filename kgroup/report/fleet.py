@@ -2,8 +2,8 @@
 tables as the text output, and the document itself embedded as JSON (id ``kgroup-scan-data``).
 
 Charts, each from the document alone: groups by status (the scan's STATUS per group where the
-document has one, else its flags: storm, stale, rewinds, deleted, none), the stale and storming
-groups, coordinator load per offsets-log partition and per broker (commits; the hot ones red),
+document has one, else its flags: storm, stale, rewinds, deleted, none), the stale, storming and
+expiring groups (EXPIRING: the moment their first committed offset expires), coordinator load per offsets-log partition and per broker (commits; the hot ones red),
 and commits per hour of the busiest groups. Summarised for large fleets: at most ``MAX_BARS``
 bars per chart, the cut said on the page.
 """
@@ -93,11 +93,11 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
     (kgroup.output.render.Table), ``asked`` what was asked (label, value) for the header."""
     charts = Charts()
     s = doc["summary"]
-    flagged = [g for g in doc["groups"] if g["stale"] or g["storm"]]
+    flagged = [g for g in doc["groups"] if g["stale"] or g["storm"] or g.get("expiring")]
     body = ["<h1>kgroup scan: the fleet</h1>", facts(asked),
             facts([("groups", s.get("group_count")), ("records", s.get("records")), ("commits", s.get("commits")),
                    ("rebalances", s.get("rebalance_count")), ("stale", s.get("stale_count")), ("storms", s.get("storm_count")),
-                   ("rewinds", s.get("rewinds")), ("undecodable", s.get("undecodable"))])]
+                   ("expiring", s.get("expiring_count")), ("rewinds", s.get("rewinds")), ("undecodable", s.get("undecodable"))])]
     if s.get("lag_unknown"):
         body.append('<p class="incomplete">INCOMPLETE: the lag of ' + esc(len(s["lag_unknown"]))
                     + " groups is unknown (shown as -).</p>")
@@ -108,12 +108,12 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
     if len(doc["coordinators"]) > MAX_BARS:
         body.append(f'<p class="note">The coordinator chart shows the {MAX_BARS} busiest of '
                     f'{len(doc["coordinators"])} offsets-log partitions.</p>')
-    body.append("<h2>Stale and storming groups</h2>")
-    body.append(table(["GROUP", "STALE", "STORM", "REBALANCES", "LAST COMMIT", "COMMITS/H"],
-                      [[g["group"], g["stale"], g["storm"], g["rebalance_count"], moment(g["last_commit_ms"]),
-                        g["commits_per_hour"]]
+    body.append("<h2>Stale, storming and expiring groups</h2>")
+    body.append(table(["GROUP", "STALE", "STORM", "EXPIRING", "REBALANCES", "LAST COMMIT", "COMMITS/H"],
+                      [[g["group"], g["stale"], g["storm"], moment(g.get("expires_ms")) if g.get("expiring") else None,
+                        g["rebalance_count"], moment(g["last_commit_ms"]), g["commits_per_hour"]]
                        for g in flagged[:1000]], element_id="kgroup-fleet-flagged",
-                      notes=[f"{len(flagged)} groups stale or storming"]))
+                      notes=[f"{len(flagged)} groups stale, storming or expiring"]))
     body.append("<h2>Tables</h2>")
     for i, t in enumerate(tables):
         body.append(table(t.headers, t.rows, title=t.title, notes=t.notes, element_id=f"kgroup-fleet-table-{i}"))

@@ -30,6 +30,8 @@ DECODED_FIELDS = (
     # group state: generation or group epoch, classic protocol, members, member records
     ("generation", "int32"), ("protocol_type", "string"), ("protocol", "string"), ("leader", "string"),
     ("members", "int32"), ("member", "string"), ("member_epoch", "int32"), ("detail", "string"),
+    # what offset expiry needs of the group's state (kgroup.offsets_log.expiry; not in the result tables)
+    ("state_ms", "int64"), ("topics", "string"), ("regex", "string"),
 )
 _DDL_TYPES = {"int32": "int", "int64": "bigint", "string": "string", "bool": "boolean",
               "list<int64>": "array<bigint>"}
@@ -53,6 +55,54 @@ MEMBER_METADATA_TYPES = (5, 10, 19)
 # current member assignment records (member epochs)
 MEMBER_ASSIGNMENT_TYPES = (8, 14, 22)
 OFFSET_TYPES = (0, 1)
+# records whose columns offset expiry reads (GroupMetadata, KIP-848 member metadata, regex resolution,
+# streams topology)
+EXPIRY_TYPES = (2, 5, 16, 23)
+
+
+def classic_subscribed(value: dict[str, Any]) -> list[str] | None:
+    """The topics the members of a classic GroupMetadata value subscribe to (their ConsumerProtocol
+    subscriptions, protocol type ``consumer``), sorted; None when they cannot be read (another protocol
+    type, or a subscription that cannot be decoded), as kgroup.offsets_log.replay reads them."""
+    from kgroup.kmsg.codec import DecodeError
+    from kgroup.kmsg.consumer_protocol import decode_subscription
+
+    if value["protocolType"] != "consumer":
+        return None
+    topics: set[str] = set()
+    for m in value.get("members") or []:
+        try:
+            topics.update(decode_subscription(m["subscription"])["topics"])
+        except DecodeError:
+            return None
+    return sorted(topics)
+
+
+def _expiry_fields(t: int, k: dict[str, Any], v: dict[str, Any] | None) -> dict[str, Any]:
+    """The columns offset expiry reads of a group-state record: ``state_ms`` (a classic group's
+    ``currentStateTimestamp``), ``topics`` (JSON: the topics a classic group's members, a KIP-848
+    member, a regex resolution or a streams topology name) and ``regex`` (a KIP-848 member's
+    subscribed regular expression, a resolution's key)."""
+    row: dict[str, Any] = {}
+    if t == 16:
+        row["regex"] = k["regularExpression"]
+    if v is None:
+        return row
+    topics: list[str] | None = None
+    if t == 2:
+        since = v.get("currentStateTimestamp", -1)
+        row["state_ms"] = since if since is not None and since >= 0 else None
+        topics = classic_subscribed(v)
+    elif t == 5:
+        topics, row["regex"] = v.get("subscribedTopicNames"), v.get("subscribedTopicRegex")
+    elif t == 16:
+        topics = list(v["topics"])
+    elif t == 23:
+        topics = sorted({topic for sub in v["subtopologies"]
+                         for topic in [*sub["sourceTopics"], *(r["name"] for r in sub["repartitionSourceTopics"])]})
+    if topics is not None:
+        row["topics"] = json.dumps(topics, ensure_ascii=False)
+    return row
 
 
 def _state_fields(rec: CoordinatorRecord) -> dict[str, Any]:
@@ -63,6 +113,8 @@ def _state_fields(rec: CoordinatorRecord) -> dict[str, Any]:
     row: dict[str, Any] = {}
     if "memberId" in k:
         row["member"] = k["memberId"]
+    if t in EXPIRY_TYPES:
+        row.update(_expiry_fields(t, k, v))
     if v is None:
         return row
     if t == 2:

@@ -17,7 +17,8 @@ The rows a task gives (``row`` says which; the other columns are null):
   ``last_partition``/``last_offset``, with ``commits``, ``first_commit_ms``/``last_commit_ms``,
   ``rewinds`` inside the segment, ``first_value``/``last_value`` (its first and last committed
   offsets, null when it holds only tombstones), and the last record's ``last_tombstone`` and
-  ``last_committed``. A task whose records of a key arrive out of log order (a saved dataset
+  ``last_committed``, and the commit time and expire timestamp (OffsetCommit value v1, -1: none)
+  of the last commit (``newest_commit_ms``, ``newest_expire_ms``: what offset expiry reads). A task whose records of a key arrive out of log order (a saved dataset
   read in another order) starts a new segment there; segments that interleave are found by
   the merge, which then sorts the input and folds again;
 - ``event``: every group-state record (not an offset commit), decoded;
@@ -54,13 +55,15 @@ SEGMENT_FIELDS = (
     ("first_commit_ms", "int64"), ("last_commit_ms", "int64"), ("rewinds", "int64"),
     ("first_value", "int64"), ("last_value", "int64"), ("last_tombstone", "bool"), ("last_committed", "int64"),
     ("tail_cut", "bool"), ("tail_ms", "list<int64>"), ("tail_offsets", "list<int64>"),
+    ("newest_commit_ms", "int64"), ("newest_expire_ms", "int64"),
 )
 TAIL_TRIM = 64  # a key's tail is first trimmed to its window's commits when it grows past this
 PARTIAL_FIELDS = SEGMENT_FIELDS + DECODED_FIELDS
 PARTIAL_DDL = ddl(PARTIAL_FIELDS)
 
 # a segment's state, a list for speed (its key holds the partition): indexes
-(_FO, _LO, _N, _C0, _C1, _RW, _V0, _V1, _TOMB, _LAST, _RECORDS, _BYTES, _T0, _T1) = range(14)
+(_FO, _LO, _N, _C0, _C1, _RW, _V0, _V1, _TOMB, _LAST, _RECORDS, _BYTES, _T0, _T1, _VALUE) = range(15)
+# _VALUE: the last record's decoded value (None: a tombstone), read at the end for offset expiry
 
 
 @contextmanager
@@ -171,7 +174,7 @@ class TaskFold:
                     seg[_T1] = ts
                 if value is None:
                     seg[_BYTES] += len(k)  # type: ignore[arg-type]  # decoded: bytes
-                    seg[_TOMB], seg[_LAST] = True, None
+                    seg[_TOMB], seg[_LAST], seg[_VALUE] = True, None, None
                     continue
                 seg[_BYTES] += len(k) + len(v)  # type: ignore[arg-type]  # decoded: bytes
                 off, cts = value["offset"], value["commitTimestamp"]
@@ -185,15 +188,16 @@ class TaskFold:
                 if seg[_V0] is None:
                     seg[_V0] = off
                 seg[_V1] = seg[_LAST] = off
-                seg[_TOMB] = False
+                seg[_TOMB], seg[_VALUE] = False, value
                 continue
             if seg is not None:  # out of log order: this key's next segment starts here
                 self.closed.append((kk, seg))
             if value is None:
-                opened[kk] = [o, o, 0, None, None, 0, None, None, True, None, 1, len(k), ts, ts]  # type: ignore[arg-type]  # decoded: bytes
+                opened[kk] = [o, o, 0, None, None, 0, None, None, True, None, 1, len(k), ts, ts, None]  # type: ignore[arg-type]  # decoded: bytes
             else:
                 off, cts = value["offset"], value["commitTimestamp"]
-                opened[kk] = [o, o, 1, cts, cts, 0, off, off, False, off, 1, len(k) + len(v), ts, ts]  # type: ignore[arg-type]  # decoded: bytes
+                opened[kk] = [o, o, 1, cts, cts, 0, off, off, False, off, 1, len(k) + len(v), ts, ts,  # type: ignore[arg-type]  # decoded: bytes
+                              value]
         if state_at:
             self._decoded("event", state_at, partitions, offsets, timestamps, keys, values)
         if commit_at:
@@ -325,7 +329,11 @@ class TaskFold:
             cols = [out[n] for n in names]
             fp_c, lp_c = out["first_partition"], out["last_partition"]
             group_c, topic_c, tp_c = out["group"], out["topic"], out["topic_partition"]
+            newest_c, expire_c = out["newest_commit_ms"], out["newest_expire_ms"]
             for (p, group, topic, tp), seg in segments:
+                value = seg[_VALUE]
+                newest_c.append(None if value is None else value["commitTimestamp"])
+                expire_c.append(None if value is None else value.get("expireTimestamp", -1))
                 fp_c.append(p)
                 lp_c.append(p)
                 group_c.append(group)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgroup.offsets_log.expiry import Retention
 from kgroup.scan.run import ScanReport
 
 
@@ -32,6 +33,7 @@ class ScanOptions:
     scratch: str | None
     conf: dict[str, str] = field(default_factory=dict)
     verbose: bool = False
+    expiry_warn_ms: int = 24 * 3_600_000  # flag groups whose committed offsets expire within this
 
 
 @dataclass(frozen=True)
@@ -64,10 +66,13 @@ def run(options: ScanOptions, settings: Callable[[], Any], progress: Callable[[s
         plan_ms = int(time.time() * 1000)  # the log ends of the plan are those of this moment
         plan = scan_plan(conn, o.offsets_topic)
         live = dict(ranges=plan.ranges, leaders=plan.leaders, brokers=plan.brokers, ends=plan.ends,
-                    unknown=plan.unknown, now_ms=plan_ms)
+                    unknown=plan.unknown, now_ms=plan_ms, retention=live_retention(conn, plan.leaders))
+    else:
+        live = dict(retention=Retention(source=SAVED_LOG_RETENTION))
     request = ScanRequest(input=o.input, source=spark_input, save=o.save, topic=o.offsets_topic, settings=conn,
                           **live, since_ms=o.since_ms, until_ms=o.until_ms, stale_after_ms=o.stale_after_ms,
-                          storm=o.storm, top=o.top, out=o.out, master=o.master, scratch=o.scratch)
+                          storm=o.storm, expiry_warn_ms=o.expiry_warn_ms, top=o.top, out=o.out, master=o.master,
+                          scratch=o.scratch)
     progress("starting Spark", 0, 1)
     before_spark()
     spark = None
@@ -82,7 +87,39 @@ def run(options: ScanOptions, settings: Callable[[], Any], progress: Callable[[s
             stop_session(spark)  # and the JVM kgroup started for it
         else:
             end_jvm()  # a JVM started for a session that could not be made
+    expiring = report.summary["expiring_count"]
+    if expiring:
+        warn(expiry_note(expiring, o.expiry_warn_ms, request.retention))
     return ScanResult(report, spark_start, time.monotonic() - started, conn)
+
+
+SAVED_LOG_RETENTION = "Kafka's default (a saved log: no broker to ask)"
+
+
+def live_retention(settings: Any, leaders: dict[int, int | None]) -> Retention:
+    """The offset retention of the cluster: the settings of the lowest-numbered broker leading an
+    offsets-log partition (a coordinator; brokers of one cluster normally share them), or Kafka's
+    default with the reason (kgroup.offsets_log.expiry.retention_of)."""
+    from kgroup.errors import ClusterError
+    from kgroup.kafka.cluster import connect
+    from kgroup.offsets_log.expiry import retention_of
+
+    coordinators = sorted({b for b in leaders.values() if b is not None})
+    broker = coordinators[0] if coordinators else None
+    if broker is None:
+        return Retention(source="Kafka's default (no broker leads an offsets-log partition)")
+    try:
+        cluster = connect(settings)
+    except ClusterError as e:
+        return Retention(source=f"Kafka's default (broker {broker}'s configuration cannot be read: {e.message})")
+    return retention_of(cluster, broker)
+
+
+def expiry_note(expiring: int, warn_ms: int, retention: Retention) -> str:
+    """The one line saying how many groups are EXPIRING and under which retention."""
+    days = retention.retention_ms / 86_400_000
+    return (f"{expiring} group{'s' * (expiring != 1)} EXPIRING: committed offsets Kafka deletes within "
+            f"{warn_ms / 3_600_000:g} h of the scan's now (offsets.retention.minutes {days:g} d: {retention.source})")
 
 
 def _staged(path: str, warn: Callable[[str], None]) -> str:

@@ -15,6 +15,10 @@ undecodable records and the records-read counts, all go to one task); the task g
 - ``tail``: per (group, topic, partition), the commits its status needs (``tail_ms``,
   ``tail_offsets``): the tasks' tails in log order, each cut where an offset was deleted.
 
+``expires_ms`` on a fact is the earliest moment Kafka deletes one of the group's committed offsets
+under the state the group is in at its last record (kgroup.offsets_log.expiry, with the
+``retention`` the merge is given), None when none goes.
+
 ``overlaps`` on a fact counts segments of one key that interleave: the answer is then
 unknown and the caller folds again from records sorted by log position.
 
@@ -24,11 +28,15 @@ tasks' outputs with :func:`combine`.
 from __future__ import annotations
 
 import heapq
+import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.lag.history import Commit, tail_start
+from kgroup.kmsg.states import EMPTY, STABLE
+from kgroup.offsets_log import expiry as offset_expiry
+from kgroup.offsets_log.replay import Commit as ReplayCommit
 from kgroup.offsets_log.rebalance import GENERATION_TYPES, FirstSeen
 from kgroup.scan.decode import DECODED_FIELDS, MEMBER_METADATA_TYPES, Fields, arrow_schema, ddl
 from kgroup.scan.fold import ERROR_SAMPLE, PARTIAL_FIELDS, collector_paused
@@ -38,7 +46,7 @@ FACT_FIELDS = (
     ("offsets_partition", "int32"), ("partitions", "int64"), ("groups", "int64"), ("overlaps", "int64"),
     ("last_kind", "string"), ("last_meta_type", "int32"), ("last_meta_tombstone", "bool"),
     ("classic_protocol", "string"), ("classic_members", "int32"), ("live_members", "int32"),
-    ("member_protocol", "string"), ("rebalance_times", "list<int64>"),
+    ("member_protocol", "string"), ("rebalance_times", "list<int64>"), ("expires_ms", "int64"),
 )
 MERGED_FIELDS = PARTIAL_FIELDS + FACT_FIELDS
 MERGED_DDL = ddl(MERGED_FIELDS)
@@ -76,9 +84,11 @@ def _first_errors(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return heapq.nsmallest(ERROR_SAMPLE, rows, key=lambda r: (r["partition"], r["offset"]))
 
 
-def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, latest: int = 0) -> dict[str, list[Any]]:
+def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, latest: int = 0,
+                  retention: offset_expiry.Retention | None = None) -> dict[str, list[Any]]:
     """One merge task: partial rows in (columns of fold.PARTIAL_FIELDS), merged rows out
-    (columns of MERGED_FIELDS)."""
+    (columns of MERGED_FIELDS); offset expiry under ``retention`` (default: Kafka's)."""
+    retention = retention or offset_expiry.Retention()
     rows = cols["row"]
     read = 0
     parts: dict[int, list[Any]] = {}           # partition -> [records, commits, bytes, first, last, bad, groups]
@@ -136,6 +146,7 @@ def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, late
     by_group: dict[str, list[Any]] = {}
     for key, at in segments.items():
         stats = _key_stats(cols, at)
+        stats["topic"] = key[1]
         by_group.setdefault(key[0], []).append(stats)
         if want_committed and not stats["gone"] and stats["committed"] is not None:
             out.add("committed", {"group": key[0], "topic": key[1], "topic_partition": key[2],
@@ -151,7 +162,8 @@ def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, late
         if with_commits:
             facts.first_commit_ms = min(k["first"] for k in with_commits)
             facts.last_commit_ms = max(k["last"] for k in with_commits)
-        _state(facts, cols, events.get(g, []))
+        expiry_facts, reset_at = _state(facts, cols, events.get(g, []))
+        facts.expires_ms = _first_expiry(expiry_facts, reset_at, keys, retention)
         out.add("fact", {"group": g, "offsets_partition": p, "commits": facts.commits,
                          "first_commit_ms": facts.first_commit_ms, "last_commit_ms": facts.last_commit_ms,
                          "partitions": facts.partitions, "rewinds": facts.rewinds, "overlaps": overlaps,
@@ -159,7 +171,7 @@ def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, late
                          "last_meta_tombstone": facts.last_meta_tombstone, "generation": facts.generation,
                          "classic_protocol": facts.classic_protocol, "classic_members": facts.classic_members,
                          "live_members": facts.live_members, "member_protocol": facts.member_protocol,
-                         "rebalance_times": facts.rebalance_times})
+                         "rebalance_times": facts.rebalance_times, "expires_ms": facts.expires_ms})
     if latest:
         when, part, off = cols["timestamp"], cols["partition"], cols["offset"]
         for row, at in (("commit", commits), ("event", newest_events)):
@@ -195,7 +207,9 @@ def _key_stats(cols: dict[str, list[Any]], at: list[int]) -> dict[str, Any]:
             last = c1 if last is None else max(last, c1)
     newest = at[-1]
     return {"commits": commits, "first": first, "last": last, "rewinds": rewinds, "overlaps": overlaps,
-            "gone": cols["last_tombstone"][newest], "committed": cols["last_committed"][newest]}
+            "gone": cols["last_tombstone"][newest], "committed": cols["last_committed"][newest],
+            "commit_ms": cols["newest_commit_ms"][newest], "expire_ms": cols["newest_expire_ms"][newest],
+            "end": end}
 
 
 def _tail(cols: dict[str, list[Any]], at: list[int]) -> list[Commit]:
@@ -212,10 +226,14 @@ def _tail(cols: dict[str, list[Any]], at: list[int]) -> list[Commit]:
     return [Commit(t, o) for t, o in zip(times[start:], offsets[start:])]
 
 
-def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]) -> None:
-    """The group-state fields of ``facts`` from the group's state records (decoded rows)."""
+def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]
+           ) -> tuple[offset_expiry.GroupFacts, tuple[int, int] | None]:
+    """The group-state fields of ``facts`` from the group's state records (decoded rows); and
+    what offset expiry reads of them: the group's expiry facts at its last record, and the log
+    position of the last record that deleted the group with its offsets (a classic GroupMetadata or
+    streams group tombstone: offsets committed before it are gone)."""
     if not at:
-        return
+        return offset_expiry.GroupFacts(facts.group, "standalone", EMPTY), None
     from kgroup.offsets_log.records import kind_of
 
     part, off, types, tomb = cols["partition"], cols["offset"], cols["type"], cols["tombstone"]
@@ -223,6 +241,7 @@ def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]) -> None
     facts.last_kind = kind_of(types[at[-1]])
     rebalances = FirstSeen()  # what a rebalance is: kgroup.offsets_log.rebalance
     members: dict[str, int] = {}
+    seen = _ExpiryState()
     for i in at:
         t = types[i]
         if t in GENERATION_TYPES:
@@ -234,15 +253,119 @@ def _state(facts: GroupFacts, cols: dict[str, list[Any]], at: list[int]) -> None
                     facts.classic_protocol, facts.classic_members = cols["protocol"][i], cols["members"][i]
         elif t in MEMBER_METADATA_TYPES:
             members[cols["member"][i]] = i
+        seen.add(cols, i)
     facts.rebalance_times = rebalances.times()
     if members:
         live = [i for i in members.values() if not tomb[i]]
         facts.live_members = len(live)
         names = [cols["protocol"][i] for i in live if cols["protocol"][i] is not None]
         facts.member_protocol = max(names) if names else None
+    return seen.facts(facts.group, cols), seen.reset_at
 
 
-def merge_batches(want_committed: bool, latest: int) -> Callable[[Iterable[Any]], Iterator[Any]]:
+class _ExpiryState:
+    """A group's state records in log order, kept as offset expiry reads them: what
+    kgroup.offsets_log.replay.GroupReplay keeps of them for kgroup.offsets_log.expiry.facts (row
+    indexes of the records that count, read once at the end)."""
+
+    def __init__(self) -> None:
+        self.kind: str | None = None
+        self.classic: int | None = None           # the last GroupMetadata value
+        self.members: dict[str, int] = {}         # KIP-848 member -> its member metadata value
+        self.regexes: dict[str, int] = {}         # regular expression -> its resolution
+        self.streams_members: set[str] = set()
+        self.topology: int | None = None          # the streams group's topology
+        self.reset_at: tuple[int, int] | None = None
+
+    def add(self, cols: dict[str, list[Any]], i: int) -> None:
+        t, gone = cols["type"][i], cols["tombstone"][i]
+        if t == 2:
+            if gone:
+                self.classic, self.reset_at = None, (cols["partition"][i], cols["offset"][i])
+            else:
+                self.kind, self.classic = "classic", i
+        elif t == 3:
+            if gone:
+                self.members = {}
+            else:
+                self.kind = "consumer"
+        elif t == 5:
+            if gone:
+                self.members.pop(cols["member"][i], None)
+            else:
+                self.members[cols["member"][i]] = i
+        elif t == 16:
+            if gone:
+                self.regexes.pop(cols["regex"][i], None)
+            else:
+                self.regexes[cols["regex"][i]] = i
+        elif t == 17:
+            if gone:
+                self.streams_members, self.topology = set(), None
+                self.reset_at = (cols["partition"][i], cols["offset"][i])
+            else:
+                self.kind = "streams"
+        elif t == 19:
+            (self.streams_members.discard if gone else self.streams_members.add)(cols["member"][i])
+        elif t == 23:
+            self.topology = None if gone else i
+        elif t == 11 and not gone:
+            self.kind = "share"
+
+    def facts(self, group: str, cols: dict[str, list[Any]]) -> offset_expiry.GroupFacts:
+        """As kgroup.offsets_log.expiry.facts builds them from a replay (no live state: the log's)."""
+        def topics(i: int) -> list[str]:
+            text = cols["topics"][i]
+            return json.loads(text) if text is not None else []
+
+        if self.kind is None:
+            return offset_expiry.GroupFacts(group, "standalone", EMPTY)
+        if self.kind == "classic":
+            i = self.classic
+            protocol_type = cols["protocol_type"][i] if i is not None else None
+            state = STABLE if i is not None and cols["members"][i] else EMPTY
+            since = cols["state_ms"][i] if i is not None else None
+            subscribed: frozenset[str] | None = None
+            if protocol_type == "consumer":
+                subscribed = (frozenset() if state == EMPTY else
+                              None if i is None or cols["topics"][i] is None else frozenset(topics(i)))
+            return offset_expiry.GroupFacts(group, "classic", state, protocol_type,
+                                            since if state == EMPTY else None, subscribed)
+        if self.kind == "consumer":
+            names: set[str] = set()
+            for i in self.members.values():
+                names.update(topics(i))
+                regex = cols["regex"][i]
+                if regex and regex in self.regexes:
+                    names.update(topics(self.regexes[regex]))
+            return offset_expiry.GroupFacts(group, "consumer", STABLE if self.members else EMPTY,
+                                            subscribed=frozenset(names))
+        if self.kind == "streams":
+            empty = not self.streams_members
+            inputs = frozenset() if empty or self.topology is None else frozenset(topics(self.topology))
+            return offset_expiry.GroupFacts(group, "streams", EMPTY if empty else STABLE, subscribed=inputs)
+        return offset_expiry.GroupFacts(group, self.kind, "")
+
+
+def _first_expiry(f: offset_expiry.GroupFacts, reset_at: tuple[int, int] | None, keys: list[dict[str, Any]],
+                  retention: offset_expiry.Retention) -> int | None:
+    """The earliest moment one of the group's committed offsets goes (kgroup.offsets_log.expiry),
+    over the keys whose newest record is a commit made after the group was last deleted."""
+    first: int | None = None
+    for k in keys:
+        if k["gone"] or k["commit_ms"] is None or (reset_at is not None and k["end"] <= reset_at):
+            continue
+        expire = k["expire_ms"]
+        commit = ReplayCommit(k["committed"], None, "", k["commit_ms"], k["end"],
+                              expire if expire is not None and expire >= 0 else None)
+        moment = offset_expiry.expiry(f, k["topic"], commit, retention).expires_ms
+        if moment is not None and (first is None or moment < first):
+            first = moment
+    return first
+
+
+def merge_batches(want_committed: bool, latest: int, retention: offset_expiry.Retention | None = None
+                  ) -> Callable[[Iterable[Any]], Iterator[Any]]:
     """A mapInArrow body: the partial rows of some groups in, their merged rows out."""
     def run(batches: Iterable[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -253,7 +376,7 @@ def merge_batches(want_committed: bool, latest: int) -> Callable[[Iterable[Any]]
             for batch in batches:
                 for n in names:
                     cols[n].extend(batch.column(n).to_pylist())
-            merged = merge_columns(cols, want_committed, latest)
+            merged = merge_columns(cols, want_committed, latest, retention)
         schema = arrow_schema(MERGED_FIELDS)
         yield pa.RecordBatch.from_arrays([pa.array(merged[f.name], f.type) for f in schema], schema=schema)
     return run

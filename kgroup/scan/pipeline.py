@@ -65,27 +65,31 @@ def in_log_order(raw):
 
 def run(parts, since_ms: int | None, until_ms: int | None, want_committed: bool = False,
         progress=None, stage_dir: str | None = None, refold=None, latest: int = 0,
-        keep_tables: bool = False) -> ScanResult:
+        keep_tables: bool = False, retention=None) -> ScanResult:
     """``parts``: the partial rows of every read task (fold.py), merged per group in one
     shuffle (merge.py). With ``keep_tables`` (``--out``) they are staged first (see
     :func:`stage`), every offset record among them, and the result tables read from there.
     When the segments of some key interleave across tasks (a saved dataset not in log
     order), ``refold()`` gives the partials again from the records sorted by log position,
-    and the merge starts over on those."""
+    and the merge starts over on those. ``retention`` (kgroup.offsets_log.expiry.Retention, default
+    Kafka's) is what the merge computes each group's offset expiry with."""
     def where(name: str) -> str | None:
         return None if stage_dir is None else f"{stage_dir.rstrip('/')}/{name}"
 
-    result = _merge(parts, where("folded"), since_ms, until_ms, want_committed, progress, latest, keep_tables)
+    result = _merge(parts, where("folded"), since_ms, until_ms, want_committed, progress, latest, keep_tables,
+                    retention)
     if result is None:
         if refold is None:  # a live read is in log order by construction
             raise RuntimeError("the read tasks' offset records interleave")
-        result = _merge(refold(), where("sorted"), since_ms, until_ms, want_committed, progress, latest, keep_tables)
+        result = _merge(refold(), where("sorted"), since_ms, until_ms, want_committed, progress, latest, keep_tables,
+                        retention)
         if result is None:
             raise RuntimeError("the read tasks' offset records interleave after sorting")
     return result
 
 
-def _merge(parts, stage_dir, since_ms, until_ms, want_committed, progress, latest, keep_tables) -> ScanResult | None:
+def _merge(parts, stage_dir, since_ms, until_ms, want_committed, progress, latest, keep_tables,
+           retention=None) -> ScanResult | None:
     from pyspark.sql import functions as F
 
     from kgroup.scan.fold import collector_paused
@@ -93,7 +97,8 @@ def _merge(parts, stage_dir, since_ms, until_ms, want_committed, progress, lates
 
     staged = stage(parts, stage_dir) if keep_tables else parts
     n = int(staged.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    merged = staged.repartition(n, "group").mapInArrow(merge_batches(want_committed, latest), MERGED_DDL).toArrow()
+    merged = staged.repartition(n, "group").mapInArrow(merge_batches(want_committed, latest, retention),
+                                                                  MERGED_DDL).toArrow()
     with collector_paused():
         m = combine({name: merged.column(name).to_pylist() for name in merged.column_names}, latest)
     if m.overlaps:

@@ -8,6 +8,10 @@ Definitions (the JSON keys are documented in docs/scan.md):
 - ``stale``: the group committed in the window, is not deleted, and its last commit
   (largest commit timestamp) is older than ``now - --stale-after``; ``now`` is
   ``--until`` when given, else the newest record's timestamp (the log's present);
+- ``expires_ms``: the earliest moment Kafka deletes one of the group's committed offsets under
+  the state the group is in at its last record in the window (kgroup.offsets_log.expiry's rule,
+  computed by the merge), None when none goes; ``expiring``: that moment is at or before
+  ``now + --expiry-warn`` (one already passed counts: Kafka deletes the offset at its next check);
 - ``hot``: an offsets-log partition or broker carrying more than 1.5 times the mean
   commit records.
 """
@@ -19,6 +23,7 @@ from typing import Any
 
 HOUR_MS = 3_600_000
 HOT_FACTOR = 1.5
+DEFAULT_EXPIRY_WARN_MS = 24 * HOUR_MS
 TYPE_OF_KIND = {"group": "classic", "consumer": "consumer", "regex": "consumer", "share": "share",
                 "streams": "streams"}
 
@@ -76,9 +81,11 @@ class GroupFacts:
     live_members: int | None = None        # KIP-848 members whose last record has a value
     member_protocol: str | None = None     # a live member's server assignor
     rebalance_times: list[int] = field(default_factory=list)
+    expires_ms: int | None = None          # the earliest moment one of its committed offsets expires
 
 
-def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int) -> dict[str, Any]:
+def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int,
+              expiry_warn_ms: int = DEFAULT_EXPIRY_WARN_MS) -> dict[str, Any]:
     gtype = TYPE_OF_KIND.get(f.last_kind or "", "classic")
     deleted = bool(f.last_meta_tombstone)
     if gtype == "classic":
@@ -97,7 +104,13 @@ def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int) ->
         "first_commit_ms": f.first_commit_ms, "last_commit_ms": f.last_commit_ms,
         "rebalance_count": len(f.rebalance_times), "partition_count": f.partitions, "rewinds": f.rewinds,
         "deleted": deleted, "stale": stale, "storm": max_in_span(f.rebalance_times) >= storm,
+        "expires_ms": f.expires_ms, "expiring": expiring(f.expires_ms, now, expiry_warn_ms),
     }
+
+
+def expiring(expires_ms: int | None, now_ms: int | None, warn_ms: int) -> bool:
+    """An expiry at or before ``now + warn`` (already passed counts: Kafka deletes at its next check)."""
+    return expires_ms is not None and now_ms is not None and expires_ms <= now_ms + warn_ms
 
 
 def coordinator_rows(per_partition: dict[int, dict[str, Any]], window: Window) -> list[dict[str, Any]]:
@@ -174,9 +187,10 @@ def lag_unknown(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str
 
 
 def top_groups(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
-    """The rows worth a look first: storms, stale groups, then by rebalances and commits."""
-    return sorted(rows, key=lambda r: (not r["storm"], not r["stale"], -r["rebalance_count"], -r["commits"],
-                                       r["group"]))[:n]
+    """The rows worth a look first: storms, stale groups, groups whose offsets expire soon, then by
+    rebalances and commits."""
+    return sorted(rows, key=lambda r: (not r["storm"], not r["stale"], not r.get("expiring"), -r["rebalance_count"],
+                                       -r["commits"], r["group"]))[:n]
 
 
 def top_coordinators(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kgroup.errors import ClusterError, KgroupError, UsageError
+from kgroup.offsets_log.expiry import Retention
 from kgroup.scan import pipeline, report
 
 
@@ -34,6 +35,8 @@ class ScanRequest:
     until_ms: int | None = None
     stale_after_ms: int = 3_600_000
     storm: int = 10
+    expiry_warn_ms: int = report.DEFAULT_EXPIRY_WARN_MS
+    retention: Retention = field(default_factory=Retention)  # offset retention (kgroup.offsets_log.expiry)
     top: int = 10                     # latest commits / group events kept for the table
     out: str | None = None
     master: str = "local[*]"
@@ -270,8 +273,10 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
         refold = partial(_refold, raw, fold)
     with _watch(spark, total, progress):
         result = pipeline.run(parts, req.since_ms, req.until_ms, want_committed=live, stage_dir=stage_dir,
-                              refold=refold, latest=req.top, keep_tables=req.out is not None)
-    rows = [report.group_row(f, result.window, req.stale_after_ms, req.storm) for f in result.facts]
+                              refold=refold, latest=req.top, keep_tables=req.out is not None,
+                              retention=req.retention)
+    rows = [report.group_row(f, result.window, req.stale_after_ms, req.storm, req.expiry_warn_ms)
+            for f in result.facts]
     coordinators = report.coordinator_rows(result.per_partition, result.window)
     broker_rows: list[dict[str, Any]] = []
     unknown_lag: dict[str, str] = {}
@@ -289,13 +294,14 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
         "commits": sum(r["commits"] for r in rows),
         "rebalance_count": sum(r["rebalance_count"] for r in rows), "stale_count": sum(r["stale"] for r in rows),
         "storm_count": sum(r["storm"] for r in rows), "rewinds": sum(r["rewinds"] for r in rows),
-        "deleted_count": sum(r["deleted"] for r in rows),
+        "deleted_count": sum(r["deleted"] for r in rows), "expiring_count": sum(r["expiring"] for r in rows),
         "hot_partitions": [c["offsets_partition"] for c in coordinators if c["hot"]],
         "hot_brokers": [b["id"] for b in broker_rows if b["hot"]],
         "window": {"since_ms": req.since_ms, "until_ms": req.until_ms, "now_ms": result.window.now_ms,
                    "first_ms": result.window.first_ms, "last_ms": result.window.last_ms,
                    "seconds": result.window.seconds},
-        "stale_after_ms": req.stale_after_ms, "storm_rebalances": req.storm, "master": req.master,
+        "stale_after_ms": req.stale_after_ms, "storm_rebalances": req.storm, "expiry_warn_ms": req.expiry_warn_ms,
+        "retention_ms": req.retention.retention_ms, "retention_source": req.retention.source, "master": req.master,
         "incomplete": bool(unknown_lag),
         "lag_unknown": [{"group": g, "reason": unknown_lag[g]} for g in sorted(unknown_lag)],
     }
@@ -426,8 +432,23 @@ def _write_tables(spark, out: str, result, rows, coordinators, broker_rows) -> N
         for name, data in (("groups", rows), ("coordinators", coordinators), ("brokers", broker_rows)):
             if data:  # a broker ({id, host, port}) is a struct column, as in the JSON document
                 data = [{k: Row(**v) if isinstance(v, dict) else v for k, v in r.items()} for r in data]
-                spark.createDataFrame(data, samplingRatio=None).coalesce(1).write.mode("overwrite").parquet(f"{base}/{name}")
+                _frame(spark, data).coalesce(1).write.mode("overwrite").parquet(f"{base}/{name}")
     except Exception as e:
         raise UsageError(f"cannot write --out {out}: {spark_failure(e)}") from None
 
 
+
+
+def _frame(spark, data: list[dict[str, Any]]):
+    """The rows as a DataFrame, their types inferred; a column null in every row (no group's
+    offsets expire, say), which Spark cannot infer, is a typed null column: bigint for a moment
+    or a count (``..._ms``, ``..._count``), string otherwise."""
+    from pyspark.sql import functions as F
+
+    names = list(data[0])
+    empty = [n for n in names if all(r[n] is None for r in data)]
+    if not empty:
+        return spark.createDataFrame(data, samplingRatio=None)
+    frame = spark.createDataFrame([{n: v for n, v in r.items() if n not in empty} for r in data], samplingRatio=None)
+    return frame.withColumns({n: F.lit(None).cast("bigint" if n.endswith(("_ms", "_count")) else "string")
+                              for n in empty}).select(*names)

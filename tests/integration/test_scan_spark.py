@@ -15,6 +15,7 @@ from spark_env import HOUR, T0, build_scenario, spark, write_jsonl, write_parque
 pytestmark = [pytest.mark.spark]
 
 STALE_AFTER = HOUR
+DAY = 24 * HOUR  # --expiry-warn's default
 STORM = 10
 KIND_TYPE = {2: "classic", 3: "consumer", 4: "consumer", 5: "consumer", 6: "consumer", 7: "consumer", 8: "consumer",
              16: "consumer", 10: "share", 11: "share", 12: "share", 13: "share", 14: "share", 15: "share",
@@ -40,6 +41,28 @@ def expected(sc, since=None, until=None, stale_after=STALE_AFTER, storm=STORM, l
     return copy.deepcopy(_EXPECTED[key][1])
 
 
+def _replayed_expiries(window):
+    """Each group's earliest offset expiry under Kafka's default retention, by kgroup's replay of
+    its records in the window (kgroup.offsets_log.replay and .expiry: not the scan's fold and merge)."""
+    from kgroup.offsets_log.expiry import Retention, first_expiry, group_expiries
+    from kgroup.offsets_log.raw import RawRecord
+    from kgroup.offsets_log.records import decode
+    from kgroup.offsets_log.replay import GroupReplay
+    from kgroup.offsets_log.selection import Entry
+
+    replays: dict[str, GroupReplay] = {}
+    for p, offset, r, _ in window:
+        k, v = r.encoded()
+        rec = decode(k, v)
+        replay = replays.setdefault(rec.group_id, GroupReplay(rec.group_id))
+        replay.apply(Entry(RawRecord(p, offset, r.timestamp, k, v), rec))
+    out = {}
+    for g, replay in replays.items():
+        replay.finish()
+        out[g] = first_expiry(group_expiries(replay, Retention()))
+    return out
+
+
 def _expected(sc, since, until, stale_after, storm, live_ends):
     rows_by_partition = sc.by_partition()
     win = []  # (partition, offset, rec, size)
@@ -58,6 +81,7 @@ def _expected(sc, since, until, stale_after, storm, live_ends):
         per_group[_group_of(w[2])].append(w)
     groups = {}
     committed = {}
+    expiries = _replayed_expiries(good)
     for g, ws in per_group.items():
         commits = [w[2] for w in ws if w[2].type in (0, 1) and w[2].value is not None]
         by_tp = defaultdict(list)
@@ -103,7 +127,8 @@ def _expected(sc, since, until, stale_after, storm, live_ends):
             "first_commit_ms": min((c.value["commitTimestamp"] for c in commits), default=None),
             "last_commit_ms": last_commit, "rebalance_count": len(times), "partition_count": len(by_tp), "rewinds": rewinds,
             "deleted": deleted, "stale": (not deleted and bool(commits) and last_commit < now - stale_after),
-            "storm": most >= storm,
+            "storm": most >= storm, "expires_ms": expiries.get(g),
+            "expiring": expiries.get(g) is not None and expiries[g] <= now + DAY,
         }
         groups[g] = row
     if live_ends is not None:
@@ -421,3 +446,58 @@ def test_the_cli_document_from_a_saved_log_matches_its_schema(spark, scenario, s
         {"doc": bad, "summary": bad["summary"], "window": bad["summary"]["window"]}[extra_key]["surprise"] = 1
         with pytest.raises(Exception, match="surprise"):
             validate("scan", bad)
+
+
+def test_offset_expiry_per_group_from_a_saved_log(spark, tmp_path):
+    """Groups whose committed offsets Kafka deletes soon, from a JSON Lines log written with
+    tests/logbuilder.py; Kafka's default retention (7 days: no broker to ask); each moment by hand."""
+    import base64
+    import json
+
+    from logbuilder import Log, kip848_epoch, kip848_member
+
+    week = 7 * DAY
+    log = Log(partitions=4)
+    one = {"id": "c1", "topics": ["A"], "assignment": {"A": [0]}}
+    log.generation("emptied", 1, T0, [one])
+    log.commit("emptied", "A", 0, 1, T0 + 1_000)
+    log.generation("emptied", 2, T0 + 2_000, [])            # Empty since T0 + 2 s
+    log.generation("stable", 1, T0, [one])
+    log.commit("stable", "A", 0, 1, T0 + 3_000)             # consumed: never while Stable
+    kip848_member(log, "k848", T0, "m1", ["A"])
+    kip848_epoch(log, "k848", T0, 1, {"m1": {"AAAAAAAAAAAAAAAAAAAAAQ": [0]}})
+    log.commit("k848", "A", 0, 1, T0 + DAY)
+    log.add("k848", T0 + DAY + 1, 5, {"groupId": "k848", "memberId": "m1"}, None, None)  # Empty
+    log.add("k848", T0 + DAY + 1, 3, {"groupId": "k848"}, 0, {"epoch": 2})
+    log.commit("alone", "B", 0, 9, T0 + 6 * DAY + 12 * HOUR)   # the newest record: now
+    path = tmp_path / "expiry.jsonl"
+    path.write_text("".join(json.dumps({
+        "partition": r.partition, "offset": r.offset, "timestamp": r.timestamp,
+        "key": base64.b64encode(r.key).decode(), "value": None if r.value is None else base64.b64encode(r.value).decode(),
+    }) + "\n" for r in sorted(log.records, key=lambda r: (r.partition, r.offset))))
+    rep = _scan(spark, input=str(path))
+    got = {g["group"]: (g["expires_ms"], g["expiring"]) for g in rep.groups}
+    now = T0 + 6 * DAY + 12 * HOUR
+    assert rep.summary["window"]["now_ms"] == now
+    assert got == {
+        "emptied": (T0 + 2_000 + week, True),             # T0 + 7 d + 2 s <= now + 24 h (T0 + 7.5 d)
+        "stable": (None, False),
+        "k848": (T0 + DAY + week, False),                 # T0 + 8 d, after T0 + 7.5 d
+        "alone": (now + week, False),                     # a standalone consumer: its last commit
+    }
+    assert rep.summary["expiring_count"] == 1 and rep.summary["retention_ms"] == week
+    assert rep.summary["retention_source"].startswith("Kafka's default")
+    # --until moves now back two days: T0 + 4.5 d + 24 h is before T0 + 7 d; nothing is expiring
+    early = _scan(spark, input=str(path), until_ms=now - 2 * DAY)
+    assert {g["group"]: g["expiring"] for g in early.groups} == {"emptied": False, "stable": False, "k848": False}
+    assert early.summary["expiring_count"] == 0
+    # --out of a fleet none of whose offsets expire: the groups table has a null expires_ms column
+    import pyarrow.parquet as pq
+
+    only_stable = tmp_path / "stable.jsonl"
+    only_stable.write_text("".join(line + "\n" for line in path.read_text().splitlines()
+                                   if b"stable" in base64.b64decode(json.loads(line)["key"])))
+    out = _scan(spark, input=str(only_stable), out=str(tmp_path / "out"))
+    assert [(g["group"], g["expires_ms"]) for g in out.groups] == [("stable", None)]
+    table = pq.read_table(tmp_path / "out" / "groups")
+    assert table.column("expires_ms").to_pylist() == [None] and str(table.schema.field("expires_ms").type) == "int64"
