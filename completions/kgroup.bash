@@ -131,6 +131,7 @@ _kgroup() {
             --top) COMPREPLY=(); return ;;
             --stale-after) COMPREPLY=(); return ;;
             --storm) COMPREPLY=(); return ;;
+            --expiry-warn) COMPREPLY=(); return ;;
             --out) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --master) COMPREPLY=(); return ;;
             --scratch) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -142,7 +143,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--input --save --offsets-topic --since --until --top --stale-after --storm --out --master --scratch --conf --html --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--input --save --offsets-topic --since --until --top --stale-after --storm --expiry-warn --out --master --scratch --conf --html --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     snapshot)
         case "$prev" in
             --out) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -114,6 +114,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from scan' -l until -r -d 'Only re
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l top -r -d 'Rows of each table printed (table output)'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l stale-after -r -d 'Flag groups whose last commit is older than this: stale'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l storm -r -d 'Flag groups with N or more rebalances within an hour: storm'
+complete -c kgroup -n '__fish_seen_subcommand_from scan' -l expiry-warn -r -d 'Flag groups some of whose committed offsets Kafka deletes (offset expiry, under the groups state at the scans now) within this of now: EXPIRING'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l out -r -F -d 'Write the result tables (commits, group_events, groups, coordinators, brokers) as Parquet under DIR'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l master -r -d 'Spark master: local(*), spark://HOST:PORT, yarn, k8s://..'
 complete -c kgroup -n '__fish_seen_subcommand_from scan' -l scratch -r -F -d 'With --out, where the records read are staged during the scan, on a path the driver and every executor reach (hdfs://, s3a://, a shared mount); default: a temporary directory on a local master, Sparks disk cache otherwise'
