@@ -16,6 +16,7 @@ from kgroup.offsets_log.selection import Entry
 
 if TYPE_CHECKING:
     from kgroup.group.capture import GroupSource
+    from kgroup.offsets_log.expiry import Retention
     from kgroup.kafka.cluster import Cluster
     from kgroup.kafka.settings import ConnectionSettings
     from kgroup.offsets_log.read import Progress, Warn
@@ -56,8 +57,9 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
     """The report's document. ``cluster()`` makes the cluster to ask (only where one is named);
     ``warnings``: the lines said so far and until the document is made (the page shows them)."""
     from kgroup.lag.history import commits_from_log
+    from kgroup.offsets_log.deletions import Deletions
     from kgroup.offsets_log.replay import GroupReplay
-    from kgroup.report.data import report_document
+    from kgroup.report.data import expiry_document, report_document
 
     r = request
     cluster_named = r.settings is not None and r.settings.bootstrap is not None
@@ -65,6 +67,7 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
     if not found:
         raise UsageError(f"the offsets log holds no record of group {r.group} at or before --until")
     replay = GroupReplay(r.group)
+    deletions = Deletions(replay)
     for e in found:
         replay.apply(e)
     replay.finish()
@@ -93,6 +96,7 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
     if unavailable:
         warn(f"no lag: {unavailable}")
     now = group_now(r, cluster if cluster_named else None, progress, warn)
+    retention = offset_retention(now, cluster if cluster_named else None)
     source = {"cluster": r.settings.bootstrap if r.settings is not None and cluster_named else None,
               "input": str(r.input) if r.input is not None else None,
               "snapshot": str(r.snapshot) if r.snapshot is not None else None,
@@ -100,7 +104,32 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
               "now": None if now is None else now["source"]}
     return report_document(group=r.group, since_ms=r.since_ms, until_ms=r.until_ms, generated_ms=r.now_ms,
                            version=version, source=source, lag=lag, lag_unavailable=unavailable, replay=replay,
-                           commits=commits, offsets_partition=found[0].raw.partition, now=now, warnings=warnings)
+                           commits=commits, offsets_partition=found[0].raw.partition, now=now, warnings=warnings,
+                           expiry=expiry_document(replay, retention, live_state(r, now)),
+                           causes=deletions.causes_json(retention))
+
+
+def offset_retention(now: dict[str, Any] | None, cluster: Callable[[], Cluster] | None) -> Retention:
+    """The offset retention settings the expiries follow: the group's coordinator's (as the group
+    now names it) when a cluster is named, else Kafka's default; the source says which and why."""
+    from kgroup.offsets_log.expiry import Retention, retention_of
+
+    if cluster is None:
+        return Retention(source="Kafka's default (no cluster named)")
+    coordinator = now["describe"]["coordinator"] if now is not None else None
+    return retention_of(cluster(), coordinator["id"] if coordinator and coordinator["id"] >= 0 else None)
+
+
+def live_state(r: ReportRequest, now: dict[str, Any] | None) -> str | None:
+    """The group's state at --until as the cluster describes it: only when --until is now and the
+    group now is the cluster's (a rebalance in progress is not in the log), a settled or rebalancing
+    state (None: the log's state counts)."""
+    from kgroup.kmsg.states import EMPTY, REBALANCING, STABLE
+
+    if not r.until_is_now or now is None or now["source"] != "cluster":
+        return None
+    state = now["describe"]["state"]
+    return state if state in (STABLE, EMPTY, *REBALANCING) else None
 
 
 def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progress: Progress,
