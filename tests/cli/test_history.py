@@ -124,3 +124,46 @@ def test_history_says_which_deleted_offsets_retention_removed(tmp_path):
             "  Order-0 (tombstone at 0/5): removed by retention: expired at 2025-11-29T02:53:20.000Z "
             "(offsets.retention.minutes (7 d) after the group became Empty (2025-11-22T02:53:20.000Z))\n"
             "  Stock-0 (tombstone at 0/6): cause unknown: no commit of it in the records read\n") in r.stdout
+
+
+def test_history_from_a_cluster_follows_the_coordinators_retention(monkeypatch):
+    """The same tombstone (5 min after T + R, G1 Empty from T) read from a cluster: under a
+    coordinator keeping offsets 14 days it comes before the moment (T + 14 d): deleted; when the
+    coordinator's settings cannot be read, Kafka's default (7 days): retention, said once."""
+    from unit.test_replay import R, emptied_group
+
+    from kgroup.errors import ClusterError
+    from kgroup.group.broker import Broker
+    from kgroup.group.metadata import CoordinatorLookup
+    from kgroup.offsets_log.selection import Selection, select
+
+    log = emptied_group()
+    log.delete_commit("G1", "Order", 0, T + R + 5 * MIN)
+
+    class Cluster:
+        def __init__(self, minutes):
+            self.minutes = minutes
+
+        def find_coordinators(self, groups, brokers):
+            return {g: CoordinatorLookup(g, Broker(2, "b2", 9092)) for g in groups}
+
+        def broker_configs(self, broker_id, names):
+            if self.minutes is None:
+                raise ClusterError("not authorized to describe broker 2")
+            return {"offsets.retention.minutes": str(self.minutes)}
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr("kgroup.offsets_log.read.group_entries",
+                        lambda group, *args: select(log.records, Selection(frozenset([group]))))
+    for minutes, cause, expired, said in (
+            (20160, "deleted", None, ""),
+            (None, "retention", T + R, "kgroup: warning: offset retention: Kafka's default (broker 2's configuration "
+                                       "cannot be read: not authorized to describe broker 2); the causes of the "
+                                       "deleted offsets assume it\n")):
+        monkeypatch.setattr("kgroup.kafka.cluster.connect", lambda settings, m=minutes: Cluster(m))
+        r = run_kgroup("history", "G1", "-b", "x:1", "-o", "json")
+        assert (r.returncode, r.stderr) == (0, said)
+        (d,) = json.loads(r.stdout)["rebalances"][1]["offsets_deleted"]
+        assert (d["cause"], d["expired_ms"]) == (cause, expired)
