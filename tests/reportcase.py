@@ -14,12 +14,13 @@ The window is 0 to 40 s (``--since 200s --until 160s`` with the clock at 200 s):
   WARN (never caught up, lag never falling); the group WARN; total lag over time 8, 16, 24, 32;
 - commits per member in 1 s buckets (40 buckets): c1 six (one at 10 s, one at 20 s, two at 30 s,
   two in the last bucket, 39, for 40 s), M2 two (10 s, 20 s); both rebalances in the window;
-- offset expiry: the cluster's coordinator (broker 1, as the snapshot of the group now names it)
-  keeps offsets a minute; the group is Stable and consumes T: neither offset expires.
+- offset expiry: the group's coordinator (broker 1) reports no retention setting: Kafka's default;
+  the group is Stable and consumes T: neither offset expires.
 
 Group EMPTIED (:func:`emptied_log`): c1 owns T-0 from 5 s, commits offset 10 at 10 s, leaves at
-20 s (Empty from then: GroupMetadata generation 2 with no member); with the one-minute retention
-its offset expires at 20 + 60 = 80 s, inside the window 0 to 100 s (``--since 200s --until 100s``).
+20 s (Empty from then: GroupMetadata generation 2 with no member); with a coordinator keeping
+offsets a minute (:data:`ONE_MINUTE`) its offset expires at 20 + 60 = 80 s, inside the window 0 to
+100 s (``--since 200s --until 100s``).
 """
 from __future__ import annotations
 
@@ -88,10 +89,6 @@ class FakeCluster(OneCoordinator):
         return {tp: [(o, o * 1000) for o in range(position, min(position + count, end(NOW_MS)))]
                 for tp, (position, count) in reads.items()}
 
-    def broker_configs(self, broker_id, names):
-        """Broker 1 (the coordinator the group now names) keeps committed offsets a minute."""
-        return {"offsets.retention.minutes": "1"} if broker_id == 1 else {}
-
     def close(self):
         pass
 
@@ -110,6 +107,7 @@ def build_log(group: str = HOSTILE) -> Log:
 EMPTIED = "emptied"
 EMPTIED_WINDOW = ["--since", "200s", "--until", "100s"]
 EMPTIED_EXPIRES_MS = 80_000
+ONE_MINUTE = {"offsets.retention.minutes": "1"}  # broker 1's configs for EMPTIED
 
 
 def emptied_log() -> Log:

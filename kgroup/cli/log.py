@@ -137,7 +137,8 @@ def history(
 
     The log says that a member left, never why.
     """
-    from kgroup.offsets_log.deletions import Deletions, coordinator_retention
+    from kgroup.lag.collect import coordinator_retention
+    from kgroup.offsets_log.deletions import Deletions
     from kgroup.offsets_log.expiry import Retention
     from kgroup.offsets_log.read import group_entries
     from kgroup.offsets_log.replay import GroupReplay

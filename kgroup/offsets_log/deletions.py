@@ -16,18 +16,15 @@ records up to there), with the retention the command uses:
 - the records read hold no commit of it (written before them, or compacted away): ``unknown``.
 
 An admin deleting an offset after its moment and before the coordinator's next check reads as
-retention: the log cannot tell the two apart (the check comes within one interval). Pure but for
-:func:`coordinator_retention`, which asks a cluster.
+retention: the log cannot tell the two apart (the check comes within one interval). Pure.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from kgroup.group.broker import Broker
-from kgroup.group.metadata import CoordinatorLookup
-from kgroup.offsets_log.expiry import BrokerConfigs, GroupFacts, Retention, expiry, facts, retention_of
+from kgroup.offsets_log.expiry import GroupFacts, Retention, expiry, facts
 from kgroup.offsets_log.replay import Commit, GroupReplay
 from kgroup.timeutil import format_ms
 
@@ -100,26 +97,6 @@ class Deletions:
     def causes_json(self, retention: Retention) -> dict[tuple[int, int], dict[str, Any]]:
         """:meth:`causes` as ``Rebalance.to_json`` takes them."""
         return {at: c.to_json() for at, c in self.causes(retention).items()}
-
-
-@runtime_checkable
-class Coordinators(BrokerConfigs, Protocol):
-    """What :func:`coordinator_retention` asks of a cluster (kgroup.kafka.cluster.Cluster has it)."""
-
-    def find_coordinators(self, groups: Iterable[str], brokers: dict[int, Broker]) -> dict[str, CoordinatorLookup]: ...
-
-
-def coordinator_retention(cluster: Coordinators, group: str) -> Retention:
-    """The offset retention settings of ``group``'s coordinator, or Kafka's defaults with the
-    reason (kgroup.offsets_log.expiry.retention_of)."""
-    from kgroup.errors import ClusterError
-
-    try:
-        lookup = cluster.find_coordinators([group], {}).get(group)
-    except ClusterError as e:
-        return Retention(source=f"Kafka's default (the group's coordinator cannot be found: {e.message})")
-    broker = lookup.coordinator if lookup is not None else None
-    return retention_of(cluster, broker.id if broker is not None and broker.id >= 0 else None)
 
 
 def removed_by_retention(deletions: Iterable[Deletion], retention: Retention,

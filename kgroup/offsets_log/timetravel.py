@@ -9,13 +9,16 @@ substitution comes back as a note.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from kgroup.group.broker import Broker
+from kgroup.group.metadata import CoordinatorLookup
 from kgroup.group.model import ClusterMetadata, GroupDescription, GroupState, PartitionOffsets, TopicLayout
 from kgroup.kmsg.states import ASSIGNING, EMPTY, RECONCILING, STABLE
 from kgroup.offsets_log.deletions import Deletions, removed_by_retention
-from kgroup.offsets_log.expiry import Retention
+from kgroup.offsets_log.expiry import BrokerConfigs, Retention
 from kgroup.offsets_log.replay import GroupReplay
 from kgroup.timeutil import format_ms
 from kgroup.group.reconciliation import explain
@@ -30,10 +33,14 @@ class GroupNotInLog(LookupError):
     """The log holds no record of the group at or before that moment."""
 
 
-class Metadata(Protocol):
-    """What :func:`group_at` asks of a live cluster: its topics' partition counts."""
+class Metadata(BrokerConfigs, Protocol):
+    """What :func:`group_at` asks of a live cluster: its topics' partition counts; the group's
+    coordinator and its offset retention settings when an offset was deleted (why: retention or
+    not, kgroup.offsets_log.deletions)."""
 
     def metadata(self) -> ClusterMetadata: ...
+
+    def find_coordinators(self, groups: Iterable[str], brokers: dict[int, Broker]) -> dict[str, CoordinatorLookup]: ...
 
 
 def group_at(group: str, at_ms: int, input_: Path | None, offsets_topic: str, settings: ConnectionSettings | None,
@@ -48,11 +55,10 @@ def group_at(group: str, at_ms: int, input_: Path | None, offsets_topic: str, se
     for e in group_entries(group, input_, offsets_topic, settings, at_ms, progress, warn):
         replay.apply(e)
     retention = Retention(source="Kafka's default (no cluster named)")
-    if cluster is not None and deletions.items:
-        from kgroup.offsets_log.deletions import Coordinators, coordinator_retention
+    if cluster is not None and deletions.items:  # the coordinator's, to tell the deletions' causes
+        from kgroup.lag.collect import coordinator_retention
 
-        retention = (coordinator_retention(cluster, group) if isinstance(cluster, Coordinators)
-                     else Retention(source="Kafka's default (the cluster's settings are not asked)"))
+        retention = coordinator_retention(cluster, group)
     counts = offsets_partitions = None
     if cluster is not None:
         md = cluster.metadata()
@@ -153,5 +159,5 @@ def _expired_note(deletions: Deletions, retention: Retention, replay: GroupRepla
     more = f" (+{len(removed) - MAX_NAMED} more)" if len(removed) > MAX_NAMED else ""
     n = len(removed)
     return [f"{n} committed offset{'s' * (n != 1)} removed by retention before {format_ms(at_ms)}, so not in "
-            f"the snapshot (offsets.retention.minutes {retention.retention_ms / 86_400_000:g} d, "
+            f"the snapshot (offsets.retention.minutes {retention.retention_ms // 60_000}, "
             f"{retention.source}): {named}{more}"]

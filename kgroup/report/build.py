@@ -72,6 +72,7 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
         replay.apply(e)
     replay.finish()
     commits = commits_from_log(found, r.group, r.until_ms, r.topics)
+    retention = offset_retention(r.group, cluster if cluster_named else None)
     lag, unavailable = None, None
     if not commits:
         unavailable = f"the offsets log holds no commit of group {r.group} at or before --until"
@@ -79,7 +80,7 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
         unavailable = ("the lag needs a cluster: the log ends at past moments are asked of it (give -b with "
                        "--input)")
     else:
-        from kgroup.lag.collect import coordinator_retention, ends_for_commits
+        from kgroup.lag.collect import ends_for_commits
         from kgroup.lag.history import document, evaluate
         from kgroup.offsets_log.expiry import group_expiries
 
@@ -89,14 +90,12 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
             warn(line)
         if len(evaluated.problems) > 10:
             warn(f"... and {len(evaluated.problems) - 10} more")
-        retention = coordinator_retention(cluster(), r.group)
         shown = {(p.topic, p.partition) for p in evaluated.partitions}
         expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}
         lag = document(evaluated, False, expiries, retention)  # as lag -o json
     if unavailable:
         warn(f"no lag: {unavailable}")
     now = group_now(r, cluster if cluster_named else None, progress, warn)
-    retention = offset_retention(now, cluster if cluster_named else None)
     source = {"cluster": r.settings.bootstrap if r.settings is not None and cluster_named else None,
               "input": str(r.input) if r.input is not None else None,
               "snapshot": str(r.snapshot) if r.snapshot is not None else None,
@@ -109,15 +108,15 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
                            causes=deletions.causes_json(retention))
 
 
-def offset_retention(now: dict[str, Any] | None, cluster: Callable[[], Cluster] | None) -> Retention:
-    """The offset retention settings the expiries follow: the group's coordinator's (as the group
-    now names it) when a cluster is named, else Kafka's default; the source says which and why."""
-    from kgroup.offsets_log.expiry import Retention, retention_of
+def offset_retention(group: str, cluster: Callable[[], Cluster] | None) -> Retention:
+    """The offset retention settings the expiries and the deletions' causes follow: the group's
+    coordinator's when a cluster is named, else Kafka's default; the source says which and why."""
+    from kgroup.lag.collect import coordinator_retention
+    from kgroup.offsets_log.expiry import Retention
 
     if cluster is None:
         return Retention(source="Kafka's default (no cluster named)")
-    coordinator = now["describe"]["coordinator"] if now is not None else None
-    return retention_of(cluster(), coordinator["id"] if coordinator and coordinator["id"] >= 0 else None)
+    return coordinator_retention(cluster(), group)
 
 
 def live_state(r: ReportRequest, now: dict[str, Any] | None) -> str | None:

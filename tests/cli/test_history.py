@@ -144,8 +144,13 @@ def test_history_from_a_cluster_follows_the_coordinators_retention(monkeypatch):
         def __init__(self, minutes):
             self.minutes = minutes
 
+        def metadata(self):
+            from kgroup.group.metadata import ClusterMetadata
+
+            return ClusterMetadata({2: Broker(2, "b2", 9092)}, {})
+
         def find_coordinators(self, groups, brokers):
-            return {g: CoordinatorLookup(g, Broker(2, "b2", 9092)) for g in groups}
+            return {g: CoordinatorLookup(g, brokers[2]) for g in groups}
 
         def broker_configs(self, broker_id, names):
             if self.minutes is None:

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 from conftest import ROOT
-from reportcase import (COMMIT_TIMES, EMPTIED, EMPTIED_EXPIRES_MS, EMPTIED_WINDOW, HOSTILE, M2, SINCE_MS, T0_LAGS,
-                        T1_LAGS, TOTAL_LAGS, UNTIL_MS, WINDOW, build_log, emptied_log, run, use_fake_cluster,
+from reportcase import (COMMIT_TIMES, EMPTIED, EMPTIED_EXPIRES_MS, EMPTIED_WINDOW, HOSTILE, M2, ONE_MINUTE, SINCE_MS,
+                        T0_LAGS, T1_LAGS, TOTAL_LAGS, UNTIL_MS, WINDOW, build_log, emptied_log, run, use_fake_cluster,
                         write_log)
 from schemas import validate
 
@@ -67,9 +67,10 @@ def test_the_document_is_the_other_commands_documents(files):
                              "now": "snapshot"}
     assert (doc["offsets_partition"], doc["warnings"], doc["incomplete"]) == (
         build_log().records[0].partition, [], False)
-    # the coordinator (broker 1) keeps offsets a minute; the group is Stable and consumes T: none expires
+    # the coordinator (broker 1) reports no retention: Kafka's default; the group is Stable and consumes T
     consumed = "not while the group consumes it"
-    assert doc["expiry"] == {"retention_ms": 60_000, "retention_source": "broker 1", "first_expires_ms": None,
+    assert doc["expiry"] == {"retention_ms": 604_800_000, "first_expires_ms": None,
+                             "retention_source": "Kafka's default (broker 1 does not report offsets.retention.minutes)",
                              "partitions": [{"topic": "T", "partition": 0, "expires_ms": None, "expiry": consumed},
                                             {"topic": "T", "partition": 1, "expires_ms": None, "expiry": consumed}]}
 
@@ -113,7 +114,7 @@ def test_without_a_cluster_the_lag_is_said_to_need_one(files):
 def test_the_moment_the_offsets_expire_is_marked_on_the_lag_charts_time_axis(tmp_path, monkeypatch):
     """Group EMPTIED of tests/reportcase.py: Empty from 20 s, the coordinator keeps offsets a
     minute: T-0's expires at 80 s, inside the window (0 to 100 s)."""
-    use_fake_cluster(monkeypatch)
+    use_fake_cluster(monkeypatch).configs = ONE_MINUTE
     log = write_log(tmp_path / "log.jsonl", emptied_log())
     seed = json.loads((ROOT / "examples" / "seed-g1.json").read_text())
     seed["group"]["group_id"] = EMPTIED  # the group now names its coordinator: broker 1
@@ -126,10 +127,10 @@ def test_the_moment_the_offsets_expire_is_marked_on_the_lag_charts_time_axis(tmp
     doc = json.loads(out)
     validate("report", doc)
     assert (doc["since_ms"], doc["until_ms"]) == (0, 100_000)
-    # 60,000 ms after the group became Empty (20 s): 80,000; 1 minute is 0.000694444 d
+    # 60,000 ms after the group became Empty (20 s): 80,000
     assert doc["expiry"] == {"retention_ms": 60_000, "retention_source": "broker 1", "first_expires_ms": 80_000,
                              "partitions": [{"topic": "T", "partition": 0, "expires_ms": EMPTIED_EXPIRES_MS,
-                                             "expiry": "offsets.retention.minutes (0.000694444 d) after the group "
+                                             "expiry": "offsets.retention.minutes (1 min) after the group "
                                                        "became Empty (1970-01-01T00:00:20.000Z)"}]}
     from kgroup.report.page import EXPIRY_LABEL, figure
 
@@ -160,7 +161,8 @@ def test_the_page_says_when_the_offsets_of_a_consuming_group_expire(files, tmp_p
                          "--out", str(page), "-o", "json")
     assert code == 0, err
     assert "<dt>offset expiry</dt><dd>not while the group consumes them</dd>" in page.read_text()
-    assert "<dt>offset retention</dt><dd>offsets.retention.minutes 1 (1 min), broker 1</dd>" in page.read_text()
+    assert ("<dt>offset retention</dt><dd>offsets.retention.minutes 10080 (7 d), Kafka&#x27;s default (broker 1 "
+            "does not report offsets.retention.minutes)</dd>") in page.read_text()
     assert not [s for s in figure(json.loads(out)).layout.shapes if s.name == EXPIRY_LABEL]
 
 

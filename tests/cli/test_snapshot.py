@@ -46,5 +46,5 @@ def test_snapshot_at_says_which_offsets_retention_removed_before_the_moment(tmp_
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["group"]["offsets"] == {}
     assert ("kgroup: warning: 1 committed offset removed by retention before 2025-11-29T02:59:20.000Z, so not in "
-            "the snapshot (offsets.retention.minutes 7 d, Kafka's default (no cluster named)): Order-0 (expired at "
+            "the snapshot (offsets.retention.minutes 10080, Kafka's default (no cluster named)): Order-0 (expired at "
             "2025-11-29T02:53:20.000Z, removed at 2025-11-29T02:58:20.000Z)\n") in r.stderr

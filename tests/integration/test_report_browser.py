@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 import pytest
 from browser import open_page
 from conftest import ROOT
-from reportcase import (EMPTIED, EMPTIED_EXPIRES_MS, EMPTIED_WINDOW, HOSTILE, M2, WINDOW, build_log, emptied_log, run,
-                        use_fake_cluster, write_log)
+from reportcase import (EMPTIED, EMPTIED_EXPIRES_MS, EMPTIED_WINDOW, HOSTILE, M2, ONE_MINUTE, WINDOW, build_log,
+                        emptied_log, run, use_fake_cluster, write_log)
 
 pytest.importorskip("plotly", reason="the page needs kgroup's report extra")
 
@@ -102,7 +102,7 @@ return {
 
 def test_the_moment_the_offsets_expire_is_a_line_on_the_lag_chart(tmp_path, monkeypatch):
     """Group EMPTIED of tests/reportcase.py: its offset expires at 80 s, inside the window 0 to 100 s."""
-    use_fake_cluster(monkeypatch)
+    use_fake_cluster(monkeypatch).configs = ONE_MINUTE
     log = write_log(tmp_path / "log.jsonl", emptied_log())
     seed = json.loads((ROOT / "examples" / "seed-g1.json").read_text())
     seed["group"]["group_id"] = EMPTIED

@@ -259,40 +259,10 @@ def test_snapshot_at_names_the_offsets_retention_removed_before_the_moment():
     state, notes = state_at(r, at, deletions=d, retention=Retention())
     assert state.offsets["Order"].keys() == {1}
     assert notes[-1] == ("1 committed offset removed by retention before 2025-11-29T03:01:20.000Z, so not in the "
-                         "snapshot (offsets.retention.minutes 7 d, Kafka's default): Order-0 (expired at "
+                         "snapshot (offsets.retention.minutes 10080, Kafka's default): Order-0 (expired at "
                          "2025-11-29T02:53:20.000Z, removed at 2025-11-29T02:58:20.000Z)")
     # before the tombstone, nothing was removed: no note
     r, d = watched(log, until=T + R + MIN)
     _, notes = state_at(r, T + R + MIN, deletions=d)
     assert not any("removed by retention" in n for n in notes)
 
-
-def test_the_retention_is_the_coordinators_or_kafkas_default_with_the_reason():
-    from kgroup.errors import ClusterError
-    from kgroup.group.broker import Broker
-    from kgroup.group.metadata import CoordinatorLookup
-    from kgroup.offsets_log.deletions import coordinator_retention
-
-    class Cluster:
-        def __init__(self, coordinator, fail=None):
-            self.coordinator, self.fail, self.asked = coordinator, fail, []
-
-        def find_coordinators(self, groups, brokers):
-            if self.fail:
-                raise ClusterError(self.fail)
-            return {g: CoordinatorLookup(g, self.coordinator) for g in groups}
-
-        def broker_configs(self, broker_id, names):
-            self.asked.append(broker_id)
-            return {"offsets.retention.minutes": "1440"}
-
-    one = Cluster(Broker(3, "b3", 9092))
-    got = coordinator_retention(one, "G1")
-    assert (got.retention_ms, got.check_interval_ms, got.source, one.asked) == (86_400_000, 600_000, "broker 3", [3])
-    probed = Cluster(Broker(-1, "b3", 9092))  # found by address only: no broker id to ask
-    assert coordinator_retention(probed, "G1").source == "Kafka's default (the group's coordinator is not known)"
-    assert probed.asked == []
-    down = Cluster(None, fail="the cluster cannot be reached")
-    got = coordinator_retention(down, "G1")
-    assert got.is_default and got.retention_ms == R
-    assert got.source == "Kafka's default (the group's coordinator cannot be found: the cluster cannot be reached)"
