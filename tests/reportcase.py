@@ -13,7 +13,14 @@ The window is 0 to 40 s (``--since 200s --until 160s`` with the clock at 200 s):
 - lag of T-0 at its commits 0, 0, 0, 0; of T-1 8, 16, 24, 32 (ends 10, 20, 30, 40); status T-0 OK, T-1
   WARN (never caught up, lag never falling); the group WARN; total lag over time 8, 16, 24, 32;
 - commits per member in 1 s buckets (40 buckets): c1 six (one at 10 s, one at 20 s, two at 30 s,
-  two in the last bucket, 39, for 40 s), M2 two (10 s, 20 s); both rebalances in the window.
+  two in the last bucket, 39, for 40 s), M2 two (10 s, 20 s); both rebalances in the window;
+- offset expiry: the group's coordinator (broker 1) reports no retention setting: Kafka's default;
+  the group is Stable and consumes T: neither offset expires.
+
+Group EMPTIED (:func:`emptied_log`): c1 owns T-0 from 5 s, commits offset 10 at 10 s, leaves at
+20 s (Empty from then: GroupMetadata generation 2 with no member); with a coordinator keeping
+offsets a minute (:data:`ONE_MINUTE`) its offset expires at 20 + 60 = 80 s, inside the window 0 to
+100 s (``--since 200s --until 100s``).
 """
 from __future__ import annotations
 
@@ -94,6 +101,20 @@ def build_log(group: str = HOSTILE) -> Log:
     for k, t in enumerate(COMMIT_TIMES, 1):
         log.commit(group, "T", 0, 10 * k, t)
         log.commit(group, "T", 1, 2 * k, t)
+    return log
+
+
+EMPTIED = "emptied"
+EMPTIED_WINDOW = ["--since", "200s", "--until", "100s"]
+EMPTIED_EXPIRES_MS = 80_000
+ONE_MINUTE = {"offsets.retention.minutes": "1"}  # broker 1's configs for EMPTIED
+
+
+def emptied_log() -> Log:
+    log = Log()
+    log.generation(EMPTIED, 1, 5_000, [{"id": "c1", "topics": ["T"], "assignment": {"T": [0]}}])
+    log.commit(EMPTIED, "T", 0, 10, 10_000)
+    log.generation(EMPTIED, 2, 20_000, [])
     return log
 
 

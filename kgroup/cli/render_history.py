@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 from kgroup.java.jackson import dumps
+from kgroup.offsets_log.deletions import Cause
 from kgroup.offsets_log.replay import GroupReplay, Rebalance
 from kgroup.timeutil import format_ms
 from kgroup.group.assignment import compact
@@ -26,14 +28,23 @@ def _title(r: Rebalance) -> str:
     return printable(", ".join(parts))
 
 
+def _cause(c: Cause | None) -> str:
+    return "cause unknown: not told" if c is None else c.line()
+
+
 # how the tables fit a terminal: the columns left out first come first (docs/commands/history.md)
 HISTORY_FIT = Fit(ids=("MEMBER", "INSTANCE-ID"), drop=("RACK", "INSTANCE-ID", "HOST", "CLIENT-ID"))
 
 
-def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Rebalance]) -> None:
+def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Rebalance],
+           causes: Mapping[tuple[int, int], Cause] | None = None) -> None:
+    """``causes``: why each offset was deleted, by its tombstone's log position
+    (kgroup.offsets_log.deletions); any other's is unknown."""
+    causes = causes or {}
+    as_json = {at: c.to_json() for at, c in causes.items()}
     doc = {"group": group, "type": replay.type, "deleted": replay.deleted,
            "commits_before_first_rebalance": replay.commits_before,
-           "rebalances": [r.to_json() for r in events]}
+           "rebalances": [r.to_json(as_json) for r in events]}
     if fmt == OutputFormat.json:
         sys.stdout.write(dumps(doc) + "\n")
         return
@@ -66,11 +77,14 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
             notes.append(f"still reconciling {when} ({format_ms(r.reconciliation_timestamp or 0)}): "
                          f"{len(r.reconciliation)} member{'s' * (len(r.reconciliation) != 1)}")
             notes.extend("  " + describe_line(m.member_id, m.to_json()) for m in r.reconciliation)
+        after_commits = len(notes)  # a deleted group's block shows only what follows its tombstone
         if r.offsets_deleted:
-            shown = [f"{t}-{p} (tombstone at {at[0]}/{at[1]})" for t, p, at in r.offsets_deleted[:20]]
-            more = f" (+{len(r.offsets_deleted) - 20} more)" if len(r.offsets_deleted) > 20 else ""
             n = len(r.offsets_deleted)
-            notes.append(f"then {n} committed offset{'s' * (n != 1)} deleted: {printable('; '.join(shown))}{more}")
+            notes.append(f"then {n} committed offset{'s' * (n != 1)} deleted:")
+            notes.extend(printable(f"  {t}-{p} (tombstone at {at[0]}/{at[1]}): {_cause(causes.get(at))}")
+                         for t, p, at in r.offsets_deleted[:20])
+            if n > 20:
+                notes.append(f"  (+{n - 20} more)")
         for member_id, problems in sorted(r.problems.items()):
             notes.extend(printable(f"member {member_id}: {p}") for p in problems)
         rows = [[printable(str(v)) if isinstance(v, str) else v for v in
@@ -78,7 +92,7 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
                   compact(m.assignment if r.type == "classic" else m.target_assignment)]]
                 for m in r.members]
         if r.type == "deleted":
-            tables.append(Table([], [], title=_title(r), notes=notes[-1:]))
+            tables.append(Table([], [], title=_title(r), notes=notes[after_commits:] or notes[-1:]))
             continue
         tables.append(Table(["MEMBER", "CLIENT-ID", "HOST", "INSTANCE-ID", "RACK",
                              "ASSIGNMENT" if r.type != "consumer" else "TARGET-ASSIGNMENT"],

@@ -12,6 +12,7 @@ rebalances, is written in kgroup.offsets_log.rebalance.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,7 +72,9 @@ class Rebalance:
     reconciliation_timestamp: int | None = None
     epoch_ended: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, causes: Mapping[tuple[int, int], Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """``causes``: why each offset was deleted, by the tombstone's log position
+        (kgroup.offsets_log.deletions); any other is ``unknown``."""
         return {"timestamp": self.timestamp, "partition": self.position[0], "offset": self.position[1],
                 "type": self.type, "generation": self.generation, "protocol_type": self.protocol_type,
                 "protocol": self.protocol, "leader": self.leader,
@@ -80,12 +83,22 @@ class Rebalance:
                 "commits": self.commits,
                 "last_commits": {t: {str(p): o for p, o in sorted(ps.items())}
                                  for t, ps in sorted(self.last_commits.items())},
-                "offsets_deleted": [{"topic": t, "partition": p, "log_partition": at[0], "log_offset": at[1]}
+                "offsets_deleted": [{"topic": t, "partition": p, "log_partition": at[0], "log_offset": at[1],
+                                     **(causes or {}).get(at, UNKNOWN_CAUSE)}
                                     for t, p, at in self.offsets_deleted],
                 **({"reconciliation": {"timestamp": self.reconciliation_timestamp, "epoch_ended": self.epoch_ended,
                                        "members": [
                     {"member_id": r.member_id, **r.to_json()} for r in self.reconciliation]}}
                    if self.reconciliation is not None else {})}
+
+
+# an offset deletion whose cause was not told (kgroup.offsets_log.deletions tells it where it can)
+UNKNOWN_CAUSE: Mapping[str, Any] = {"cause": "unknown", "expired_ms": None}
+
+# called at each offset-commit tombstone before it applies: the group's replay (its state at that
+# moment), topic, partition, the tombstone's log position and timestamp, and the commit it deletes
+# (None: the records read hold none)
+OffsetDeleted = Callable[["GroupReplay", str, int, tuple[int, int], int, "Commit | None"], None]
 
 
 def moves(before: list[Member], after: list[Member], target: bool = False) -> list[dict[str, Any]]:
@@ -145,6 +158,10 @@ class GroupReplay:
         self.streams_members: set[str] = set()
         self.streams_input_topics: set[str] | None = None  # None: no topology record read
         self.last_timestamp: int | None = None
+        # what watches the offset deletions (kgroup.offsets_log.deletions), and the number of group
+        # records (all but offset commits) applied so far: the group's state changes only with them
+        self.on_offset_deleted: OffsetDeleted | None = None
+        self.group_records = 0
 
     # -- folding ------------------------------------------------------------------
     def apply(self, e: Entry) -> None:
@@ -154,6 +171,8 @@ class GroupReplay:
         ts, pos = e.raw.timestamp, (e.raw.partition, e.raw.offset)
         self.last_timestamp = ts
         t, v = rec.type, rec.value
+        if t not in (0, 1):
+            self.group_records += 1
         if t in (0, 1):
             self._commit(rec.key, v, ts, pos)
         elif t == 2:
@@ -174,6 +193,8 @@ class GroupReplay:
     def _commit(self, key: dict[str, Any], v: dict[str, Any] | None, ts: int, pos: tuple[int, int]) -> None:
         topic, partition = key["topic"], key["partition"]
         if v is None:
+            if self.on_offset_deleted is not None:
+                self.on_offset_deleted(self, topic, partition, pos, ts, self.offsets.get(topic, {}).get(partition))
             self.offsets.get(topic, {}).pop(partition, None)
             if self.rebalances:
                 self.rebalances[-1].offsets_deleted.append((topic, partition, pos))

@@ -9,11 +9,16 @@ substitution comes back as a note.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from kgroup.group.broker import Broker
+from kgroup.group.metadata import CoordinatorLookup
 from kgroup.group.model import ClusterMetadata, GroupDescription, GroupState, PartitionOffsets, TopicLayout
 from kgroup.kmsg.states import ASSIGNING, EMPTY, RECONCILING, STABLE
+from kgroup.offsets_log.deletions import Deletions, removed_by_retention
+from kgroup.offsets_log.expiry import BrokerConfigs, Retention
 from kgroup.offsets_log.replay import GroupReplay
 from kgroup.timeutil import format_ms
 from kgroup.group.reconciliation import explain
@@ -28,10 +33,14 @@ class GroupNotInLog(LookupError):
     """The log holds no record of the group at or before that moment."""
 
 
-class Metadata(Protocol):
-    """What :func:`group_at` asks of a live cluster: its topics' partition counts."""
+class Metadata(BrokerConfigs, Protocol):
+    """What :func:`group_at` asks of a live cluster: its topics' partition counts; the group's
+    coordinator and its offset retention settings when an offset was deleted (why: retention or
+    not, kgroup.offsets_log.deletions)."""
 
     def metadata(self) -> ClusterMetadata: ...
+
+    def find_coordinators(self, groups: Iterable[str], brokers: dict[int, Broker]) -> dict[str, CoordinatorLookup]: ...
 
 
 def group_at(group: str, at_ms: int, input_: Path | None, offsets_topic: str, settings: ConnectionSettings | None,
@@ -42,21 +51,30 @@ def group_at(group: str, at_ms: int, input_: Path | None, offsets_topic: str, se
     from kgroup.offsets_log.read import group_entries
 
     replay = GroupReplay(group)
+    deletions = Deletions(replay)
     for e in group_entries(group, input_, offsets_topic, settings, at_ms, progress, warn):
         replay.apply(e)
+    retention = Retention(source="Kafka's default (no cluster named)")
+    if cluster is not None and deletions.items:  # the coordinator's, to tell the deletions' causes
+        from kgroup.lag.collect import coordinator_retention
+
+        retention = coordinator_retention(cluster, group)
     counts = offsets_partitions = None
     if cluster is not None:
         md = cluster.metadata()
         counts = {name: t.partition_count for name, t in md.topics.items()}
         topic = md.topics.get(offsets_topic)
         offsets_partitions = topic.partition_count if topic else None
-    return state_at(replay, at_ms, counts, offsets_partitions)
+    return state_at(replay, at_ms, counts, offsets_partitions, deletions, retention)
 
 
 def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] | None = None,
-             offsets_partitions: int | None = None) -> tuple[GroupState, list[str]]:
+             offsets_partitions: int | None = None, deletions: Deletions | None = None,
+             retention: Retention | None = None) -> tuple[GroupState, list[str]]:
     """The snapshot of ``replay``'s group (records folded up to ``at_ms``) and notes on what
-    the log could not tell."""
+    the log could not tell; with ``deletions`` (watching the replay from its first record), a note
+    on the committed offsets retention removed before the moment (under ``retention``, Kafka's
+    default if None) and not committed again."""
     replay.finish()
     notes: list[str] = []
     if replay.type is None and not replay.offsets:
@@ -122,5 +140,24 @@ def state_at(replay: GroupReplay, at_ms: int, partition_counts: dict[str, int] |
     if unknown:
         notes.append("partition counts unknown (left out) for subscribed topics: " + ", ".join(unknown))
     notes.append("brokers and the coordinator are not in the offsets log: left out")
+    if deletions is not None:
+        notes.extend(_expired_note(deletions, retention or Retention(), replay, at_ms))
     state = GroupState(desc, topics, [], offsets_partitions, offsets, format_ms(at_ms))
     return state, notes
+
+
+MAX_NAMED = 20  # expired offsets named in the note
+
+
+def _expired_note(deletions: Deletions, retention: Retention, replay: GroupReplay, at_ms: int) -> list[str]:
+    """The note on the offsets retention removed before ``at_ms`` (none: no note)."""
+    removed = removed_by_retention(deletions.items, retention, replay.offsets)
+    if not removed:
+        return []
+    named = "; ".join(f"{d.topic}-{d.partition} (expired at {format_ms(c.expired_ms or 0)}, removed at "
+                      f"{format_ms(d.timestamp)})" for d, c in removed[:MAX_NAMED])
+    more = f" (+{len(removed) - MAX_NAMED} more)" if len(removed) > MAX_NAMED else ""
+    n = len(removed)
+    return [f"{n} committed offset{'s' * (n != 1)} removed by retention before {format_ms(at_ms)}, so not in "
+            f"the snapshot (offsets.retention.minutes {retention.retention_ms // 60_000}, "
+            f"{retention.source}): {named}{more}"]

@@ -16,6 +16,7 @@ from kgroup.offsets_log.selection import Entry
 
 if TYPE_CHECKING:
     from kgroup.group.capture import GroupSource
+    from kgroup.offsets_log.expiry import Retention
     from kgroup.kafka.cluster import Cluster
     from kgroup.kafka.settings import ConnectionSettings
     from kgroup.offsets_log.read import Progress, Warn
@@ -56,8 +57,9 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
     """The report's document. ``cluster()`` makes the cluster to ask (only where one is named);
     ``warnings``: the lines said so far and until the document is made (the page shows them)."""
     from kgroup.lag.history import commits_from_log
+    from kgroup.offsets_log.deletions import Deletions
     from kgroup.offsets_log.replay import GroupReplay
-    from kgroup.report.data import report_document
+    from kgroup.report.data import expiry_document, report_document
 
     r = request
     cluster_named = r.settings is not None and r.settings.bootstrap is not None
@@ -65,10 +67,12 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
     if not found:
         raise UsageError(f"the offsets log holds no record of group {r.group} at or before --until")
     replay = GroupReplay(r.group)
+    deletions = Deletions(replay)
     for e in found:
         replay.apply(e)
     replay.finish()
     commits = commits_from_log(found, r.group, r.until_ms, r.topics)
+    retention = offset_retention(r.group, cluster if cluster_named else None)
     lag, unavailable = None, None
     if not commits:
         unavailable = f"the offsets log holds no commit of group {r.group} at or before --until"
@@ -76,7 +80,7 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
         unavailable = ("the lag needs a cluster: the log ends at past moments are asked of it (give -b with "
                        "--input)")
     else:
-        from kgroup.lag.collect import coordinator_retention, ends_for_commits
+        from kgroup.lag.collect import ends_for_commits
         from kgroup.lag.history import document, evaluate
         from kgroup.offsets_log.expiry import group_expiries
 
@@ -86,7 +90,6 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
             warn(line)
         if len(evaluated.problems) > 10:
             warn(f"... and {len(evaluated.problems) - 10} more")
-        retention = coordinator_retention(cluster(), r.group)
         shown = {(p.topic, p.partition) for p in evaluated.partitions}
         expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}
         lag = document(evaluated, False, expiries, retention)  # as lag -o json
@@ -100,7 +103,32 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
               "now": None if now is None else now["source"]}
     return report_document(group=r.group, since_ms=r.since_ms, until_ms=r.until_ms, generated_ms=r.now_ms,
                            version=version, source=source, lag=lag, lag_unavailable=unavailable, replay=replay,
-                           commits=commits, offsets_partition=found[0].raw.partition, now=now, warnings=warnings)
+                           commits=commits, offsets_partition=found[0].raw.partition, now=now, warnings=warnings,
+                           expiry=expiry_document(replay, retention, live_state(r, now)),
+                           causes=deletions.causes_json(retention))
+
+
+def offset_retention(group: str, cluster: Callable[[], Cluster] | None) -> Retention:
+    """The offset retention settings the expiries and the deletions' causes follow: the group's
+    coordinator's when a cluster is named, else Kafka's default; the source says which and why."""
+    from kgroup.lag.collect import coordinator_retention
+    from kgroup.offsets_log.expiry import Retention
+
+    if cluster is None:
+        return Retention(source="Kafka's default (no cluster named)")
+    return coordinator_retention(cluster(), group)
+
+
+def live_state(r: ReportRequest, now: dict[str, Any] | None) -> str | None:
+    """The group's state at --until as the cluster describes it: only when --until is now and the
+    group now is the cluster's (a rebalance in progress is not in the log), a settled or rebalancing
+    state (None: the log's state counts)."""
+    from kgroup.kmsg.states import EMPTY, REBALANCING, STABLE
+
+    if not r.until_is_now or now is None or now["source"] != "cluster":
+        return None
+    state = now["describe"]["state"]
+    return state if state in (STABLE, EMPTY, *REBALANCING) else None
 
 
 def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progress: Progress,

@@ -9,6 +9,8 @@ can be checked against them:
 - ``history``: ``kgroup history -o json``, its rebalances those in the window;
 - ``now``: the group as ``describe -o json`` and ``offsets -o json`` show it (one group each), from
   the cluster or a snapshot file; null without either;
+- ``expiry``: when Kafka deletes each committed offset under the group's state at the window's end
+  (kgroup.offsets_log.expiry), with the retention used and where it comes from;
 
 and what is drawn from them: ``total_lag`` (the group's lag over time, the sum of the partitions'
 lags as they stood at each commit moment) and ``commit_rate`` (commits per time bucket per member
@@ -22,6 +24,7 @@ from typing import Any
 
 from kgroup.group.assignment import owners_of
 from kgroup.lag.history import Commit
+from kgroup.offsets_log.expiry import Retention, first_expiry, group_expiries
 from kgroup.offsets_log.replay import GroupReplay, Rebalance
 
 TopicPartition = tuple[str, int]
@@ -33,11 +36,24 @@ MAX_BUCKETS = 60
 NO_OWNER = None  # the member of commits to a partition nobody owned (or owned unknown) at that moment
 
 
-def history_document(group: str, replay: GroupReplay, since_ms: int, until_ms: int) -> dict[str, Any]:
-    """``kgroup history -o json``, its rebalances those from ``since_ms`` to ``until_ms``."""
+def history_document(group: str, replay: GroupReplay, since_ms: int, until_ms: int,
+                     causes: Mapping[tuple[int, int], Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """``kgroup history -o json``, its rebalances those from ``since_ms`` to ``until_ms``;
+    ``causes``: why each offset was deleted, by its tombstone's log position
+    (kgroup.offsets_log.deletions)."""
     return {"group": group, "type": replay.type, "deleted": replay.deleted,
             "commits_before_first_rebalance": replay.commits_before,
-            "rebalances": [r.to_json() for r in replay.rebalances if since_ms <= r.timestamp <= until_ms]}
+            "rebalances": [r.to_json(causes) for r in replay.rebalances if since_ms <= r.timestamp <= until_ms]}
+
+
+def expiry_document(replay: GroupReplay, retention: Retention, live_state: str | None = None) -> dict[str, Any]:
+    """When Kafka deletes each committed offset the log holds for the group (``replay``: its records
+    up to the window's end), under ``retention`` and the group's state then (``live_state``: as the
+    cluster describes it, where that is the state then): the earliest moment and each partition's."""
+    got = group_expiries(replay, retention, live_state)
+    return {"retention_ms": retention.retention_ms, "retention_source": retention.source,
+            "first_expires_ms": first_expiry(got),
+            "partitions": [{"topic": t, "partition": p, **e.to_json()} for (t, p), e in sorted(got.items())]}
 
 
 def total_lag(lag: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -108,10 +124,13 @@ def report_document(*, group: str, since_ms: int, until_ms: int, generated_ms: i
                     source: Mapping[str, Any], lag: dict[str, Any] | None, lag_unavailable: str | None,
                     replay: GroupReplay, commits: Mapping[TopicPartition, Sequence[Commit]],
                     offsets_partition: int | None, now: dict[str, Any] | None,
-                    warnings: Sequence[str]) -> dict[str, Any]:
+                    warnings: Sequence[str], expiry: dict[str, Any],
+                    causes: Mapping[tuple[int, int], Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The report's document. ``source``: what was asked of (``cluster``: the bootstrap servers,
     ``input``, ``snapshot``, ``offsets_topic``); ``offsets_partition``: the offsets-log partition
-    the group's records were read from; ``warnings``: every warning the commands printed."""
+    the group's records were read from; ``warnings``: every warning the commands printed;
+    ``expiry``: :func:`expiry_document`;
+    ``causes``: why each offset was deleted (the history's)."""
     incomplete = bool(lag is not None and lag["incomplete"]) or bool(
         now is not None and now.get("offsets") is not None and now["offsets"]["incomplete"])
     return {"kgroup_report": 1, "kgroup_version": version, "generated_ms": generated_ms, "group": group,
@@ -119,6 +138,7 @@ def report_document(*, group: str, since_ms: int, until_ms: int, generated_ms: i
             "offsets_partition": offsets_partition,
             "lag": lag, "lag_unavailable": lag_unavailable,
             "total_lag": total_lag(lag) if lag is not None else [],
-            "history": history_document(group, replay, since_ms, until_ms),
+            "history": history_document(group, replay, since_ms, until_ms, causes),
+            "expiry": expiry,
             "commit_rate": commit_rate(commits, replay.rebalances, since_ms, until_ms),
             "now": now, "warnings": list(warnings), "incomplete": incomplete}

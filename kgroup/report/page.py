@@ -1,8 +1,9 @@
 """The incident report page of one group, drawn from its document (kgroup.report.data) with plotly.
 
 One figure, three rows on one time axis: lag over time (the group's total and the partitions with
-the most lag, each commit a marker), the rebalances (one marker per generation or KIP-848 epoch,
-at its member count), and commits per time bucket per member. Then the tables: status per
+the most lag, each commit a marker; a vertical line, ``offsets expire``, at the moment the group's
+first committed offset expires when that is in the window), the rebalances (one marker per
+generation or KIP-848 epoch, at its member count), and commits per time bucket per member. Then the tables: status per
 partition as ``lag`` computes it, the rebalances, the group now (``describe``/``offsets``), and the
 document itself embedded as JSON (id ``kgroup-report-data``).
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from kgroup.group.assignment import compact
 from kgroup.group.broker import Broker
+from kgroup.offsets_log.expiry import NOT_WHILE_CONSUMED
 from kgroup.output.render import duration
 from kgroup.report.html import Charts, chart_text, chart_time, embed_json, esc, facts, frame, table
 from kgroup.timeutil import moment
@@ -25,6 +27,7 @@ MAX_MEMBER_BARS = 10
 MAX_ROWS = 1000
 MAX_NAMES = 10
 DATA_ID = "kgroup-report-data"
+EXPIRY_LABEL = "offsets expire"
 CHART_ID = "kgroup-report-chart"
 
 
@@ -103,6 +106,14 @@ def figure(doc: dict[str, Any]) -> Any:
         fig.add_trace(go.Bar(x=centres, y=s["counts"], base=list(base), name=name, width=rate["bucket_ms"] * 0.9,
                              hovertemplate="%{y} commits<extra>" + name + "</extra>", meta="commits"), row=3, col=1)
         base = [b + n for b, n in zip(base, s["counts"])]
+    first = doc["expiry"]["first_expires_ms"]
+    if first is not None and doc["since_ms"] <= first <= doc["until_ms"]:
+        at = chart_time(first)  # on the lag chart's axes: its x, the whole height of its y
+        fig.add_shape(type="line", xref="x", yref="y domain", x0=at, x1=at, y0=0, y1=1, name=EXPIRY_LABEL,
+                      line={"color": "#8a4b00", "width": 2, "dash": "dash"})
+        fig.add_annotation(x=at, xref="x", y=1, yref="y domain", text=EXPIRY_LABEL, showarrow=False,
+                           xanchor="left", yanchor="top", font={"color": "#8a4b00"},
+                           hovertext=chart_text(f"committed offsets expire at {moment(first)}"))
     if rebalances:
         fig.update_yaxes(range=[0, max(len(r["members"]) for r in rebalances) * 1.25 + 1], row=2, col=1)
     fig.update_layout(barmode="overlay", height=860, margin={"l": 60, "r": 20, "t": 40, "b": 40},
@@ -124,6 +135,8 @@ def _header(doc: dict[str, Any]) -> str:
         ("snapshot", src.get("snapshot")) if src.get("snapshot") else ("group now from", src.get("now")),
         ("status", lag["status"] if lag else None),
         ("total lag now", lag["total_lag"] if lag else None),
+        ("offset expiry", expiry_fact(doc["expiry"])),
+        ("offset retention", retention_fact(doc["expiry"])),
         ("generated", moment(doc["generated_ms"])),
         ("by", f"kgroup {doc['kgroup_version']}"),
     ])]
@@ -134,6 +147,30 @@ def _header(doc: dict[str, Any]) -> str:
         parts.append('<div class="warnings"><h3>Warnings</h3><ul>'
                      + "".join(f"<li>{esc(w)}</li>" for w in doc["warnings"]) + "</ul></div>")
     return "\n".join(parts)
+
+
+def retention_fact(expiry: dict[str, Any]) -> str:
+    """offsets.retention.minutes as the page's facts say it, with where it comes from."""
+    minutes = expiry["retention_ms"] / 60_000
+    scaled = next(f"{minutes / n:g} {unit}" for n, unit in ((1440, "d"), (60, "h"), (1, "min"))
+                  if minutes % n == 0 or n == 1)
+    return f"offsets.retention.minutes {minutes:g} ({scaled}), {expiry['retention_source']}"
+
+
+def expiry_fact(expiry: dict[str, Any]) -> str:
+    """When the group's committed offsets expire, as the page's facts say it."""
+    first = expiry["first_expires_ms"]
+    parts = expiry["partitions"]
+    if first is not None:
+        going = [f"{p['topic']}-{p['partition']}" for p in parts if p["expires_ms"] == first]
+        why: str = next(p["expiry"] for p in parts if p["expires_ms"] == first)
+        return f"committed offsets expire at {moment(first)}: {_names(going)} first ({why})"
+    if not parts:
+        return "no committed offset in the log"
+    reasons = sorted({p["expiry"] for p in parts})
+    if reasons == [NOT_WHILE_CONSUMED]:
+        return "not while the group consumes them"
+    return "not under the group's state at the window's end: " + "; ".join(reasons)
 
 
 def _lag_tables(doc: dict[str, Any]) -> str:

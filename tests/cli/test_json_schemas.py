@@ -81,6 +81,8 @@ def test_a_snapshot_rebuilt_from_the_log_matches_the_snapshot_schema():
     ("vote", ["vote", "-m", "a=range"], lambda d: d.update(selected=3)),
     ("history", ["history", "G1", "--input", str(ROOT / "examples" / "offsets-log-g1.jsonl")],
      lambda d: d["rebalances"][0]["members"][0].update(protocol="range")),
+    ("history", ["history", "G1", "--input", str(ROOT / "examples" / "offsets-log-g1.jsonl")],
+     lambda d: d["rebalances"][2]["offsets_deleted"][0].update(cause="expired")),
 ])
 def test_a_changed_shape_fails_the_schema(schema, args, mutate):
     doc = _json(*args)

@@ -10,8 +10,9 @@ import sys
 
 import pytest
 from conftest import ROOT
-from reportcase import (COMMIT_TIMES, HOSTILE, M2, SINCE_MS, T0_LAGS, T1_LAGS, TOTAL_LAGS, UNTIL_MS, WINDOW,
-                        build_log, run, use_fake_cluster, write_log)
+from reportcase import (COMMIT_TIMES, EMPTIED, EMPTIED_EXPIRES_MS, EMPTIED_WINDOW, HOSTILE, M2, ONE_MINUTE, SINCE_MS,
+                        T0_LAGS, T1_LAGS, TOTAL_LAGS, UNTIL_MS, WINDOW, build_log, emptied_log, run, use_fake_cluster,
+                        write_log)
 from schemas import validate
 
 
@@ -66,6 +67,12 @@ def test_the_document_is_the_other_commands_documents(files):
                              "now": "snapshot"}
     assert (doc["offsets_partition"], doc["warnings"], doc["incomplete"]) == (
         build_log().records[0].partition, [], False)
+    # the coordinator (broker 1) reports no retention: Kafka's default; the group is Stable and consumes T
+    consumed = "not while the group consumes it"
+    assert doc["expiry"] == {"retention_ms": 604_800_000, "first_expires_ms": None,
+                             "retention_source": "Kafka's default (broker 1 does not report offsets.retention.minutes)",
+                             "partitions": [{"topic": "T", "partition": 0, "expires_ms": None, "expiry": consumed},
+                                            {"topic": "T", "partition": 1, "expires_ms": None, "expiry": consumed}]}
 
 
 def test_the_page_embeds_the_document_and_escapes_every_string(files, tmp_path):
@@ -99,6 +106,64 @@ def test_without_a_cluster_the_lag_is_said_to_need_one(files):
     assert err == f"kgroup: warning: no lag: {message}\n"
     assert doc["warnings"] == [f"no lag: {message}"]
     assert len(doc["history"]["rebalances"]) == 2 and doc["commit_rate"]["series"][0]["commits"] == 6
+    expiry = doc["expiry"]
+    assert (expiry["retention_ms"], expiry["retention_source"], expiry["first_expires_ms"]) == (
+        604_800_000, "Kafka's default (no cluster named)", None)
+
+
+def test_the_moment_the_offsets_expire_is_marked_on_the_lag_charts_time_axis(tmp_path, monkeypatch):
+    """Group EMPTIED of tests/reportcase.py: Empty from 20 s, the coordinator keeps offsets a
+    minute: T-0's expires at 80 s, inside the window (0 to 100 s)."""
+    use_fake_cluster(monkeypatch).configs = ONE_MINUTE
+    log = write_log(tmp_path / "log.jsonl", emptied_log())
+    seed = json.loads((ROOT / "examples" / "seed-g1.json").read_text())
+    seed["group"]["group_id"] = EMPTIED  # the group now names its coordinator: broker 1
+    snapshot = tmp_path / "now.json"
+    snapshot.write_text(json.dumps(seed))
+    page = tmp_path / "emptied.html"
+    code, out, err = run("report", EMPTIED, "-b", "x:1", "--input", str(log), "--snapshot", str(snapshot),
+                         *EMPTIED_WINDOW, "--out", str(page), "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    validate("report", doc)
+    assert (doc["since_ms"], doc["until_ms"]) == (0, 100_000)
+    # 60,000 ms after the group became Empty (20 s): 80,000
+    assert doc["expiry"] == {"retention_ms": 60_000, "retention_source": "broker 1", "first_expires_ms": 80_000,
+                             "partitions": [{"topic": "T", "partition": 0, "expires_ms": EMPTIED_EXPIRES_MS,
+                                             "expiry": "offsets.retention.minutes (1 min) after the group "
+                                                       "became Empty (1970-01-01T00:00:20.000Z)"}]}
+    from kgroup.report.page import EXPIRY_LABEL, figure
+
+    fig = figure(doc)
+    (line,) = [s for s in fig.layout.shapes if s.name == EXPIRY_LABEL]
+    assert (line.x0, line.x1, line.xref, line.yref, line.y0, line.y1) == (
+        "1970-01-01 00:01:20.000", "1970-01-01 00:01:20.000", "x", "y domain", 0, 1)
+    (label,) = [a for a in fig.layout.annotations if a.text == EXPIRY_LABEL]
+    assert (label.x, label.xref) == ("1970-01-01 00:01:20.000", "x")
+    text = page.read_text()
+    assert "committed offsets expire at 1970-01-01T00:01:20.000Z: T-0 first" in text
+    assert '"name":"offsets expire"' in text.replace(": ", ":")
+    # the window 0 to 40 s ends before 80 s: no line; the facts say when
+    code, out, _ = run("report", EMPTIED, "-b", "x:1", "--input", str(log), "--snapshot", str(snapshot), *WINDOW,
+                       "-o", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["expiry"]["first_expires_ms"] == 80_000
+    assert not [s for s in figure(doc).layout.shapes if s.name == EXPIRY_LABEL]
+
+
+def test_the_page_says_when_the_offsets_of_a_consuming_group_expire(files, tmp_path):
+    from kgroup.report.page import EXPIRY_LABEL, figure
+
+    log, snapshot = files
+    page = tmp_path / "incident.html"
+    code, out, err = run("report", HOSTILE, "-b", "x:1", "--input", str(log), "--snapshot", str(snapshot), *WINDOW,
+                         "--out", str(page), "-o", "json")
+    assert code == 0, err
+    assert "<dt>offset expiry</dt><dd>not while the group consumes them</dd>" in page.read_text()
+    assert ("<dt>offset retention</dt><dd>offsets.retention.minutes 10080 (7 d), Kafka&#x27;s default (broker 1 "
+            "does not report offsets.retention.minutes)</dd>") in page.read_text()
+    assert not [s for s in figure(json.loads(out)).layout.shapes if s.name == EXPIRY_LABEL]
 
 
 def test_the_page_needs_the_report_extra(files, tmp_path, monkeypatch):

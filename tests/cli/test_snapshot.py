@@ -28,3 +28,23 @@ def test_snapshot_at_then_whatif_on_the_past(logfile, tmp_path):
 def test_snapshot_input_without_at_is_a_usage_error(logfile):
     r = run_kgroup("snapshot", "G1", "--input", str(logfile))
     assert r.returncode == 2 and "--input needs --at" in r.stderr
+
+
+def test_snapshot_at_says_which_offsets_retention_removed_before_the_moment(tmp_path):
+    """G1 empties at T (tests/unit/test_replay.py's emptied_group); Order-0's tombstone 5 min after
+    T + R (R: Kafka's default retention, 7 days) is retention, expired at T + R."""
+    from unit.test_replay import R, emptied_group
+
+    from kgroup.offsets_log.raw import write_jsonl
+
+    log = emptied_group()
+    log.delete_commit("G1", "Order", 0, T + R + 5 * MIN)
+    path = tmp_path / "expired.jsonl"
+    with open(path, "w") as f:
+        write_jsonl(log.records, f)
+    r = run_kgroup("snapshot", "G1", "--at", str(T + R + 6 * MIN), "--input", str(path))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["group"]["offsets"] == {}
+    assert ("kgroup: warning: 1 committed offset removed by retention before 2025-11-29T02:59:20.000Z, so not in "
+            "the snapshot (offsets.retention.minutes 10080, Kafka's default (no cluster named)): Order-0 (expired at "
+            "2025-11-29T02:53:20.000Z, removed at 2025-11-29T02:58:20.000Z)\n") in r.stderr

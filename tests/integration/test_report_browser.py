@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 import pytest
 from browser import open_page
 from conftest import ROOT
-from reportcase import HOSTILE, M2, WINDOW, build_log, run, use_fake_cluster, write_log
+from reportcase import (EMPTIED, EMPTIED_EXPIRES_MS, EMPTIED_WINDOW, HOSTILE, M2, ONE_MINUTE, WINDOW, build_log,
+                        emptied_log, run, use_fake_cluster, write_log)
 
 pytest.importorskip("plotly", reason="the page needs kgroup's report extra")
 
@@ -87,3 +88,33 @@ def test_the_report_page_in_chromium(tmp_path, monkeypatch):
         assert page.js("return document.querySelectorAll('img').length") == 0
         assert M2 in page.js("return document.body.innerText")
     assert shot.stat().st_size > 10_000
+
+
+EXPIRY = """
+const gd = document.getElementById('kgroup-report-chart');
+return {
+  shapes: (gd.layout.shapes || []).map(s => ({name: s.name, x0: s.x0, x1: s.x1, yref: s.yref})),
+  drawn: Array.from(gd.querySelectorAll('.shapelayer path')).length,
+  labels: Array.from(gd.querySelectorAll('.annotation-text')).map(t => t.textContent),
+};
+"""
+
+
+def test_the_moment_the_offsets_expire_is_a_line_on_the_lag_chart(tmp_path, monkeypatch):
+    """Group EMPTIED of tests/reportcase.py: its offset expires at 80 s, inside the window 0 to 100 s."""
+    use_fake_cluster(monkeypatch).configs = ONE_MINUTE
+    log = write_log(tmp_path / "log.jsonl", emptied_log())
+    seed = json.loads((ROOT / "examples" / "seed-g1.json").read_text())
+    seed["group"]["group_id"] = EMPTIED
+    snapshot = tmp_path / "now.json"
+    snapshot.write_text(json.dumps(seed))
+    page_file = tmp_path / "emptied.html"
+    code, _, err = run("report", EMPTIED, "-b", "x:1", "--input", str(log), "--snapshot", str(snapshot),
+                       *EMPTIED_WINDOW, "--out", str(page_file))
+    assert code == 0, err
+    with open_page(page_file, tmp_path / "emptied.png") as page:
+        assert page.errors == [] and page.requested == [page_file.resolve().as_uri()]
+        drawn = page.js(EXPIRY)
+        (line,) = [s for s in drawn["shapes"] if s["name"] == "offsets expire"]
+        assert ms(line["x0"]) == ms(line["x1"]) == EMPTIED_EXPIRES_MS and line["yref"] == "y domain"
+        assert drawn["drawn"] >= 1 and "offsets expire" in drawn["labels"]

@@ -145,3 +145,124 @@ def test_kip848_topic_ids_without_names_are_said():
     state, notes = state_at(r, T + 3 * MIN)
     assert state.group.members[0].assignment == {"AAAAAAAAAAAAAAAAAAAAAQ": [0, 1, 2, 3]}
     assert any("topic id(s) have no name in the log" in n for n in notes)
+
+
+# -- why an offset was deleted (kgroup.offsets_log.deletions), under Kafka's default retention ------
+
+R = 7 * 24 * 60 * MIN  # offsets.retention.minutes = 10080: 604,800,000 ms
+
+
+def watched(log: Log, group: str = "G1", until: int | None = None):
+    from kgroup.offsets_log.deletions import Deletions
+
+    r = GroupReplay(group)
+    d = Deletions(r)
+    for raw in log.records:
+        if until is None or raw.timestamp <= until:
+            r.apply(Entry(raw, decode(raw.key, raw.value)))
+    r.finish()
+    return r, d
+
+
+def emptied_group() -> Log:
+    """G1: c1 consumes Order-0 (commit at T - 1 min), leaves at T: the group is Empty from T
+    (GroupMetadata generation 2, no member, currentStateTimestamp T)."""
+    log = Log(partitions=50)
+    log.generation("G1", 1, T - 2 * MIN, [member(1, {"Order": [0]})])
+    log.commit("G1", "Order", 0, 100, T - MIN)
+    log.generation("G1", 2, T, [])
+    return log
+
+
+def test_a_tombstone_after_the_expiry_of_an_emptied_classic_group_is_retention():
+    from kgroup.offsets_log.deletions import Deletions
+    from kgroup.offsets_log.expiry import Retention
+
+    log = emptied_group()
+    log.delete_commit("G1", "Order", 0, T + R + 5 * MIN)  # the check 5 min after the moment
+    # c1 comes back after: the state that counts is the group's just before the tombstone (Empty)
+    log.generation("G1", 3, T + R + 6 * MIN, [member(1, {"Order": [0]})])
+    r, d = watched(log)
+    assert isinstance(d, Deletions) and len(d.items) == 1
+    (c,) = d.causes(Retention()).values()
+    # base: when the group became Empty (T), not the commit (T - 1 min): T + 604,800,000
+    assert (c.cause, c.expired_ms) == ("retention", T + R) == ("retention", 1_764_384_800_000)
+    assert c.line() == ("removed by retention: expired at 2025-11-29T02:53:20.000Z (offsets.retention.minutes "
+                        "(7 d) after the group became Empty (2025-11-22T02:53:20.000Z))")
+    (entry,) = r.rebalances[1].to_json(d.causes_json(Retention()))["offsets_deleted"]
+    assert entry == {"topic": "Order", "partition": 0, "log_partition": entry["log_partition"],
+                     "log_offset": 3, "cause": "retention", "expired_ms": 1_764_384_800_000}
+
+
+def test_a_tombstone_at_the_moment_itself_is_retention_and_one_ms_before_is_not():
+    from kgroup.offsets_log.expiry import Retention
+
+    for at, cause in ((T + R, "retention"), (T + R - 1, "deleted")):
+        log = emptied_group()
+        log.delete_commit("G1", "Order", 0, at)
+        _, d = watched(log)
+        (c,) = d.causes(Retention()).values()
+        assert c.cause == cause, at
+
+
+def test_a_tombstone_an_hour_after_the_group_emptied_is_a_deletion():
+    from kgroup.offsets_log.expiry import Retention
+
+    log = emptied_group()
+    log.delete_commit("G1", "Order", 0, T + 60 * MIN)  # an admin's DeleteConsumerGroupOffsets
+    _, d = watched(log)
+    (c,) = d.causes(Retention()).values()
+    assert (c.cause, c.expired_ms) == ("deleted", None)
+    assert c.why == "before it would have expired, at 2025-11-29T02:53:20.000Z"  # T + R
+    # with a retention of 30 min (a broker's), the same tombstone comes after the moment (T + 30 min)
+    (c,) = d.causes(Retention(30 * MIN, 600_000, "broker 1")).values()
+    assert (c.cause, c.expired_ms) == ("retention", T + 30 * MIN)
+
+
+def test_a_stable_groups_subscribed_topic_is_never_expired_so_its_tombstone_is_a_deletion():
+    from kgroup.offsets_log.expiry import Retention
+
+    log = Log(partitions=50)
+    log.generation("G1", 1, T, [member(1, {"Order": [0]})])  # Stable, c1 subscribed to Order
+    log.commit("G1", "Order", 0, 100, T + 1000)
+    log.commit("G1", "Gone", 0, 7, T + 2000)  # a topic no member subscribes to
+    log.delete_commit("G1", "Order", 0, T + 2 * R)  # long after: still not expired (consumed)
+    log.delete_commit("G1", "Gone", 0, T + 2 * R)
+    log.delete_commit("G1", "Never", 0, T + 2 * R)  # no commit of it read: cannot tell
+    r, d = watched(log)
+    causes = d.causes(Retention())
+    order, gone, never = (causes[at] for _, _, at in r.rebalances[0].offsets_deleted)
+    assert (order.cause, order.expired_ms) == ("deleted", None)
+    assert order.why == "Kafka would not expire it then (not while the group consumes it)"
+    assert (gone.cause, gone.expired_ms) == ("retention", T + 2000 + R)  # its last commit + R
+    assert (never.cause, never.expired_ms) == ("unknown", None)
+    # the facts are taken once for the three tombstones (no group record between them)
+    assert d.items[0].facts is d.items[2].facts
+
+
+def test_without_causes_every_deletion_is_unknown_in_json():
+    r = replay(scenario())
+    (entry,) = r.rebalances[2].to_json()["offsets_deleted"]
+    assert (entry["cause"], entry["expired_ms"]) == ("unknown", None)
+
+
+def test_snapshot_at_names_the_offsets_retention_removed_before_the_moment():
+    from kgroup.offsets_log.expiry import Retention
+
+    log = emptied_group()
+    log.commit("G1", "Order", 1, 5, T - MIN)
+    log.delete_commit("G1", "Order", 0, T + R + 5 * MIN)  # retention
+    log.delete_commit("G1", "Order", 1, T + R + 5 * MIN)  # retention, then committed again
+    log.commit("G1", "Order", 1, 6, T + R + 7 * MIN)
+    at = T + R + 8 * MIN
+    r, d = watched(log, until=at)
+    state, notes = state_at(r, at, deletions=d, retention=Retention())
+    assert state.offsets["Order"].keys() == {1}
+    assert notes[-1] == ("1 committed offset removed by retention before 2025-11-29T03:01:20.000Z, so not in the "
+                         "snapshot (offsets.retention.minutes 10080, Kafka's default): Order-0 (expired at "
+                         "2025-11-29T02:53:20.000Z, removed at 2025-11-29T02:58:20.000Z)")
+    # before the tombstone, nothing was removed: no note
+    r, d = watched(log, until=T + R + MIN)
+    _, notes = state_at(r, T + R + MIN, deletions=d)
+    assert not any("removed by retention" in n for n in notes)
+

@@ -85,3 +85,32 @@ def test_escaping():
     assert "</script>" not in block[:-len("</script>")] and "<script>" not in block.split(">", 1)[1]
     assert json.loads(block.split(">", 1)[1].rsplit("<", 1)[0]) == {"g": hostile + "\u2028"}
     assert chart_time(5_000) == "1970-01-01 00:00:05.000"  # not the year 5000
+
+
+def test_the_retention_fact_names_the_largest_whole_unit():
+    from kgroup.report.page import retention_fact
+
+    def fact(ms):
+        return retention_fact({"retention_ms": ms, "retention_source": "broker 1"})
+
+    assert fact(604_800_000) == "offsets.retention.minutes 10080 (7 d), broker 1"
+    assert fact(7_200_000) == "offsets.retention.minutes 120 (2 h), broker 1"
+    assert fact(5_400_000) == "offsets.retention.minutes 90 (90 min), broker 1"
+
+
+def test_the_expiry_fact():
+    from kgroup.report.page import expiry_fact
+
+    def part(p, ms, why):
+        return {"topic": "T", "partition": p, "expires_ms": ms, "expiry": why}
+
+    assert expiry_fact({"first_expires_ms": 80_000, "partitions": [part(0, 90_000, "b"), part(1, 80_000, "a"),
+                                                                    part(2, 80_000, "a")]}) == \
+        "committed offsets expire at 1970-01-01T00:01:20.000Z: T-1, T-2 first (a)"
+    consumed = "not while the group consumes it"
+    assert expiry_fact({"first_expires_ms": None, "partitions": [part(0, None, consumed)]}) == \
+        "not while the group consumes them"
+    assert expiry_fact({"first_expires_ms": None, "partitions": [part(0, None, consumed),
+                                                                 part(1, None, "not while the group is Dead")]}) == \
+        "not under the group's state at the window's end: not while the group consumes it; not while the group is Dead"
+    assert expiry_fact({"first_expires_ms": None, "partitions": []}) == "no committed offset in the log"
