@@ -20,16 +20,22 @@ UNKNOWN = "?"
 Series = Sequence[tuple[int, int | None]]  # (time ms, value or None: unknown), in time order
 
 
+def slot_ends(start_ms: int, end_ms: int, width: int = WIDTH) -> list[int]:
+    """Where each of ``width`` equal slots of [start_ms, end_ms] ends (the last at ``end_ms``, if later):
+    the moments at which kgroup.lag.history asks the log end after a partition's last commit, so
+    that a consumer that stopped shows its lag growing slot by slot."""
+    span = max(1, end_ms - start_ms)
+    return [start_ms + span * (k + 1) // width for k in range(width)]
+
+
 def slots(series: Series, start_ms: int, end_ms: int, width: int = WIDTH) -> list[int | None | str]:
     """The value of each of ``width`` equal slots of [start_ms, end_ms]: the highest value in
     the slot, else the last value before it; ``UNKNOWN`` where an unknown value stands; ``""``
     before the first value."""
     out: list[int | None | str] = []
-    span = max(1, end_ms - start_ms)
     index = 0
     current: int | None | str = ""
-    for k in range(width):
-        slot_end = start_ms + span * (k + 1) // width
+    for k, slot_end in enumerate(slot_ends(start_ms, end_ms, width)):
         best: int | None | str = None
         while index < len(series) and (series[index][0] <= slot_end or k == width - 1):
             value = series[index][1]

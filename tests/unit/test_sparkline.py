@@ -30,3 +30,9 @@ def test_draw_scales_from_zero_to_the_highest_value():
     assert sparkline.draw([0, 1, 7, 14, "", "?"]) == "▁▂▅█·?"
     assert sparkline.draw([0, 0]) == "▁▁"
     assert sparkline.draw(["", 0, 3], sparkline.ASCII_BLOCKS, sparkline.ASCII_BLANK) == "._@"
+
+
+def test_slot_ends_are_where_the_slots_end():
+    # 40 ms in 8 slots of 5 ms; 10 ms in 4 slots: 2.5 ms each, floored
+    assert sparkline.slot_ends(0, 40, 8) == [5, 10, 15, 20, 25, 30, 35, 40]
+    assert sparkline.slot_ends(100, 110, 4) == [102, 105, 107, 110]
