@@ -23,6 +23,8 @@ SAMPLES = 10  # ... and keeps the last 10
 
 OK, WARN, STOP, STALL, REWIND = "OK", "WARN", "STOP", "STALL", "REWIND"
 PARTITION_STATUSES = (OK, WARN, STOP, STALL, REWIND)
+# ``lag --watch`` only: too few samples yet for the rules (:func:`warming_up`); never a problem
+WARMING_UP = "WARMING UP"
 ERR = "ERR"
 GROUP_STATUSES = (OK, WARN, ERR)
 
@@ -110,8 +112,17 @@ def partition_status(offsets: Sequence[Sample], log_ends: Iterable[int], current
     return OK
 
 
+def warming_up(window_commits: int, samples: int) -> bool:
+    """Has a watched partition too little yet for the rules? Its window holds fewer than
+    :data:`WINDOW` commits and the watch has taken fewer than :data:`SAMPLES` samples (the log-end
+    polls Burrow keeps). With one sample, a consumer that commits at every poll has one commit:
+    its offsets look stalled and its window spans nothing, and the rules would call it STALL."""
+    return window_commits < WINDOW and samples < SAMPLES
+
+
 def group_status(statuses: Iterable[str]) -> str:
-    """ERR when a partition is STOP, STALL or REWIND; else WARN when one is WARN; else OK."""
+    """ERR when a partition is STOP, STALL or REWIND; else WARN when one is WARN; else OK (a
+    partition WARMING UP counts for nothing)."""
     seen = set(statuses)
     if seen & {STOP, STALL, REWIND}:
         return ERR

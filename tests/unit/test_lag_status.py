@@ -120,3 +120,11 @@ def test_group_status():
     assert ls.group_status([WARN, STALL]) == "ERR"
     assert ls.group_status([OK, REWIND]) == "ERR"
     assert ls.group_status([]) == OK
+
+
+def test_warming_up_until_a_full_window_or_the_samples_burrow_keeps():
+    # fewer than 10 commits in the window and fewer than 10 samples: too little for the rules
+    assert ls.warming_up(1, 1) and ls.warming_up(9, 9)
+    assert not ls.warming_up(10, 1)  # a full window (from the offsets log)
+    assert not ls.warming_up(1, 10)  # ten samples: the polls Burrow keeps
+    assert ls.WARMING_UP == "WARMING UP" and ls.group_status([ls.WARMING_UP, OK]) == OK
