@@ -6,8 +6,8 @@ Pure. The steps, each a function:
 
 1. :func:`commits_from_log`: the group's commits per partition, in log order, up to ``until``.
 2. :func:`moments`: the moments whose log end is needed (commit moments in the window with the
-   newest commit before it, the commits of the status window, and the log-end poll moments
-   after the last commit).
+   newest commit before it, the commits of the status window, and, after the last commit, the
+   log-end poll moments and the ends of the sparkline's slots).
 3. the cluster answers them (kgroup.lag.ends), or a live sampler does (``lag --watch``);
 4. :func:`evaluate`: points, lags, statuses, rates and catch-up time, as a :class:`LagReport`.
 
@@ -22,8 +22,14 @@ from typing import Any, NamedTuple
 
 from kgroup.lag import status as lag_status
 from kgroup.lag.status import Sample
+from kgroup.output.sparkline import slot_ends
 
 TopicPartition = tuple[str, int]
+
+RECENT_INTERVALS = 3  # the catch-up's rates: over the last 3 intervals of the status window
+CAUGHT_UP, CAUGHT_UP_AT_LAST_COMMIT, CATCHING_UP, NOT_CATCHING_UP = (
+    "caught up", "caught up at last commit", "catching up", "not catching up")
+NO_CATCH_UP = (lag_status.STOP, lag_status.STALL, lag_status.REWIND)  # a consumer not moving: no estimate
 
 
 class Commit(NamedTuple):
@@ -51,12 +57,16 @@ class PartitionLag(NamedTuple):
     lag: int | None  # at --until
     end: int | None  # the log end at --until
     committed: int  # the last committed offset at or before --until
-    consume_per_s: float | None
+    consume_per_s: float | None  # over the last RECENT_INTERVALS intervals of the status window
     produce_per_s: float | None
-    eta_s: float | None  # when the lag will be 0 at these rates; None: not catching up or unknown
+    eta_s: float | None  # when the lag will be 0 at these rates; None: no estimate (catch_up says why)
     catching_up: bool | None  # None: the rates are unknown
     points: list[Point]
     problems: list[str]  # why something of this partition is unknown
+    catch_up: str | None = None  # the words of :func:`catch_up`; None: unknown
+    time_lag_ms: int | None = None  # --time-lag: at --until, the age of the first record not consumed
+    # the lag at the moments after the last commit whose log end was asked (None: unknown), in time order
+    after_last: tuple[tuple[int, int | None], ...] = ()
 
 
 class LagReport(NamedTuple):
@@ -66,6 +76,7 @@ class LagReport(NamedTuple):
     since_ms: int
     until_ms: int
     partitions: list[PartitionLag]
+    drawn_from_ms: int | None = None  # where the sparklines start (--watch: the watched period); None: since_ms
 
     @property
     def problems(self) -> list[str]:
@@ -147,15 +158,25 @@ def tail_start(times: Sequence[int]) -> int:
     return 0
 
 
+def after_last_moments(last_ms: int, since_ms: int, until_ms: int) -> list[int]:
+    """The moments after a partition's last commit (at ``last_ms``) and before --until where its
+    lag is drawn: the ends of the sparkline's slots over [since, until] and Burrow's log-end polls."""
+    slots = slot_ends(since_ms, until_ms) if until_ms > since_ms else []
+    return sorted({t for t in (*slots, *lag_status.sample_moments(until_ms, last_ms)) if last_ms < t < until_ms})
+
+
 def moments(commits: Mapping[TopicPartition, list[Commit]], since_ms: int, until_ms: int,
             until_is_now: bool = False) -> dict[TopicPartition, list[int]]:
     """Every moment whose log end :func:`evaluate` needs, per partition, sorted. With
-    ``until_is_now`` the end at ``until`` is the log end now, not asked."""
+    ``until_is_now`` the end at ``until`` is the log end now, not asked. After the last commit, the
+    ends of the sparkline's slots too (kgroup.output.sparkline): the lag there is the log end then
+    minus the last committed offset, so a consumer that stopped is drawn with its lag growing."""
     out: dict[TopicPartition, list[int]] = {}
     for tp, cs in commits.items():
         wanted = {c.time_ms for c in shown(cs, since_ms)}
         wanted.update(c.time_ms for _, c in _window_runs(cs))
         wanted.update(lag_status.sample_moments(until_ms, cs[-1].time_ms))
+        wanted.update(after_last_moments(cs[-1].time_ms, since_ms, until_ms))
         if until_is_now:
             wanted.discard(until_ms)
         out[tp] = sorted(wanted)
@@ -203,6 +224,28 @@ def _rate(delta: int, ms: int) -> float | None:
     return None if ms <= 0 else delta * 1000 / ms
 
 
+def catch_up(status: str | None, lag: int | None, lag_at_last_commit: int | None, consume_per_s: float | None,
+             produce_per_s: float | None) -> tuple[str | None, float | None, bool | None]:
+    """(what CATCH-UP says, the seconds until the lag is 0, catching up?) of a partition with
+    ``lag`` at --until. A consumer that is STOP, STALL or REWIND is not moving: no estimate
+    (``none: STOP``). One whose lag was 0 at its last commit is ``caught up at last commit``
+    (the lag since is what came after it). Otherwise, when consumption outpaces production at
+    the recent rates, the lag over the difference. None: unknown."""
+    if lag is None:
+        return None, None, None
+    if lag == 0:
+        return CAUGHT_UP, 0.0, True
+    if status in NO_CATCH_UP:
+        return f"none: {status}", None, False
+    if lag_at_last_commit == 0:
+        return CAUGHT_UP_AT_LAST_COMMIT, None, True
+    if consume_per_s is None or produce_per_s is None:
+        return None, None, None
+    if consume_per_s > produce_per_s:
+        return CATCHING_UP, lag / (consume_per_s - produce_per_s), True
+    return NOT_CATCHING_UP, None, False
+
+
 def evaluate(group: str, commits: Mapping[TopicPartition, list[Commit]], ends: EndsAt, since_ms: int,
              until_ms: int, until_is_now: bool = False, allowed_lag: int = 0,
              record_times: Mapping[tuple[str, int, int], int] | None = None) -> LagReport:
@@ -212,6 +255,8 @@ def evaluate(group: str, commits: Mapping[TopicPartition, list[Commit]], ends: E
     committed offset of a point with lag, ``{(topic, partition, offset): ms}``."""
     partitions = [_partition(tp, commits[tp], ends, since_ms, until_ms, until_is_now, allowed_lag, record_times)
                   for tp in sorted(commits)]
+    partitions = [_at_until(p, commits[(p.topic, p.partition)][-1], ends, since_ms, until_ms, record_times)
+                  for p in partitions]
     known = [p.status for p in partitions if p.status is not None]
     complete = sum(1 for p in partitions if p.complete == 1.0) / len(partitions) if partitions else 0.0
     return LagReport(group, lag_status.group_status(known), complete, since_ms, until_ms, partitions)
@@ -268,19 +313,37 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
         polls = (e for e in map(end_at, lag_status.sample_moments(until_ms, last.time_ms)) if e is not None)
         status = lag_status.partition_status(samples, polls, lag_now, until_ms, allowed_lag)
 
-    first = points[0]
-    span = until_ms - first.time_ms
-    consume = _rate(last.offset - first.committed, span)
-    produce = None if first.end is None or end_now is None else _rate(end_now - first.end, span)
-    eta: float | None = None
-    catching_up: bool | None = None
-    if lag_now == 0:
-        eta, catching_up = 0.0, True
-    elif lag_now is not None and consume is not None and produce is not None:
-        catching_up = consume > produce
-        eta = lag_now / (consume - produce) if catching_up else None
+    # the recent rates: from the commit RECENT_INTERVALS runs before the last to the last (one run: to --until)
+    runs = _window_runs(cs)
+    start = runs[-min(len(runs), RECENT_INTERVALS + 1)][1]
+    to_ms, to_end = (until_ms, end_now) if len(runs) == 1 else (last.time_ms, end_at(last.time_ms))
+    start_end = end_at(start.time_ms)
+    consume = _rate(last.offset - start.offset, to_ms - start.time_ms)
+    produce = None if start_end is None or to_end is None else _rate(to_end - start_end, to_ms - start.time_ms)
+    words, eta, catching_up = catch_up(status, lag_now, lag_at(last), consume, produce)
     return PartitionLag(topic, partition, status, complete, lag_now, end_now, last.offset, consume, produce, eta,
-                        catching_up, points, problems)
+                        catching_up, points, problems, words)
+
+
+def _at_until(p: PartitionLag, last: Commit, ends: EndsAt, since_ms: int, until_ms: int,
+              record_times: Mapping[tuple[str, int, int], int] | None) -> PartitionLag:
+    """The partition's lag at the moments after its last commit (:func:`after_last_moments`, those
+    answered), and with ``record_times`` its time lag at --until: --until minus the timestamp of
+    the first record not consumed (the one at the last committed offset), 0 when the lag is 0."""
+    at = ends.ends.get((p.topic, p.partition), {})
+    found = ((t, at[t]) for t in after_last_moments(last.time_ms, since_ms, until_ms) if t in at)
+    after = tuple((t, None if e is None else max(0, e - last.offset)) for t, e in found)
+    time_lag: int | None = None
+    problems = p.problems
+    if record_times is not None and p.lag is not None:
+        ts = record_times.get((p.topic, p.partition, p.committed))
+        if p.lag == 0:
+            time_lag = 0
+        elif ts is None:
+            problems = [*problems, "time lag at --until unknown: the record at the committed offset was not read"]
+        else:
+            time_lag = max(0, until_ms - ts)
+    return p._replace(after_last=after, time_lag_ms=time_lag, problems=problems)
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
@@ -303,8 +366,10 @@ def document(report: LagReport, time_lag: bool = False, expiries: Mapping[TopicP
         parts.append({"topic": p.topic, "partition": p.partition, "status": p.status,
                       "complete": round(p.complete, 3), "lag": p.lag, "end": p.end, "committed": p.committed,
                       "consume_per_s": _round(p.consume_per_s), "produce_per_s": _round(p.produce_per_s),
-                      "eta_s": _round(p.eta_s, 1), "catching_up": p.catching_up, "points": points,
-                      "unknown": list(p.problems)})
+                      "eta_s": _round(p.eta_s, 1), "catching_up": p.catching_up, "catch_up": p.catch_up,
+                      "points": points, "unknown": list(p.problems)})
+        if time_lag:
+            parts[-1]["time_lag_ms"] = p.time_lag_ms
         if expiries is not None:
             e = expiries.get((p.topic, p.partition))
             parts[-1].update({"expires_ms": None, "expiry": None} if e is None else e.to_json())
@@ -326,7 +391,11 @@ class Watch:
 
     OffsetFetch does not say when an offset was committed, so a sample whose committed offset
     differs from the last one known counts as a commit at the sample's moment; the log ends
-    sampled stand for the log end from their moment until the next sample."""
+    sampled stand for the log end from their moment until the next sample.
+
+    Until a partition's window holds enough for Burrow's rules (kgroup.lag.status.warming_up),
+    it is WARMING UP: not evaluated, not counted in the group's status. The sparklines span what
+    is known: from the first sample, or the history read, at the latest since --since."""
 
     def __init__(self, group: str, commits: Mapping[TopicPartition, list[Commit]] | None = None,
                  history: EndsAt | None = None):
@@ -335,11 +404,15 @@ class Watch:
         self.history = history
         self.samples: dict[TopicPartition, list[tuple[int, int | None]]] = {}
         self.last_ms: int | None = None
+        self.first_ms: int | None = None
+        self.count = 0  # samples taken
 
     def add(self, time_ms: int, committed: Mapping[TopicPartition, int | None],
             ends: Mapping[TopicPartition, int | None]) -> None:
         """One sample: the committed offset (None: none) and log end (None: unknown) of each partition."""
         self.last_ms = time_ms
+        self.first_ms = time_ms if self.first_ms is None else self.first_ms
+        self.count += 1
         for tp, offset in committed.items():
             if offset is None:
                 continue
@@ -366,6 +439,7 @@ class Watch:
             at, why = ends.setdefault(tp, {}), reasons.setdefault(tp, {})
             read = {} if self.history is None else self.history.ends.get(tp, {})
             read_why = {} if self.history is None else self.history.reasons.get(tp, {})
+            committed_at = {c.time_ms for c in self.commits[tp]}
             for t in ts:
                 if t in read:
                     at[t] = read[t]
@@ -373,20 +447,39 @@ class Watch:
                         why[t] = read_why[t]
                     continue
                 seen, end = self._sampled(tp, t)
+                if not seen and t not in committed_at:
+                    continue  # a slot end or a poll before watching began: not known, and no point needs it
                 at[t] = end
                 if end is None:
                     why[t] = ("the log end could not be read at that sample" if seen else
                               "before watching began (the offsets log was not read)")
         now = {tp: self._sampled(tp, until)[1] for tp in self.commits}
-        return evaluate(self.group, self.commits, EndsAt(ends, reasons, now), since_ms, until, True, allowed_lag)
+        report = evaluate(self.group, self.commits, EndsAt(ends, reasons, now), since_ms, until, True, allowed_lag)
+        parts = [self._warming(p) for p in report.partitions]
+        known = [p.status for p in parts if p.status is not None and p.status != lag_status.WARMING_UP]
+        begun = [pt.time_ms for p in parts for pt in p.points[:1]] + ([] if self.first_ms is None else [self.first_ms])
+        drawn_from = max(since_ms, min(begun)) if begun else since_ms
+        return report._replace(partitions=parts, status=lag_status.group_status(known), drawn_from_ms=drawn_from)
+
+    def _warming(self, p: PartitionLag) -> PartitionLag:
+        """``p`` WARMING UP while its window holds too little for the rules (its catch-up
+        follows: a status that was not evaluated stops no estimate)."""
+        if p.status is None or not lag_status.warming_up(len(_window_runs(self.commits[(p.topic, p.partition)])),
+                                                          self.count):
+            return p
+        last_lag = p.points[-1].lag if p.points else None
+        words, eta, catching_up = catch_up(lag_status.WARMING_UP, p.lag, last_lag, p.consume_per_s, p.produce_per_s)
+        return p._replace(status=lag_status.WARMING_UP, catch_up=words, eta_s=eta, catching_up=catching_up)
 
 
 def time_lag_positions(report: LagReport) -> dict[TopicPartition, list[int]]:
     """For ``--time-lag``: the committed offsets whose record's timestamp is needed (points with
-    a lag), per partition, sorted."""
+    a lag, and the last committed offset when there is a lag at --until), per partition, sorted."""
     out: dict[TopicPartition, set[int]] = {}
     for p in report.partitions:
         for pt in p.points:
             if pt.lag:
                 out.setdefault((p.topic, p.partition), set()).add(pt.committed)
+        if p.lag:
+            out.setdefault((p.topic, p.partition), set()).add(p.committed)
     return {tp: sorted(offsets) for tp, offsets in out.items()}

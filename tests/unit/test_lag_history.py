@@ -51,10 +51,12 @@ def test_points_status_and_rates_of_a_partition_worked_by_hand():
     assert (p.lag, p.end, p.committed) == (22, 60, 38)
     # a commit reached lag 0 in the window (at 30 s): OK; four runs (20.4 s merged into 20 s) of ten
     assert p.status == "OK" and p.complete == 0.4
-    # 33 offsets consumed and 49 produced over the 49.5 s from the starting point to --until
-    assert p.consume_per_s == pytest.approx(33 / 49.5)
-    assert p.produce_per_s == pytest.approx(49 / 49.5)
-    assert p.catching_up is False and p.eta_s is None
+    # the recent rates, over the window's last 3 intervals: its 4 runs start at 10.5 s (offset 5,
+    # end 11), 20 s, 30 s and 40 s (offset 38, end 40): 33 consumed and 29 produced in 29.5 s
+    assert p.consume_per_s == pytest.approx(33 / 29.5)
+    assert p.produce_per_s == pytest.approx(29 / 29.5)
+    # the lag of 22 shrinks by 4 every 29.5 s: gone in 22 * 29.5 / 4 = 162.25 s
+    assert p.catching_up is True and p.eta_s == pytest.approx(162.25) and p.catch_up == "catching up"
     assert report.status == "OK" and not report.incomplete and report.total_lag == 22
 
 
@@ -205,3 +207,134 @@ def test_the_window_tail_gives_the_same_window():
     assert moments({("T", 0): commits}, 30_000, 30_000) == moments({("T", 0): tail}, 30_000, 30_000)
     # fewer than ten such starts: everything is kept
     assert window_tail(commits[:6]) == commits[:6]
+
+
+# -- catch-up: none for a consumer that is not moving, the recent rate otherwise (issue 37) -------
+
+def test_a_consumer_that_drained_ten_times_faster_then_stopped_has_no_catch_up_time():
+    # 10,000 records were waiting at 10,000 s (committed 0, end 10,000); for ten minutes it
+    # committed every 60 s, 600 records each time (10 a second, ten times the production), up to
+    # offset 6,000 at 10,600 s (end 10,600: lag 4,600); then nothing until --until, 11,200 s
+    commits = {("T", 0): [Commit(10_000_000 + 60_000 * k, 600 * k) for k in range(11)]}
+    since, until = 10_000_000, 11_200_000
+    p = evaluate("G", commits, ends_for(commits, since, until), since, until).partitions[0]
+    # the window (the last 10 commits, 10,060 s to 10,600 s) spans 540 s; 600 s since the last
+    # commit is longer, and the log ended past 6,000 at every poll after it: STOP
+    assert (p.status, p.lag, p.end) == ("STOP", 5_200, 11_200)
+    # not moving: no estimate (averaged from 10,000 s, 6,000 consumed and 1,200 produced in
+    # 1,200 s gave 5,200 / (5 - 1) = 1,300 s)
+    assert (p.eta_s, p.catching_up, p.catch_up) == (None, False, "none: STOP")
+    # the rates are the last 3 commit intervals' (10,420 s, offset 4,200, end 10,420, to the last)
+    assert (p.consume_per_s, p.produce_per_s) == (pytest.approx(1_800 / 180), pytest.approx(180 / 180))
+    doc = document(evaluate("G", commits, ends_for(commits, since, until), since, until))["partitions"][0]
+    assert (doc["eta_s"], doc["catching_up"], doc["catch_up"]) == (None, False, "none: STOP")
+
+
+@pytest.mark.parametrize("offsets, status", [([5, 5, 5], "STALL"), ([8, 4, 6], "REWIND")])
+def test_stall_and_rewind_have_no_catch_up_time(offsets, status):
+    # the same commits as test_statuses_worked_by_hand (10, 20, 30 s; --until 35 s)
+    commits = {("T", 0): [Commit(10_000 * (i + 1), o) for i, o in enumerate(offsets)]}
+    p = evaluate("G", commits, ends_for(commits, 0, 35_000), 0, 35_000).partitions[0]
+    assert (p.status, p.eta_s, p.catching_up, p.catch_up) == (status, None, False, f"none: {status}")
+
+
+def test_catch_up_uses_the_last_three_commit_intervals():
+    # a commit every 10 s from 10 s to 100 s: half the production rate for the first six (offsets
+    # 5 ... 30: lags 5 ... 30), then 1.5 a second (45, 60, 75, 90: lags 25, 20, 15, 10)
+    offsets = [5, 10, 15, 20, 25, 30, 45, 60, 75, 90]
+    commits = {("T", 0): [Commit(10_000 * (i + 1), o) for i, o in enumerate(offsets)]}
+    p = evaluate("G", commits, ends_for(commits, 0, 100_000), 0, 100_000).partitions[0]
+    assert (p.status, p.lag) == ("OK", 10)
+    # from 70 s (offset 45, end 70) to 100 s (offset 90, end 100): 45 consumed, 30 produced in 30 s
+    assert (p.consume_per_s, p.produce_per_s) == (pytest.approx(1.5), pytest.approx(1.0))
+    # the lag of 10 shrinks by 0.5 a second: 20 s (over the whole window, 85 consumed and 90
+    # produced in 90 s: not catching up)
+    assert (p.catching_up, p.eta_s, p.catch_up) == (True, pytest.approx(20.0), "catching up")
+
+
+def test_a_partition_caught_up_at_its_last_commit_says_so():
+    # caught up at 10, 20 and 30 s; at --until (35 s) the log has 5 more records
+    commits = {("T", 0): [Commit(10_000, 10), Commit(20_000, 20), Commit(30_000, 30)]}
+    p = evaluate("G", commits, ends_for(commits, 0, 35_000), 0, 35_000).partitions[0]
+    assert (p.status, p.lag) == ("OK", 5)
+    assert (p.catch_up, p.eta_s, p.catching_up) == ("caught up at last commit", None, True)
+
+
+# -- a consumer that stopped: its lag after the last commit grows with the log end -----------------
+
+def test_the_lag_after_the_last_commit_is_asked_at_the_sparklines_slots():
+    from kgroup.output import sparkline
+
+    # caught up at 1, 2 and 3 s, then stopped; the window 0 to 60 s in 24 slots of 2.5 s
+    commits = {("T", 0): [Commit(1_000, 1), Commit(2_000, 2), Commit(3_000, 3)]}
+    wanted = moments(commits, 0, 60_000)[("T", 0)]
+    # the commits, then every slot end after the last commit (5 s, 7.5 s, ... 57.5 s; the polls at
+    # 10 s, 20 s, ... fall on slot ends) and --until
+    assert wanted == [1_000, 2_000, 3_000] + [2_500 * j for j in range(2, 25)]
+    p = evaluate("G", commits, ends_for(commits, 0, 60_000), 0, 60_000).partitions[0]
+    assert p.status == "STOP"
+    # at 2.5 j s the log ended at ceil(2.5 j): the lag is that minus the last committed offset, 3
+    assert p.after_last == tuple((2_500 * j, math.ceil(2.5 * j) - 3) for j in range(2, 24))
+    series = [(pt.time_ms, pt.lag) for pt in p.points] + list(p.after_last) + [(60_000, p.lag)]
+    # slot 0 holds the commits (lag 0), slot 1 ends at 5 s (lag 2), then the lag at each slot's end
+    assert sparkline.slots(series, 0, 60_000) == [0, 2, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 30, 32, 35, 37, 40,
+                                                  42, 45, 47, 50, 52, 55, 57]
+
+
+def test_time_lag_at_until_is_the_age_of_the_first_record_not_consumed_then():
+    # lag 6 at 10 s (offset 4); caught up at 20 s (offset 20); --until 30 s: lag 10, and the first
+    # record not consumed (offset 20) was produced at 20 s: 10 s old at --until
+    commits = {("T", 0): [Commit(10_000, 4), Commit(20_000, 20)]}
+    ends = ends_for(commits, 0, 30_000)
+    draft = evaluate("G", commits, ends, 0, 30_000)
+    assert time_lag_positions(draft) == {("T", 0): [4, 20]}
+    report = evaluate("G", commits, ends, 0, 30_000, record_times={("T", 0, 4): 4_000, ("T", 0, 20): 20_000})
+    p = report.partitions[0]
+    assert (p.lag, p.time_lag_ms) == (10, 10_000)
+    assert [pt.time_lag_ms for pt in p.points] == [6_000, 0]  # the points: at their commit
+    assert document(report, time_lag=True)["partitions"][0]["time_lag_ms"] == 10_000
+    # the record not read: unknown, said
+    report = evaluate("G", commits, ends, 0, 30_000, record_times={("T", 0, 4): 4_000})
+    assert report.partitions[0].time_lag_ms is None and report.problems == [
+        "T-0: time lag at --until unknown: the record at the committed offset was not read"]
+
+
+# -- lag --watch: WARMING UP until the window holds enough ------------------------------------------
+
+def test_watch_first_samples_are_warming_up_and_count_for_nothing():
+    w = Watch("G")
+    # a consumer 5 behind at every sample, committing between samples
+    for k in range(9):
+        w.add(10_000 * (k + 1), {("T", 0): 5 + 10 * k}, {("T", 0): 10 + 10 * k})
+        report = w.report(0)
+        p = report.partitions[0]
+        # one commit (first sample) would be STALL, and the group ERR, by the rules
+        assert (p.status, report.status, report.by_status()) == ("WARMING UP", "OK", {"WARMING UP": ["T-0"]}), k
+        assert report.drawn_from_ms == 10_000
+    # at the 9th, the last 3 intervals: from 60 s (offset 55, end 60) to 90 s (offset 85, end 90), 30
+    # consumed and 30 produced: not catching up
+    assert (p.catch_up, p.eta_s, p.catching_up) == ("not catching up", None, False)
+    # the 10th sample: the rules apply (lag 5 at every commit, never decreasing: WARN)
+    w.add(100_000, {("T", 0): 95}, {("T", 0): 100})
+    report = w.report(0)
+    assert (report.partitions[0].status, report.status) == ("WARN", "WARN")
+
+
+def test_watch_with_a_full_window_from_the_offsets_log_is_evaluated_at_once():
+    # ten commits from the log (lags 5 ... 5: WARN at the first sample)
+    commits = {("T", 0): [Commit(10_000 * (k + 1), 5 + 10 * k) for k in range(10)]}
+    w = Watch("G", commits, ends_for(commits, 0, 110_000, True))
+    w.add(110_000, {("T", 0): 105}, {("T", 0): 110})
+    assert w.report(0).partitions[0].status == "WARN"
+
+
+def test_watch_draws_from_its_first_sample_and_the_lag_at_each_sample_after_the_last_commit():
+    w = Watch("G")
+    # the same committed offset 5 at 1,000, 1,010 and 1,020 s; the log ended at 10, 20, 30
+    for k in range(3):
+        w.add(1_000_000 + 10_000 * k, {("T", 0): 5}, {("T", 0): 10 + 10 * k})
+    report = w.report(1_020_000 - 3_600_000)  # --since 1h
+    p = report.partitions[0]
+    assert report.drawn_from_ms == 1_000_000
+    # the sample at 1,010 s after the only commit (1,000 s); --until (1,020 s) is the lag itself
+    assert (p.after_last, p.lag) == (((1_010_000, 15),), 25)
