@@ -74,7 +74,8 @@ def lag(
         "--expiry-warn", metavar="DURATION", help="Warn when a committed offset expires within this long: 24h, 3d.")
     ] = "24h",
     time_lag: Annotated[bool, typer.Option(
-        "--time-lag", help="Add how old the next record to consume was at each point (reads those records).")] = False,
+        "--time-lag", help="Add how old the first record not consumed was at --until, as LAG "
+        "(and at each point in JSON; reads those records).")] = False,
     watch: Annotated[Optional[float], typer.Option(
         "--watch", metavar="[SECONDS]", callback=_watch_seconds,
         help="Sample committed offsets and log ends every SECONDS (default 10) and re-evaluate, until Ctrl-C.")] = None,
@@ -126,13 +127,21 @@ def lag(
 
 
 def _catch_up(p) -> Optional[str]:
+    """CATCH-UP: the estimate when there is one, else why not (kgroup.lag.history.catch_up)."""
+    from kgroup.lag.history import CATCHING_UP
     from kgroup.output.render import duration
 
-    if p.lag == 0:
-        return "caught up"
-    if p.catching_up is False:
-        return "not catching up"
-    return None if p.eta_s is None else duration(int(p.eta_s * 1000))
+    if p.catch_up == CATCHING_UP and p.eta_s is not None:
+        return duration(int(p.eta_s * 1000))
+    return p.catch_up
+
+
+# the table's order: the partitions that need a look first (unknown after the problems), then by lag
+TABLE_ORDER = {"REWIND": 0, "STOP": 1, "STALL": 2, "WARN": 3, None: 4, "WARMING UP": 5, "OK": 6}
+
+
+def _table_order(p) -> tuple:
+    return TABLE_ORDER.get(p.status, 4), -(p.lag if p.lag is not None else float("inf")), p.topic, p.partition
 
 
 def _rate(value: Optional[float]) -> Optional[str]:
@@ -140,6 +149,7 @@ def _rate(value: Optional[float]) -> Optional[str]:
 
 
 def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retention=None):
+    from kgroup.lag.status import SAMPLES, WARMING_UP, WINDOW
     from kgroup.output import sparkline
     from kgroup.timeutil import format_ms
     from kgroup.output.render import Fit, Table, duration, utf8_output
@@ -150,20 +160,21 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
                + (["LAG OVER WINDOW"] if table else []))
     rows = []
     series = {}
-    for p in report.partitions:
-        last_time_lag = p.points[-1].time_lag_ms if p.points else None
-        # the lag at each commit, then at --until (a consumer that stopped shows its lag growing)
-        points = [(pt.time_ms, pt.lag) for pt in p.points] + [(report.until_ms, p.lag)]
+    start = report.drawn_from_ms if report.drawn_from_ms is not None else report.since_ms
+    # the table (not CSV, not JSON: those stay in partition order) shows the problems first
+    for p in sorted(report.partitions, key=_table_order) if table else report.partitions:
+        # the lag at each commit, after the last one (the log end moving on), then at --until
+        points = [(pt.time_ms, pt.lag) for pt in p.points] + list(p.after_last) + [(report.until_ms, p.lag)]
         series[(p.topic, p.partition)] = points
         if table:
             row = [p.topic, p.partition, p.status, f"{p.complete:.1f}", p.lag, p.committed, p.end,
                    _rate(p.consume_per_s), _rate(p.produce_per_s), _catch_up(p)]
-            row += [duration(last_time_lag)] if time_lag else []
+            row += [duration(p.time_lag_ms)] if time_lag else []
             row += [expires_cell(expiries.get((p.topic, p.partition)))] if expiries is not None else []
-            row.append(sparkline.draw(sparkline.slots(points, report.since_ms, report.until_ms), blocks, blank))
+            row.append(sparkline.draw(sparkline.slots(points, start, report.until_ms), blocks, blank))
         else:
             row = [p.topic, p.partition, p.status, round(p.complete, 3), p.lag, p.committed, p.end,
-                   p.consume_per_s, p.produce_per_s, p.eta_s] + ([last_time_lag] if time_lag else [])
+                   p.consume_per_s, p.produce_per_s, p.eta_s] + ([p.time_lag_ms] if time_lag else [])
             if expiries is not None:
                 e = expiries.get((p.topic, p.partition))
                 row.append(None if e is None else e.expires_ms)
@@ -174,11 +185,16 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
         rows.append(["TOTAL", None, report.status, f"{report.complete:.1f}",
                      total if total is not None else None, None, None, None, None, None]
                     + ([None] if time_lag else []) + ([None] if expiries is not None else [])
-                    + [sparkline.draw(sparkline.total(series.values(), report.since_ms, report.until_ms), blocks, blank)])
+                    + [sparkline.draw(sparkline.total(series.values(), start, report.until_ms), blocks, blank)])
         named = "; ".join(f"{status}: {', '.join(names)}" for status, names in sorted(report.by_status().items())
                           if status != "OK")
         notes.append(f"group {report.group}: {report.status}" + (f" ({named})" if named else "")
                      + f"; window {format_ms(report.since_ms)} to {format_ms(report.until_ms)}")
+        if time_lag:
+            notes.append("LAG and TIME-LAG at --until: TIME-LAG is --until minus the timestamp of the first record "
+                         "not consumed")
+        if any(p.status == WARMING_UP for p in report.partitions):
+            notes.append(f"WARMING UP: fewer than {WINDOW} commits and {SAMPLES} samples so far; not evaluated yet")
         if retention is not None:
             notes.append(f"EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
                          f"(offsets.retention.minutes {retention.retention_ms // 60_000}: {retention.source})")

@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import math
+import re
 import sys
 
 import pytest
@@ -343,3 +344,110 @@ def test_kafkas_default_retention_is_said_where_the_broker_reports_none(cluster,
     assert doc["partitions"][0]["expires_ms"] == 20_000 + 604_800_000
     assert doc["expiry"]["retention_source"] == (
         "Kafka's default (broker 1 does not report offsets.retention.minutes)")
+
+
+# -- issue 37: problems first, time lag at --until, --watch's first samples -------------------------
+
+def test_the_table_shows_problems_first_then_by_lag_and_json_keeps_partition_order(cluster, log):
+    for k in range(1, 5):
+        log.commit("G", "T", 0, 10 * k, 10_000 * k)  # caught up: OK, lag 0
+        log.commit("G", "T", 1, 2 * k, 10_000 * k)  # lags 8, 16, 24, 32: WARN
+        log.commit("G", "T", 2, 9 * k, 10_000 * k)  # lags 1, 2, 3, 4: WARN
+        log.commit("G", "T", 3, 3, 10_000 * k)  # the same offset, lags 7 ... 37: STALL
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "160s")
+    assert code == 0
+    rows = [line.split()[:5] for line in out.splitlines()[2:7]]
+    assert rows == [["T", "3", "STALL", "0.4", "37"], ["T", "1", "WARN", "0.4", "32"],
+                    ["T", "2", "WARN", "0.4", "4"], ["T", "0", "OK", "0.4", "0"], ["TOTAL", "-", "ERR", "0.0", "73"]]
+    # STALL: no catch-up time, said
+    assert " none: STALL " in out.splitlines()[2]
+    doc = json.loads(run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "160s", "-o", "json")[1])
+    assert [p["partition"] for p in doc["partitions"]] == [0, 1, 2, 3]
+    assert [p["catch_up"] for p in doc["partitions"]] == ["caught up", "not catching up", "not catching up",
+                                                          "none: STALL"]
+    csv = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "160s", "-o", "csv")[1]
+    assert [line.split(",")[1] for line in csv.splitlines()[1:]] == ["0", "1", "2", "3"]
+
+
+def test_time_lag_and_lag_are_both_at_until(cluster, log):
+    log.commit("G", "T", 0, 4, 10_000)  # lag 6
+    log.commit("G", "T", 0, 20, 20_000)  # caught up
+    # --until 30 s: the log ended at 30, lag 10; the record at offset 20 was produced at 20 s
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "170s", "--time-lag", "-o", "json")
+    part = json.loads(out)["partitions"][0]
+    validate("lag", json.loads(out))
+    assert (code, part["lag"], part["time_lag_ms"]) == (0, 10, 10_000)
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "170s", "--time-lag")
+    lines = out.splitlines()
+    # the cells of a row, cut where the dashes under the headers say
+    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[1])]
+    row = {lines[0][a:b].strip(): lines[2][a:b + 2].strip() for a, b in spans}
+    # at its last commit (20 s) the partition was caught up: TIME-LAG there was 0, LAG 10 at --until
+    assert (row["LAG"], row["TIME-LAG"]) == ("10", "10.0s")
+    assert " caught up at last commit " in lines[2]
+    assert "LAG and TIME-LAG at --until: TIME-LAG is --until minus the timestamp of the first record not " \
+           "consumed" in lines
+
+
+def test_watch_first_samples_are_warming_up_not_stall(cluster, monkeypatch):
+    def refused(*args):
+        raise NotAuthorized("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
+
+    monkeypatch.setattr("kgroup.offsets_log.read.group_entries", refused)
+    cluster.committed[("T", 0)] = 150
+
+    def sleep(seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("time.sleep", sleep)
+    code, out, _ = run("lag", "G", "-b", "x:1", "--watch", "--fail-on", "err", "-o", "json")
+    doc = json.loads(out)
+    validate("lag", doc)
+    # one sample, one commit of lag 50: the rules would say STALL and the group ERR
+    assert (code, doc["status"], doc["partitions"][0]["status"]) == (130, "OK", "WARMING UP")
+    assert doc["partitions_by_status"] == {"WARMING UP": ["T-0"]}
+
+
+def test_watch_table_draws_the_watched_period(cluster, monkeypatch):
+    from kgroup.cli.lag import _tables
+    from kgroup.lag.history import Watch
+    from kgroup.output.render import OutputFormat
+
+    monkeypatch.setattr("kgroup.output.render.utf8_output", lambda stream=None: False)
+    w = Watch("G")
+    # committed 5 at 1,000, 1,010 and 1,020 s; the log ended at 10, 20, 30: lags 5, 15, 25
+    for k in range(3):
+        w.add(1_000_000 + 10_000 * k, {("T", 0): 5}, {("T", 0): 10 + 10 * k})
+    table = _tables(w.report(1_020_000 - 3_600_000), OutputFormat.table, False)[0]
+    row = table.rows[0]
+    assert row[2] == "WARMING UP"
+    # 24 slots over the 20 s watched (not the hour of --since): 5 until 1,010 s (11 slots), 15 (12),
+    # 25 in the last; ASCII levels 1 + v * 6 // 25: 2, 4, 7
+    assert row[-1] == "=" * 11 + "*" * 12 + "@"
+    assert table.notes[-1] == "WARMING UP: fewer than 10 commits and 10 samples so far; not evaluated yet"
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_table_fits_80_columns(cluster, log, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    for k in range(1, 5):
+        log.commit("G", "T", 0, 10 * k, 10_000 * k)
+        log.commit("G", "T", 1, 3, 10_000 * k)
+    argv, sys.argv = sys.argv, ["kgroup", "lag", "G", "-b", "x:1", "--since", "200s", "--until", "160s", "--time-lag"]
+    out = Terminal()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main()
+    except SystemExit as e:
+        assert not e.code
+    finally:
+        sys.argv = argv
+    lines = out.getvalue().splitlines()
+    assert max(map(len, lines)) <= 80
+    assert lines[0].split() == ["TOPIC", "PARTITION", "STATUS", "LAG", "CATCH-UP", "LAG", "OVER", "WINDOW"]
+    assert lines[2].split()[:6] == ["T", "1", "STALL", "37", "none:", "STALL"]
+    assert lines[3].split()[:5] == ["T", "0", "OK", "0", "caught"]

@@ -104,7 +104,10 @@ def test_fail_on_and_the_table(tansu, topics):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].split()[:4] == ["TOPIC", "PARTITION", "STATUS", "COMPLETE"]
-    assert lines[2].split()[:5] == [data, "0", "OK", "1.0", "0"]
+    # the problems first (REWIND, STOP, STALL, WARN), OK last
+    assert [line.split()[:5] for line in lines[2:7]] == [
+        [data, "4", "REWIND", "1.0", "60"], [data, "3", "STOP", "0.5", "80"], [data, "2", "STALL", "1.0", "110"],
+        [data, "1", "WARN", "1.0", "65"], [data, "0", "OK", "1.0", "0"]]
     assert lines[-2].startswith(f"group {GROUP}: ERR (REWIND: {data}-4; STALL: {data}-2; STOP: {data}-3; "
                                 f"WARN: {data}-1)")
     # Tansu reports no broker configuration: Kafka's default retention, said with the reason
@@ -129,3 +132,48 @@ def test_time_lag_at_every_point(tansu, topics):
         # the record at offset o was produced at BASE + o s; a commit at BASE + s with lag waited s - o
         assert [pt["time_lag_ms"] for pt in part["points"]] == [
             0 if end_at(BASE + s * 1000) <= o else (s - o) * 1000 for s, o in commits]
+
+
+def test_a_stopped_partition_has_no_catch_up_and_its_lag_drawn_growing(tansu, topics):
+    data, offsets_topic = topics
+    r, doc = lag_json(tansu, offsets_topic)
+    stop = {p["partition"]: p for p in doc["partitions"]}[3]
+    assert (stop["status"], stop["eta_s"], stop["catching_up"], stop["catch_up"]) == ("STOP", None, False,
+                                                                                      "none: STOP")
+    r = run_kgroup("lag", GROUP, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-t", data, "-o", "wide", timeout=120)
+    row = next(line for line in r.stdout.splitlines() if line.split()[1:3] == ["3", "STOP"])
+    # 24 slots of 130 s / 24: blank before the first commit (10 s), lag 0 at the commits (to 50 s),
+    # then at each slot's end t (s) after 50 s the log end ceil(t) minus the last committed 50
+    ends = [130_000 * (k + 1) // 24 for k in range(24)]
+    lags = [None] + [0 if t <= 50_000 else math.ceil(t / 1000) - 50 for t in ends[1:]]
+    assert lags[-1] == 80 and lags[9:11] == [5, 10]
+    blocks, blank = ("▁▂▃▄▅▆▇█", "·") if "·" in row else ("_-=+*#%@", ".")
+    # drawn as docs/commands/lag.md says: 0 the lowest block, v > 0 level 1 + v * 6 // 80
+    drawn = "".join(blank if v is None else blocks[0] if v == 0 else blocks[1 + v * 6 // 80] for v in lags)
+    assert row.endswith(drawn), row
+
+
+def test_time_lag_at_until(tansu, topics):
+    _, offsets_topic = topics
+    r, doc = lag_json(tansu, offsets_topic, "--time-lag")
+    for part in doc["partitions"]:
+        commits, _ = SCENARIOS[part["partition"]]
+        offset = commits[-1][1]
+        # at --until (130 s) the first record not consumed (offset o, produced at o s) was 130 - o s old
+        assert part["time_lag_ms"] == (0 if offset >= 130 else (130 - offset) * 1000), part["partition"]
+
+
+def test_the_table_at_80_columns_in_a_terminal(tansu, topics):
+    from cli.test_terminal_fit import in_terminal
+
+    data, offsets_topic = topics
+    lines = in_terminal(80, "lag", GROUP, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                        "--until", str(UNTIL), "-t", data)
+    assert max(map(len, lines)) <= 80, max(lines, key=len)
+    assert lines[0].split() == ["TOPIC", "PARTITION", "STATUS", "LAG", "LAG", "OVER", "WINDOW"]
+    assert [line.split()[:4] for line in lines[2:8]] == [
+        [data, "4", "REWIND", "60"], [data, "3", "STOP", "80"], [data, "2", "STALL", "110"],
+        [data, "1", "WARN", "65"], [data, "0", "OK", "0"], ["TOTAL", "-", "ERR", "315"]]
+    assert "left out to fit the terminal: PRODUCE/S, CONSUME/S, COMMITTED, END, COMPLETE, EXPIRES, CATCH-UP" \
+        in " ".join(" ".join(lines).split())
