@@ -40,7 +40,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from lag' -l topic -s t -r -d 'Onl
 complete -c kgroup -n '__fish_seen_subcommand_from lag' -l allowed-lag -r -d 'A lag of at most N counts as none (Burrows allowed-lag)'
 complete -c kgroup -n '__fish_seen_subcommand_from lag' -l fail-on -r -a 'warn err expiry' -d 'Exit 1 when the groups status is at least this (warn, err), or when a committed offset expires within --expiry-warn (expiry)'
 complete -c kgroup -n '__fish_seen_subcommand_from lag' -l expiry-warn -r -d 'Warn when a committed offset expires within this long: 24h, 3d'
-complete -c kgroup -n '__fish_seen_subcommand_from lag' -l time-lag -d 'Add how old the next record to consume was at each point (reads those records)'
+complete -c kgroup -n '__fish_seen_subcommand_from lag' -l time-lag -d 'Add how old the first record not consumed was at --until, as LAG (and at each point in JSON; reads those records)'
 complete -c kgroup -n '__fish_seen_subcommand_from lag' -l watch -r -d 'Sample committed offsets and log ends every SECONDS (default 10) and re-evaluate, until Ctrl-C'
 complete -c kgroup -n '__fish_seen_subcommand_from lag' -l input -r -F -d 'Read raw records saved earlier instead of a cluster: JSON Lines (log --save; - for stdin) or Parquet (scan --save)'
 complete -c kgroup -n '__fish_seen_subcommand_from lag' -l offsets-topic -r -d 'Read the offsets log from a topic of this name'
