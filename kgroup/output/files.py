@@ -51,5 +51,7 @@ def write_whole(path: Path, text: str, what: str) -> None:
 def _write(path: Path, text: str, what: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
+    except BrokenPipeError:  # a pipe named (--out /dev/stdout) whose reader went away: exit 0, as any command
+        raise
     except OSError as e:
         raise UsageError(f"cannot write {what}: {e.strerror or e}") from None
