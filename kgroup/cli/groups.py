@@ -430,10 +430,10 @@ def snapshot(
 
 def _state_from_log(group: str, at: str, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions):
     from kgroup.offsets_log.timetravel import GroupNotInLog, group_at
-    from kgroup.timeutil import parse_instant_ms
+    from kgroup.timeutil import parse_past_instant_ms
     from kgroup.output.progress import progress_bar
 
-    at_ms = parse_instant_ms(at, int(time.time() * 1000), "--at")
+    at_ms = parse_past_instant_ms(at, int(time.time() * 1000), "--at")
     if input_ is not None:
         no_cluster_with(conn)
     try:
