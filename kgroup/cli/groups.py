@@ -410,6 +410,10 @@ def snapshot(
     if output != OutputFormat.json:
         raise UsageError(f"-o {output.value}: a snapshot is a JSON file; read it as a table with "
                          "'kgroup describe --snapshot FILE' or 'kgroup offsets --snapshot FILE'")
+    if out is not None:  # before any work: a capture is not lost for want of a place to write it
+        from kgroup.output.files import check_writable
+
+        check_writable(out, str(out))
     problems: list[str] = []
     if at is None:
         if input_ is not None:
