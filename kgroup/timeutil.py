@@ -21,24 +21,54 @@ def parse_duration_ms(text: str, option: str) -> int:
     return int(m.group(1)) * _UNIT_MS[m.group(2)]
 
 
+# the first and last milliseconds of the years 1 to 9999: the moments an ISO-8601 time (and
+# format_ms) can say; a duration ago or a number beyond them is an overflow, not a moment
+FIRST_MS = -62_135_596_800_000
+LAST_MS = 253_402_300_799_999
+
+
 def parse_instant_ms(text: str, now_ms: int, option: str) -> int:
     """A point in time: a duration ago (``2h``), an ISO-8601 time (UTC unless it says
-    otherwise: ``2026-11-22T03:00``, ``2026-11-22 03:00:00+01:00``) or epoch milliseconds."""
+    otherwise: ``2026-11-22T03:00``, ``2026-11-22 03:00:00+01:00``) or epoch milliseconds.
+    A moment no time can say (``999999999w`` ago, a number past the year 9999) is refused, and
+    so is a number of 10 digits: epoch seconds, which as milliseconds would be early 1970."""
     t = text.strip()
     if _DURATION.match(t):
-        return now_ms - parse_duration_ms(t, option)
-    if t.isascii() and t.isdigit() and len(t) >= 10:
-        return int(t)
-    try:
-        dt = datetime.fromisoformat(t.replace("Z", "+00:00")) if t.isascii() else None
-    except ValueError:
-        dt = None
-    if dt is None:
-        raise UsageError(f"{option}: {text!r} is neither a time (2026-11-22T03:00Z), "
-                         "epoch milliseconds, nor a duration ago (2h)")
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return int(dt.timestamp() * 1000)
+        ms = now_ms - parse_duration_ms(t, option)
+        if ms < FIRST_MS:
+            raise UsageError(f"{option} {t}: {t} ago is before 0001-01-01T00:00:00.000Z, the first moment a time can say")
+        return ms
+    if t.isascii() and t.isdigit() and len(t) == 10:
+        meant = int(t) * 1000
+        raise UsageError(f"{option} {t}: epoch milliseconds expected (did you mean {meant}, {format_ms(meant)}?)")
+    if t.isascii() and t.isdigit() and len(t) > 10:
+        ms = int(t)
+    else:
+        try:
+            dt = datetime.fromisoformat(t.replace("Z", "+00:00")) if t.isascii() else None
+        except ValueError:
+            dt = None
+        if dt is None:
+            raise UsageError(f"{option}: {text!r} is neither a time (2026-11-22T03:00Z), "
+                             "epoch milliseconds, nor a duration ago (2h)")
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        try:
+            ms = int(dt.timestamp() * 1000)
+        except (OverflowError, OSError, ValueError):  # 0001-01-01 or 9999-12-31 in a zone beyond UTC
+            raise UsageError(f"{option} {t}: not a moment a time can say (years 1 to 9999)") from None
+    if ms > LAST_MS:
+        raise UsageError(f"{option} {t}: after 9999-12-31T23:59:59.999Z")
+    return ms
+
+
+def parse_past_instant_ms(text: str, now_ms: int, option: str) -> int:
+    """:func:`parse_instant_ms` of a moment that must not be later than ``now_ms`` (a window's
+    start, the moment of a snapshot): what the log holds then is not known yet."""
+    ms = parse_instant_ms(text, now_ms, option)
+    if ms > now_ms:
+        raise UsageError(f"{option} {text.strip()} is in the future")
+    return ms
 
 
 def format_ms(ms: int) -> str:

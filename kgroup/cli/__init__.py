@@ -71,10 +71,15 @@ def run() -> None:
         code: object = ExitCode.OK
     except SystemExit as e:
         code = e.code
+    except BrokenPipeError:  # the reader of stderr went away while kgroup said why it ends
+        code = ExitCode.OK
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more to say there
+        except BrokenPipeError:  # its reader went away before the end: exit 0, as if it had sooner
+            _nowhere(stream)
+            code = ExitCode.OK
+        except (OSError, ValueError):  # closed: nothing more to say there
             pass
     atexit._run_exitfuncs()
     from kgroup import _stopping
@@ -88,6 +93,21 @@ def run() -> None:
     if not _stopping.acquire(timeout=5):
         code = ExitCode.INTERRUPTED
     os._exit(code)
+
+
+def _nowhere(stream) -> None:
+    """What is still buffered for ``stream``, whose reader went away, and whatever is written to it
+    from now on (an exit handler), goes to the null device: no failed flush is reported later."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def main() -> None:
@@ -134,6 +154,7 @@ def _run(command: str | None, args: list[str] | None = None) -> None:
     """Run the app with the one command ``command`` registered (None: all of them)."""
     import typer
 
+    from kgroup.cli.params import ReaderGone
     from kgroup.errors import ExitCode, KgroupError
     from kgroup.output.render import error
 
@@ -151,7 +172,7 @@ def _run(command: str | None, args: list[str] | None = None) -> None:
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("kgroup: interrupted\n")
         code = ExitCode.INTERRUPTED
-    except BrokenPipeError:
+    except (ReaderGone, BrokenPipeError):  # the reader of the output went away: no more is wanted
         code = ExitCode.OK
     except MemoryError:
         error("out of memory: the input is larger than this machine can examine")

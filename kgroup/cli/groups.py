@@ -410,6 +410,10 @@ def snapshot(
     if output != OutputFormat.json:
         raise UsageError(f"-o {output.value}: a snapshot is a JSON file; read it as a table with "
                          "'kgroup describe --snapshot FILE' or 'kgroup offsets --snapshot FILE'")
+    if out is not None:  # before any work: a capture is not lost for want of a place to write it
+        from kgroup.output.files import check_writable
+
+        check_writable(out, str(out))
     problems: list[str] = []
     if at is None:
         if input_ is not None:
@@ -430,10 +434,10 @@ def snapshot(
 
 def _state_from_log(group: str, at: str, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions):
     from kgroup.offsets_log.timetravel import GroupNotInLog, group_at
-    from kgroup.timeutil import parse_instant_ms
+    from kgroup.timeutil import parse_past_instant_ms
     from kgroup.output.progress import progress_bar
 
-    at_ms = parse_instant_ms(at, int(time.time() * 1000), "--at")
+    at_ms = parse_past_instant_ms(at, int(time.time() * 1000), "--at")
     if input_ is not None:
         no_cluster_with(conn)
     try:

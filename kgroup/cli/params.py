@@ -12,7 +12,10 @@ itself; the subclasses only
    bool value as it is, but coerces a missing one (None) through a pydantic adapter it builds
    then, which ``kgroup COMMAND --help`` would load for the root's help option alone;
 3. run a command's body with the garbage collector on and start-up's objects frozen (see
-   :class:`KgroupCommand`).
+   :class:`KgroupCommand`);
+4. turn a closed pipe (stdout's reader went away: ``kgroup lag G1 | head -1``) into
+   :class:`ReaderGone`, which ``kgroup.cli`` ends with exit 0: the framework would take the
+   ``BrokenPipeError`` (an OSError) itself and exit 1, kgroup's "flagged".
 """
 from __future__ import annotations
 
@@ -20,6 +23,29 @@ import gc
 from typing import Any
 
 from typer.core import TyperCommand, TyperGroup, TyperOption
+
+
+class ReaderGone(Exception):
+    """The reader of kgroup's output went away (a closed pipe): nothing more is wanted, the exit
+    is 0. Not an OSError, so that the CLI framework lets it through to ``kgroup.cli``."""
+
+
+def _reader_kept(call: Any, *args: Any) -> Any:
+    """``call(*args)``, a closed pipe raised as :class:`ReaderGone`."""
+    try:
+        return call(*args)
+    except BrokenPipeError:
+        raise ReaderGone() from None
+
+
+def _help_written(call: Any, *args: Any) -> Any:
+    """``call(*args)`` writing help. Typer writes it through rich, whose console answers a closed
+    pipe with ``SystemExit(1)`` (``rich.console.Console.on_broken_pipe``, documented): writing
+    help raises nothing else, so that is :class:`ReaderGone` here."""
+    try:
+        return _reader_kept(call, *args)
+    except SystemExit:
+        raise ReaderGone() from None
 
 
 def _unlabelled_flags(params: list[Any]) -> None:
@@ -55,18 +81,32 @@ class KgroupCommand(TyperCommand):
     def invoke(self, ctx: Any) -> Any:
         gc.freeze()
         gc.enable()
-        return super().invoke(ctx)
+        return _reader_kept(super().invoke, ctx)
 
     def get_help_option(self, ctx: Any) -> Any:
         return _help_flag(super().get_help_option(ctx))
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _help_written(super().format_help, ctx, formatter)
+
 
 class KgroupGroup(TyperGroup):
-    """The root group, same for its own flags (``--version``, ``--help``)."""
+    """The root group, same for its own flags (``--version``, ``--help``); a closed pipe while it
+    parses (``kgroup --help | head -1``) or runs a command (parsing its options, its help) is
+    :class:`ReaderGone` too."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _unlabelled_flags(self.params)
 
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        return _reader_kept(lambda: super(KgroupGroup, self).make_context(*args, **kwargs))
+
+    def invoke(self, ctx: Any) -> Any:
+        return _reader_kept(super().invoke, ctx)
+
     def get_help_option(self, ctx: Any) -> Any:
         return _help_flag(super().get_help_option(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _help_written(super().format_help, ctx, formatter)

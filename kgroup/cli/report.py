@@ -74,6 +74,9 @@ def report(
         require_plotly()
         if out.is_dir() or not out.parent.is_dir():
             raise UsageError(f"cannot write --out {out}: " + ("a directory" if out.is_dir() else "no such directory"))
+        from kgroup.output.files import check_writable
+
+        check_writable(out, f"--out {out}")  # before the work (minutes on a long window), not after it
     from kgroup import __version__
     from kgroup.output.progress import progress_bar
     from kgroup.report.build import ReportRequest, report as build

@@ -84,6 +84,9 @@ def scan(
         require_plotly()
         if html.is_dir() or not html.parent.is_dir():
             raise UsageError(f"cannot write --html {html}: " + ("a directory" if html.is_dir() else "no such directory"))
+        from kgroup.output.files import check_writable
+
+        check_writable(html, f"--html {html}")  # before Spark starts, not after the scan
     window = Window.parse(since, until, int(time.time() * 1000))
 
     from kgroup.scan import require_pyspark

@@ -12,7 +12,8 @@ Two formats, told apart by their first bytes, never by the name:
 
 One validation: the whole input is checked before a record is handed out, so an invalid
 input is refused (UsageError naming the file, the line or row, and why) before any output.
-Partitions are 0..2^31-1, offsets 0..2^63-1, timestamps 64-bit.
+Partitions are 0..2^31-1, offsets 0..2^63-1, timestamps 0..2^63-1 (epoch milliseconds: a
+negative time is no moment a commit was written at, and would make every rate over it a fiction).
 
 Log order, always: the records come out sorted by (partition, offset), whatever the order of
 the input (``out_of_order`` says it was not); a record repeated byte for byte comes out once
@@ -36,6 +37,7 @@ from kgroup.offsets_log.raw import RawRecord
 FIELDS = ("partition", "offset", "timestamp", "key", "value")
 MAX_PARTITION = 2**31 - 1
 MAX_OFFSET = 2**63 - 1
+MAX_TIMESTAMP = 2**63 - 1
 PARQUET_MAGIC = b"PAR1"
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -116,7 +118,7 @@ def parse_record(line: bytes | str, where: str) -> RawRecord:
         raise UsageError(f"{where}: not a raw record ({what}; a record has exactly {', '.join(FIELDS)})")
     return RawRecord(_field_int(obj, "partition", where, 0, MAX_PARTITION),
                      _field_int(obj, "offset", where, 0, MAX_OFFSET),
-                     _field_int(obj, "timestamp", where, -(2**63), 2**63 - 1),
+                     _field_int(obj, "timestamp", where, 0, MAX_TIMESTAMP),
                      _field_bytes(obj, "key", where), _field_bytes(obj, "value", where))
 
 
@@ -214,7 +216,7 @@ def read_parquet_table(path: str, columns: list[str] | None = None) -> tuple[Any
         except (OSError, pa.ArrowException, ValueError) as e:
             raise UsageError(f"{f}: not a Parquet file kgroup can read ({_first_line(e)})") from None
         for c, low, high in (("partition", 0, MAX_PARTITION), ("offset", 0, MAX_OFFSET),
-                             ("timestamp", -(2**63), 2**63 - 1)):
+                             ("timestamp", 0, MAX_TIMESTAMP)):
             if c not in table.column_names:
                 continue
             col = table.column(c)

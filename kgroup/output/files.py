@@ -48,8 +48,43 @@ def write_whole(path: Path, text: str, what: str) -> None:
         _on_interrupt.remove(remove_part)
 
 
+def check_writable(path: Path, what: str) -> None:
+    """Prove, before any work, that :func:`write_whole` can write ``path``: a file is created and
+    removed beside it (or, where the folder takes none, the file itself opened for writing without
+    changing it); a failure is one UsageError ``cannot write WHAT: why``. A device or pipe named
+    is written as named: nothing to try."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise UsageError(f"cannot write {what}: {e.strerror or e}") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise UsageError(f"cannot write {what}: a directory")
+    if mode is not None and not stat.S_ISREG(mode):
+        return
+    trial = path.with_name(f".{path.name}.kgroup-{os.getpid()}.check")
+    try:
+        fd = os.open(trial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as e:
+        if mode is None:
+            raise UsageError(f"cannot write {what}: {e.strerror or e}") from None
+        try:  # write_whole writes such a file in place
+            os.close(os.open(path, os.O_WRONLY))
+        except OSError as e2:
+            raise UsageError(f"cannot write {what}: {e2.strerror or e2}") from None
+        return
+    os.close(fd)
+    try:
+        os.unlink(trial)
+    except OSError:
+        pass
+
+
 def _write(path: Path, text: str, what: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
+    except BrokenPipeError:  # a pipe named (--out /dev/stdout) whose reader went away: exit 0, as any command
+        raise
     except OSError as e:
         raise UsageError(f"cannot write {what}: {e.strerror or e}") from None

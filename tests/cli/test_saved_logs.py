@@ -44,6 +44,8 @@ JSONL_CASES = [
     ("partition over 2^31", CLEAN + _line(partition=2**31), ':4: "partition" 2147483648 is out of range'),
     ("boolean offset", CLEAN + _line(offset=True), ':4: "offset" must be an integer, not true/false'),
     ("fraction timestamp", CLEAN + _line(offset=3, timestamp=1.5), ':4: "timestamp" must be an integer, not a fraction'),
+    ("negative timestamp", CLEAN + _line(offset=3, timestamp=-1),
+     f':4: "timestamp" -1 is out of range (0 to {2**63 - 1})'),
     ("missing fields", CLEAN + b'{"partition":0,"offset":3}\n', ":4: not a raw record (missing fields timestamp, key, value"),
     ("unknown field", CLEAN + _line(offset=3, extra=1), ':4: not a raw record (unknown field "extra"'),
     ("a JSON array line", CLEAN + b"[0, 3, 0, null, null]\n", ":4: not a raw record (JSON an array, not an object)"),
@@ -142,6 +144,9 @@ def test_invalid_parquet_is_refused_by_every_command_in_one_line(tmp_path):
         (_parquet(tmp_path / "negative.parquet", recs, columns={
             "offset": pa.array([r["offset"] if i != 4 else -5 for i, r in enumerate(recs)], pa.int64())}),
          " row 5: offset -5 is out of range"),
+        (_parquet(tmp_path / "negative-time.parquet", recs, columns={
+            "timestamp": pa.array([r["timestamp"] if i != 6 else -1 for i, r in enumerate(recs)], pa.int64())}),
+         f" row 7: timestamp -1 is out of range (0 to {2**63 - 1})"),
         (_parquet(tmp_path / "null.parquet", recs, columns={
             "partition": pa.array([None if i == 2 else r["partition"] for i, r in enumerate(recs)], pa.int32())}),
          " row 3: partition is null"),
