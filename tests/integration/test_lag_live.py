@@ -173,3 +173,20 @@ def test_offsets_that_are_not_offsets_and_a_cut_record_are_unknown(tansu, topics
                    2: (None, 130, None, None, [0]), 3: (130, 130, 0, "OK", [0])}
     assert doc["incomplete"] is True and doc["total_lag"] is None and doc["status"] == "OK"
     assert doc["partitions_by_status"] == {"UNKNOWN": [f"{data}-0", f"{data}-1", f"{data}-2"], "OK": [f"{data}-3"]}
+
+
+def test_the_report_says_the_same_unknowns(tansu, topics, facts_log, tmp_path):
+    data, offsets_topic, cut = facts_log
+    r = run_kgroup("report", FACTS, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-o", "json", timeout=120)
+    assert r.returncode == 3, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["incomplete"] is True
+    lag = doc["lag"]
+    assert [(p["partition"], p["committed"], p["lag"], p["status"]) for p in lag["partitions"]] == [
+        (0, -1, None, None), (1, 10_000, None, None), (2, None, None, None), (3, 130, 0, "OK")]
+    assert [u for p in lag["partitions"] for u in p["unknown"]] == [
+        "committed offset -1 is not an offset", "committed 10000 is beyond the log end 130",
+        f"the commit record at offsets-log partition 0 offset {cut.offset} cannot be decoded (truncated value of "
+        "record type 1 v3): the committed offset since then is unknown, so are the lag and the status"]
+    assert f"kgroup: warning: {data}-2: the commit record at offsets-log partition 0 offset {cut.offset}" in r.stderr
