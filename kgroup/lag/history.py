@@ -290,7 +290,13 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
     topic, partition = tp
     problems: list[str] = []
     unknown: dict[str, int] = {}
-    wrong: dict[tuple[bool, int], str] = {}  # per committed offset that is not a fact: the latest why
+    # per kind of committed offset that is not one (negative, beyond the end): the commits, the latest why
+    wrong: dict[bool, tuple[set[Commit], str]] = {}
+
+    def said(c: Commit, why: str) -> None:
+        seen = wrong.get(c.offset < 0, (set(), why))[0]
+        seen.add(c)
+        wrong[c.offset < 0] = (seen, why)
     known_ends = ends.ends.get(tp, {})
 
     def end_at(t: int) -> int | None:
@@ -309,7 +315,7 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
             why = ends.reasons.get(tp, {}).get(c.time_ms, "the log end at that moment is unknown")
             unknown[why] = unknown.get(why, 0) + 1
         elif wrong_why is not None:
-            wrong[(c.offset < 0, c.offset)] = wrong_why
+            said(c, wrong_why)
         time_lag = None
         if record_times is not None and lag is not None:
             if lag == 0:
@@ -330,8 +336,10 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
     end_now = end_at(until_ms)
     lag_now, wrong_why = point_lag(last.offset, end_now)
     if wrong_why is not None:
-        wrong[(last.offset < 0, last.offset)] = wrong_why
-    problems.extend(wrong.values())  # one line per committed offset that is not one, as at its last moment
+        said(last, wrong_why)
+    # one line per kind, the latest commit's (at --until when it is the last), and how many more
+    problems.extend(why if len(cs_) == 1 else f"{why} (and {len(cs_) - 1} more such commits)"
+                    for cs_, why in wrong.values())
     problems.extend(u.reason(u.after == len(cs)) for u in unreadable)
     samples = [Sample(t, c.offset, lag_at(c)) for t, c in _window_runs(cs)]
     complete = min(1.0, sum(1 for s in samples if s.lag is not None) / lag_status.WINDOW)

@@ -289,3 +289,15 @@ def test_an_undecodable_commit_record_of_the_group_makes_its_partition_unknown()
                                                    Selection(frozenset(["G"])))), "G", 40_000)
     t0 = evaluate("G", later, ends_for(later, 0, 40_000), 0, 40_000).partitions[0]
     assert (t0.committed, t0.lag) == (35, 5) and t0.problems[-1].endswith("one commit of its history is unknown")
+
+
+def test_many_commits_beyond_the_log_end_are_one_line():
+    # commits older than every record (the log ended at 0 then), offsets 256 to 265: one line
+    commits = {("T", 0): [Commit(100 * k, 255 + k) for k in range(1, 11)]}
+    ends = ends_for(commits, 0, 1_100)
+    report = evaluate("G", commits, EndsAt(ends.ends, ends.reasons, {("T", 0): 300}), 0, 1_100, until_is_now=True)
+    p = report.partitions[0]
+    assert [pt.lag for pt in p.points] == [None] * 10
+    assert (p.lag, p.status) == (35, None)
+    assert report.problems == ["T-0: committed 265 is beyond the log end 1 (and 9 more such commits)",
+                               "T-0: no commit of the status window has a known lag, so the status is unknown"]
