@@ -41,6 +41,15 @@ class Log:
                         {"offset": offset, "leaderEpoch": leader_epoch, "metadata": metadata,
                          "commitTimestamp": ts, "expireTimestamp": -1})
 
+    def cut_commit(self, group: str, topic: str, partition: int, offset: int, ts: int) -> RawRecord:
+        """A commit whose value is cut short: its key decodes (the group, topic and partition), its
+        value cannot be decoded."""
+        rec = self.commit(group, topic, partition, offset, ts)
+        assert rec.value is not None
+        cut = RawRecord(rec.partition, rec.offset, rec.timestamp, rec.key, rec.value[:len(rec.value) // 2])
+        self.records[-1] = cut
+        return cut
+
     def delete_commit(self, group: str, topic: str, partition: int, ts: int) -> RawRecord:
         return self.add(group, ts, 1, {"group": group, "topic": topic, "partition": partition}, None, None)
 

@@ -6,7 +6,9 @@ heartbeat at a time (Kafka's ``CurrentAssignmentBuilder``): it first gives up th
 its target no longer holds, staying in its old member epoch until it has; then it moves to
 the assignment epoch and is given each partition of its target as soon as no other member
 holds it any more. A member is reconciled when its assignment is its target, it has nothing
-left to give up, and (where the epochs are known) its member epoch is the assignment epoch.
+left to give up, and (where the epochs are known) its member epoch has reached the assignment
+epoch (one ahead of it is not behind: the member has moved to a newer target assignment epoch
+than the one known).
 
 For a member that is not, :func:`explain` says why, from the group's members alone:
 
@@ -59,13 +61,13 @@ class Reconciliation(NamedTuple):
 
 def reconciled(m: Member, assignment_epoch: int | None) -> bool:
     """Whether ``m`` has converged to its target: its assignment is its target, nothing is
-    pending revocation, and its epoch is the assignment epoch where both are known. A member
-    without a target (a classic group's) is."""
+    pending revocation, and its epoch is not behind the assignment epoch where both are known. A
+    member without a target (a classic group's) is."""
     if m.target_assignment is None:
         return True
     if normalized(m.assignment) != normalized(m.target_assignment) or normalized(m.pending_revocation):
         return False
-    return m.member_epoch is None or assignment_epoch is None or m.member_epoch == assignment_epoch
+    return m.member_epoch is None or assignment_epoch is None or m.member_epoch >= assignment_epoch
 
 
 def _holders(members: list[Member]) -> dict[tuple[str, int], str]:
@@ -120,5 +122,7 @@ def describe_line(member_id: str, r: dict[str, Any], shown_at_most: int = 20) ->
             f"{w['topic']}:{w['partition']} (held by {w['held_by'] if w['held_by'] is not None else 'no member'})"
             for w in shown) + (f" (+{len(waiting) - len(shown)} more)" if len(shown) < len(waiting) else ""))
     if not r["to_revoke"] and not waiting:
-        parts.append("holds its target; its epoch has not reached the assignment epoch yet")
+        behind = r["member_epoch"] is None or r["assignment_epoch"] is None or r["member_epoch"] < r["assignment_epoch"]
+        parts.append("holds its target; its epoch has not reached the assignment epoch yet" if behind else
+                     "holds its target; its epoch is ahead of the assignment epoch known")
     return "; ".join(parts)

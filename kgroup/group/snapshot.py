@@ -16,7 +16,10 @@ it) are optional. So are a member's ``dropped_assignment`` and ``dropped_target_
 cluster's metadata (deleted) when captured, set apart from ``assignment`` because Kafka's
 assignors skip such topics; only recorded, never computed with. A KIP-848 group's
 ``assignment_epoch`` and a member's ``member_epoch`` are optional too (written when known:
-``generation`` holds the group epoch).
+``generation`` holds the group epoch). So is a KIP-848 member's ``pending_revocation``
+(``{topic: [partitions]}``): the partitions it was asked to give up and still holds, which the
+offsets log records (``snapshot --at``) and ConsumerGroupDescribe does not; absent: not known
+(files written before it was kept read so), ``{}``: none.
 
 Version 1 differs only in naming the group's assignor ``protocol``; both versions are read, version 2
 is written.
@@ -323,7 +326,8 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
     gw = "$.group"
     members = []
     seen_members: dict[str, int] = {}
-    owners: dict[str, dict[tuple[str, int], str]] = {"assignment": {}, "target_assignment": {}}
+    owners: dict[str, dict[tuple[str, int], str]] = {"assignment": {}, "target_assignment": {},
+                                                     "pending_revocation": {}}
     for i, m in enumerate(r.get(group, "members", gw, list, default=[])):
         where = f"$.group.members[{i}]"
         r.check(m, where, dict)
@@ -339,7 +343,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
                 value = r.strings(value, f"{where}.{key}")
             lists[key] = value
         assignments: dict[str, Assignment | None] = {}
-        for key in ("assignment", "target_assignment"):
+        for key in ("assignment", "target_assignment", "pending_revocation"):
             value = r.get(m, key, where, dict, required=key == "assignment")
             assignments[key] = None if value is None else _assignment(r, value, f"{where}.{key}", topics,
                                                                      owners[key], member_id)
@@ -356,6 +360,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
             protocols=lists["protocols"],
             assignment=assignments["assignment"] or {},  # required: never None here
             target_assignment=assignments["target_assignment"],
+            pending_revocation=assignments["pending_revocation"],
             member_epoch=r.int_in(m, "member_epoch", where, 0, INT32_MAX),
             **dropped,
         ))
@@ -472,6 +477,8 @@ def dump(state: GroupState) -> dict[str, Any]:
                          "subscription": m.subscription, "protocols": m.protocols,
                          "assignment": m.assignment, "target_assignment": m.target_assignment,
                          **({"member_epoch": m.member_epoch} if m.member_epoch is not None else {}),
+                         **({"pending_revocation": m.pending_revocation} if m.pending_revocation is not None
+                            else {}),
                          **({"dropped_assignment": m.dropped_assignment} if m.dropped_assignment else {}),
                          **({"dropped_target_assignment": m.dropped_target_assignment}
                             if m.dropped_target_assignment else {})}

@@ -12,8 +12,13 @@ Pure. The steps, each a function:
 4. :func:`evaluate`: points, lags, statuses, rates and catch-up time, as a :class:`LagReport`.
 
 For a commit at moment T: committed(T) is its offset, end(T) where the partition's log ended at
-T, lag(T) = end(T) - committed(T) floored at 0; an unknown end makes the point unknown (None),
-never guessed.
+T, lag(T) = end(T) - committed(T); an unknown end makes the point unknown (None), never guessed,
+and so does a committed offset that is not one: a negative value (a client's sentinel, such as
+-1) or one beyond end(T) (the log never held that offset then). A commit record of the group
+that cannot be decoded (its key names the partition, its value cannot be read) makes what was
+committed then unknown: the partition's lag and status from it on are unknown, and the partition
+says where the record lies. A status is stated only from a known lag: at --until, and at some
+commit of the status window.
 """
 from __future__ import annotations
 
@@ -56,7 +61,7 @@ class PartitionLag(NamedTuple):
     complete: float  # known commits of the status window / 10
     lag: int | None  # at --until
     end: int | None  # the log end at --until
-    committed: int  # the last committed offset at or before --until
+    committed: int | None  # the last committed offset at or before --until; None: unknown (an undecodable record)
     consume_per_s: float | None  # over the last RECENT_INTERVALS intervals of the status window
     produce_per_s: float | None
     eta_s: float | None  # when the lag will be 0 at these rates; None: no estimate (catch_up says why)
@@ -77,14 +82,15 @@ class LagReport(NamedTuple):
     until_ms: int
     partitions: list[PartitionLag]
     drawn_from_ms: int | None = None  # where the sparklines start (--watch: the watched period); None: since_ms
+    others: list[str] = []  # what is unknown of partitions with no readable commit ("topic-partition: why")
 
     @property
     def problems(self) -> list[str]:
-        return [f"{p.topic}-{p.partition}: {why}" for p in self.partitions for why in p.problems]
+        return [f"{p.topic}-{p.partition}: {why}" for p in self.partitions for why in p.problems] + list(self.others)
 
     @property
     def incomplete(self) -> bool:
-        return any(p.problems for p in self.partitions)
+        return bool(self.others) or any(p.problems for p in self.partitions)
 
     def by_status(self) -> dict[str, list[str]]:
         """``{status: ["topic-partition", ...]}`` for every status some partition has."""
@@ -99,16 +105,57 @@ class LagReport(NamedTuple):
         return None if any(v is None for v in lags) else sum(v for v in lags if v is not None)
 
 
+class Unreadable(NamedTuple):
+    """An offset-commit record of the group that cannot be decoded: its key names the partition,
+    its value cannot be read. Where it lies in the offsets log, why, and how many of the
+    partition's commits came before it (in log order): from it on, what was committed is unknown
+    until the next readable commit."""
+
+    log_partition: int
+    log_offset: int
+    error: str
+    after: int
+
+    def reason(self, last: bool) -> str:
+        then = ("the committed offset since then is unknown, so are the lag and the status" if last
+                else "one commit of its history is unknown")
+        return (f"the commit record at offsets-log partition {self.log_partition} offset {self.log_offset} "
+                f"cannot be decoded ({self.error}): {then}")
+
+
+class CommitLog(dict[TopicPartition, list[Commit]]):
+    """:func:`commits_from_log`'s answer: the commits per partition, and ``unreadable``: the
+    group's commit records that could not be decoded, per partition they name."""
+
+    def __init__(self, commits: Mapping[TopicPartition, list[Commit]] | None = None,
+                 unreadable: Mapping[TopicPartition, list[Unreadable]] | None = None):
+        super().__init__(commits or {})
+        self.unreadable: dict[TopicPartition, list[Unreadable]] = dict(unreadable or {})
+
+
 def commits_from_log(entries: Iterable[Any], group: str, until_ms: int,
-                     topics: Iterable[str] | None = None) -> dict[TopicPartition, list[Commit]]:
+                     topics: Iterable[str] | None = None) -> CommitLog:
     """Every offset commit of ``group`` at or before ``until_ms``, per partition in log order, from
-    decoded offsets-log entries (kgroup.offsets_log.selection.Entry). An offset deletion (a
-    tombstone) ends a partition's history: what was committed before it is gone."""
+    offsets-log entries (kgroup.offsets_log.selection.Entry). An offset deletion (a tombstone)
+    ends a partition's history: what was committed before it is gone. A commit record of the group
+    whose value cannot be decoded (its key can: an entry with an error) is kept in ``unreadable``."""
+    from kgroup.offsets_log.records import decode_key
+
     wanted = set(topics) if topics else None
     out: dict[TopicPartition, list[Commit]] = {}
+    unreadable: dict[TopicPartition, list[Unreadable]] = {}
     for e in entries:
         rec = e.record
-        if rec is None or rec.type not in (0, 1) or rec.group_id != group:
+        if rec is None:
+            key_only = decode_key(e.raw.key) if e.error is not None and e.raw.timestamp <= until_ms else None
+            if key_only is None or key_only[0] not in (0, 1) or key_only[1].get("group") != group:
+                continue
+            tp = (key_only[1]["topic"], key_only[1]["partition"])
+            if wanted is None or tp[0] in wanted:
+                unreadable.setdefault(tp, []).append(
+                    Unreadable(e.raw.partition, e.raw.offset, e.error, len(out.get(tp, ()))))
+            continue
+        if rec.type not in (0, 1) or rec.group_id != group:
             continue
         key = rec.key
         tp = (key["topic"], key["partition"])
@@ -116,12 +163,13 @@ def commits_from_log(entries: Iterable[Any], group: str, until_ms: int,
             continue
         if rec.value is None:
             out.pop(tp, None)
+            unreadable.pop(tp, None)  # gone with what it committed
             continue
         at = rec.value["commitTimestamp"]
         if at > until_ms:
             continue
         out.setdefault(tp, []).append(Commit(at, rec.value["offset"]))
-    return {tp: cs for tp, cs in out.items() if cs}
+    return CommitLog({tp: cs for tp, cs in out.items() if cs}, unreadable)
 
 
 def shown(commits: list[Commit], since_ms: int) -> list[Commit]:
@@ -248,25 +296,52 @@ def catch_up(status: str | None, lag: int | None, lag_at_last_commit: int | None
 
 def evaluate(group: str, commits: Mapping[TopicPartition, list[Commit]], ends: EndsAt, since_ms: int,
              until_ms: int, until_is_now: bool = False, allowed_lag: int = 0,
-             record_times: Mapping[tuple[str, int, int], int] | None = None) -> LagReport:
+             record_times: Mapping[tuple[str, int, int], int] | None = None,
+             unreadable: Mapping[TopicPartition, list[Unreadable]] | None = None) -> LagReport:
     """The report: for each partition its points in the window, status and catch-up.
 
     ``record_times``, when the time lag was asked for: the timestamp of the record at each
-    committed offset of a point with lag, ``{(topic, partition, offset): ms}``."""
-    partitions = [_partition(tp, commits[tp], ends, since_ms, until_ms, until_is_now, allowed_lag, record_times)
-                  for tp in sorted(commits)]
+    committed offset of a point with lag, ``{(topic, partition, offset): ms}``. ``unreadable``:
+    the group's commit records that could not be decoded, per partition (by default those of a
+    :class:`CommitLog`)."""
+    if unreadable is None:
+        unreadable = commits.unreadable if isinstance(commits, CommitLog) else {}
+    partitions = [_partition(tp, commits[tp], ends, since_ms, until_ms, until_is_now, allowed_lag, record_times,
+                             unreadable.get(tp, ())) for tp in sorted(commits)]
     partitions = [_at_until(p, commits[(p.topic, p.partition)][-1], ends, since_ms, until_ms, record_times)
                   for p in partitions]
+    others = [f"{t}-{p}: {u.reason(True)}" for (t, p), us in sorted(unreadable.items()) if (t, p) not in commits
+              for u in us]
     known = [p.status for p in partitions if p.status is not None]
     complete = sum(1 for p in partitions if p.complete == 1.0) / len(partitions) if partitions else 0.0
-    return LagReport(group, lag_status.group_status(known), complete, since_ms, until_ms, partitions)
+    return LagReport(group, lag_status.group_status(known), complete, since_ms, until_ms, partitions, others=others)
+
+
+def point_lag(committed: int, end: int | None) -> tuple[int | None, str | None]:
+    """The lag of a commit against the log end at its moment, or why it is unknown (None when it
+    is known, or when only the end is unknown: the caller says why)."""
+    if end is None:
+        return None, None
+    if committed < 0:
+        return None, f"committed offset {committed} is not an offset"
+    if committed > end:
+        return None, f"committed {committed} is beyond the log end {end}"
+    return end - committed, None
 
 
 def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int, until_ms: int, until_is_now: bool,
-               allowed_lag: int, record_times: Mapping[tuple[str, int, int], int] | None) -> PartitionLag:
+               allowed_lag: int, record_times: Mapping[tuple[str, int, int], int] | None,
+               unreadable: Sequence[Unreadable] = ()) -> PartitionLag:
     topic, partition = tp
     problems: list[str] = []
     unknown: dict[str, int] = {}
+    # per kind of committed offset that is not one (negative, beyond the end): the commits, the latest why
+    wrong: dict[bool, tuple[set[Commit], str]] = {}
+
+    def said(c: Commit, why: str) -> None:
+        seen = wrong.get(c.offset < 0, (set(), why))[0]
+        seen.add(c)
+        wrong[c.offset < 0] = (seen, why)
     known_ends = ends.ends.get(tp, {})
 
     def end_at(t: int) -> int | None:
@@ -275,16 +350,17 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
         return known_ends.get(t)
 
     def lag_at(c: Commit) -> int | None:
-        end = end_at(c.time_ms)
-        return None if end is None else max(0, end - c.offset)
+        return point_lag(c.offset, end_at(c.time_ms))[0]
 
     points = []
     for c in shown(cs, since_ms):
         end = end_at(c.time_ms)
-        lag = None if end is None else max(0, end - c.offset)
+        lag, wrong_why = point_lag(c.offset, end)
         if end is None:
             why = ends.reasons.get(tp, {}).get(c.time_ms, "the log end at that moment is unknown")
             unknown[why] = unknown.get(why, 0) + 1
+        elif wrong_why is not None:
+            said(c, wrong_why)
         time_lag = None
         if record_times is not None and lag is not None:
             if lag == 0:
@@ -301,14 +377,25 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
         problems.append(f"{n} of {len(points)} points unknown: {why}")
 
     last = cs[-1]
+    last_unreadable = any(u.after == len(cs) for u in unreadable)  # after the last readable commit
     end_now = end_at(until_ms)
-    lag_now = None if end_now is None else max(0, end_now - last.offset)
+    lag_now, wrong_why = point_lag(last.offset, end_now)
+    if wrong_why is not None:
+        said(last, wrong_why)
+    # one line per kind, the latest commit's (at --until when it is the last), and how many more
+    problems.extend(why if len(cs_) == 1 else f"{why} (and {len(cs_) - 1} more such commits)"
+                    for cs_, why in wrong.values())
+    problems.extend(u.reason(u.after == len(cs)) for u in unreadable)
     samples = [Sample(t, c.offset, lag_at(c)) for t, c in _window_runs(cs)]
     complete = min(1.0, sum(1 for s in samples if s.lag is not None) / lag_status.WINDOW)
     status: str | None = None
-    if lag_now is None:
+    if last_unreadable:
+        lag_now = None
+    elif end_now is None:
         problems.append("the log end at --until is unknown, so are the lag and the status")
-    else:
+    elif lag_now is not None and lag_now > allowed_lag and all(s.lag is None for s in samples):
+        problems.append("no commit of the status window has a known lag, so the status is unknown")
+    elif lag_now is not None:
         # read only if the rules get to them (a partition caught up is OK at once, as most of a fleet's are)
         polls = (e for e in map(end_at, lag_status.sample_moments(until_ms, last.time_ms)) if e is not None)
         status = lag_status.partition_status(samples, polls, lag_now, until_ms, allowed_lag)
@@ -318,11 +405,13 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
     start = runs[-min(len(runs), RECENT_INTERVALS + 1)][1]
     to_ms, to_end = (until_ms, end_now) if len(runs) == 1 else (last.time_ms, end_at(last.time_ms))
     start_end = end_at(start.time_ms)
-    consume = _rate(last.offset - start.offset, to_ms - start.time_ms)
+    # a rate from an offset that is not one, or past a commit that cannot be read, is no fact
+    consume = None if last_unreadable or min(start.offset, last.offset) < 0 else _rate(
+        last.offset - start.offset, to_ms - start.time_ms)
     produce = None if start_end is None or to_end is None else _rate(to_end - start_end, to_ms - start.time_ms)
-    words, eta, catching_up = catch_up(status, lag_now, lag_at(last), consume, produce)
-    return PartitionLag(topic, partition, status, complete, lag_now, end_now, last.offset, consume, produce, eta,
-                        catching_up, points, problems, words)
+    words, eta, catching_up = catch_up(status, lag_now, None if last_unreadable else lag_at(last), consume, produce)
+    return PartitionLag(topic, partition, status, complete, lag_now, end_now, None if last_unreadable else last.offset,
+                        consume, produce, eta, catching_up, points, problems, words)
 
 
 def _at_until(p: PartitionLag, last: Commit, ends: EndsAt, since_ms: int, until_ms: int,
@@ -335,7 +424,7 @@ def _at_until(p: PartitionLag, last: Commit, ends: EndsAt, since_ms: int, until_
     after = tuple((t, None if e is None else max(0, e - last.offset)) for t, e in found)
     time_lag: int | None = None
     problems = p.problems
-    if record_times is not None and p.lag is not None:
+    if record_times is not None and p.lag is not None and p.committed is not None:
         ts = record_times.get((p.topic, p.partition, p.committed))
         if p.lag == 0:
             time_lag = 0
@@ -480,6 +569,6 @@ def time_lag_positions(report: LagReport) -> dict[TopicPartition, list[int]]:
         for pt in p.points:
             if pt.lag:
                 out.setdefault((p.topic, p.partition), set()).add(pt.committed)
-        if p.lag:
+        if p.lag and p.committed is not None:  # a lag is known only with the committed offset
             out.setdefault((p.topic, p.partition), set()).add(p.committed)
     return {tp: sorted(offsets) for tp, offsets in out.items()}

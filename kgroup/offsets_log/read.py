@@ -101,15 +101,17 @@ def saving(records: Iterable[RawRecord], out: JsonlSave) -> Iterator[RawRecord]:
 
 def group_entries(group: str, input_: Path | None, offsets_topic: str, settings: ConnectionSettings | None,
                   until_ms: int | None, progress: Progress, warn: Warn) -> Iterator[Entry]:
-    """Every decoded record of one group, up to ``until_ms``, from the saved log ``input_`` or
-    the live log (``settings``: the cluster to read it from)."""
+    """Every record of one group, up to ``until_ms``, from the saved log ``input_`` or the live log
+    (``settings``: the cluster to read it from): decoded, or with its error (a record that cannot
+    be decoded and whose key bytes hold the group's id: kgroup.lag.history.commits_from_log tells
+    which are the group's commits; the replay skips them)."""
     selection = Selection(frozenset([group]), frozenset(), Window(None, until_ms))
     if input_ is not None:
         raw = file_records(input_, progress, warn)
     else:
         assert settings is not None, "the live offsets log needs a cluster"
         raw = live_records(settings, offsets_topic, None, False, progress, selection, warn)
-    return (e for e in select(raw, selection) if e.record is not None)
+    return select(raw, selection)
 
 
 def group_replays(groups: Iterable[str], input_: Path | None, offsets_topic: str,

@@ -15,7 +15,7 @@ from kgroup.kmsg.codec import DecodeError, Reader
 from kgroup.kmsg.layouts import RECORD_TYPES
 from kgroup.kmsg.schema import RecordType
 
-__all__ = ["CoordinatorRecord", "DecodeError", "KINDS", "RECORD_TYPES", "decode", "encode", "kind_of",
+__all__ = ["CoordinatorRecord", "DecodeError", "KINDS", "RECORD_TYPES", "decode", "decode_key", "encode", "kind_of",
            "kafka_json"]
 
 _KIND = {0: "offsets", 1: "offsets", 2: "group", 16: "regex"}
@@ -132,6 +132,22 @@ def decode(key: bytes | None, value: bytes | None) -> CoordinatorRecord:
     except (struct.error, KeyError, TypeError, DecodeError):
         pass
     raise _diagnose(key, value)
+
+
+def decode_key(key: bytes | None) -> tuple[int, dict[str, Any]] | None:
+    """The record type and key fields of a key alone, or None when the key cannot be read: a
+    record whose value cannot be decoded still says what it is about (a commit of which group
+    and partition)."""
+    if key is None or len(key) < 2:
+        return None
+    type_id = _I16(key, 0)[0]
+    if type_id not in RECORD_TYPES:
+        return None
+    try:
+        fields: dict[str, Any] = _KEY_READERS[type_id](key, 2)[0]
+    except (struct.error, KeyError, TypeError, ValueError, IndexError, DecodeError):
+        return None
+    return type_id, fields
 
 
 def _diagnose(key: bytes | None, value: bytes | None) -> DecodeError:

@@ -155,26 +155,32 @@ def error_entries(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def group_lag(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None]) -> dict[str, int | None]:
-    """Lag per group now: sum over its committed partitions of (log end - committed), at
-    least 0; None when the end of one of them is unknown."""
+    """Lag per group now: sum over its committed partitions of (log end - committed); None when
+    the end of one of them is unknown, or its committed offset is no offset (negative, or beyond
+    the log end: never floored to 0)."""
+    from kgroup.lag.history import point_lag
+
     out: dict[str, int | None] = {}
     for group, topic, partition, offset in committed:
-        end = ends.get((topic, partition))
         if group in out and out[group] is None:
             continue
         so_far = out.get(group, 0)
-        out[group] = None if end is None or so_far is None else so_far + max(0, end - offset)
+        lag = point_lag(offset, ends.get((topic, partition)))[0]
+        out[group] = None if lag is None or so_far is None else so_far + lag
     return out
 
 
 def lag_unknown(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None],
                 unknown: dict[tuple[str, int], str]) -> dict[str, str]:
     """Why each group whose lag is unknown has it so (the first of its partitions that makes it):
-    a topic or partition the cluster no longer has, or a log end it did not give (``unknown``:
-    why, per partition). ``ends`` holds every partition the cluster has."""
+    a topic or partition the cluster no longer has, a log end it did not give (``unknown``: why,
+    per partition), or a committed offset that is no offset (negative, or beyond the log end).
+    ``ends`` holds every partition the cluster has."""
+    from kgroup.lag.history import point_lag
+
     topics = {t for t, _ in ends}
     out: dict[str, str] = {}
-    for group, topic, partition, _ in committed:
+    for group, topic, partition, offset in committed:
         if group in out:
             continue
         tp = (topic, partition)
@@ -183,6 +189,10 @@ def lag_unknown(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str
                           else f"partition {topic}-{partition} does not exist")
         elif ends[tp] is None:
             out[group] = f"the log end of {topic}-{partition} is unknown ({unknown.get(tp, 'not answered')})"
+        else:
+            wrong = point_lag(offset, ends[tp])[1]
+            if wrong is not None:
+                out[group] = f"{topic}-{partition}: {wrong}"
     return out
 
 

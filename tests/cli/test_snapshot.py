@@ -48,3 +48,34 @@ def test_snapshot_at_says_which_offsets_retention_removed_before_the_moment(tmp_
     assert ("kgroup: warning: 1 committed offset removed by retention before 2025-11-29T02:59:20.000Z, so not in "
             "the snapshot (offsets.retention.minutes 10080, Kafka's default (no cluster named)): Order-0 (expired at "
             "2025-11-29T02:53:20.000Z, removed at 2025-11-29T02:58:20.000Z)\n") in r.stderr
+
+
+def test_snapshot_at_keeps_pending_revocations_and_describe_names_their_holders(tmp_path):
+    # examples/offsets-log-kip848.jsonl at 02:54:21Z: epoch 2 moves Order-2 from A and Order-4
+    # from C to B; A and C have written them pending revocation (at .100 and .200 s), B waits
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "offsets-log-kip848.jsonl"
+    out = tmp_path / "k.json"
+    r = run_kgroup("snapshot", "K", "--at", "2025-11-22T02:54:21Z", "--input", str(example), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    members = json.loads(out.read_text())["group"]["members"]
+    assert [(m["member_id"], m["assignment"], m.get("pending_revocation")) for m in members] == [
+        ("A", {"Order": [0, 1]}, {"Order": [2]}), ("B", {"Order": [3]}, {}), ("C", {"Order": [5]}, {"Order": [4]})]
+    d = run_kgroup("describe", "--snapshot", str(out))
+    assert d.returncode == 0, d.stderr
+    assert d.stdout.splitlines()[-3:] == [
+        "  A: epoch 1 (group epoch 2, assignment epoch 2); to revoke Order:2",
+        "  B: epoch 2 (group epoch 2, assignment epoch 2); waiting for Order:2 (held by A), Order:4 (held by C)",
+        "  C: epoch 1 (group epoch 2, assignment epoch 2); to revoke Order:4"]
+    # a file without the key (written before kgroup kept it, or from a describe answer): not known
+    doc = json.loads(out.read_text())
+    for m in doc["group"]["members"]:
+        del m["pending_revocation"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc))
+    d = run_kgroup("describe", "--snapshot", str(old))
+    assert d.returncode == 0, d.stderr
+    assert d.stdout.splitlines()[-2] == (
+        "  B: epoch 2 (group epoch 2, assignment epoch 2); waiting for Order:2 (held by no member), "
+        "Order:4 (held by no member)")

@@ -131,3 +131,31 @@ def test_no_command_causes_a_rebalance_or_changes_offsets(seed_group, tansu, tmp
     time.sleep(4)  # longer than a join takes on Tansu: a rebalance would have shown by now
     assert (seed_group.rebalances, {c: list(a) for c, a in seed_group.assignments.items()}) == before
     assert _committed(tansu) == before_offsets
+
+
+def test_offsets_a_commit_beyond_the_log_end_is_unknown_not_caught_up(tansu):
+    """A group that committed 10000 on a partition of 3 records: no lag 0, exit 3 with the reason."""
+    import uuid
+
+    from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    topic, group = f"beyond-{uuid.uuid4().hex[:8]}", f"beyond-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": tansu})
+    for f in admin.create_topics([NewTopic(topic, 2, 1)], request_timeout=10).values():
+        f.result(15)
+    producer = Producer({"bootstrap.servers": tansu, "linger.ms": 0, "batch.num.messages": 1})
+    for p in (0, 1):
+        for _ in range(3):
+            producer.produce(topic, value=b"x", partition=p)
+            producer.flush(10)
+    admin.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(
+        group, [TopicPartition(topic, 0, 10_000), TopicPartition(topic, 1, 2)])])[group].result(15)
+    r = run_kgroup("offsets", group, "-b", tansu, "-o", "json")
+    assert r.returncode == 3, r.stderr
+    (g,) = json.loads(r.stdout)["groups"]
+    assert [(p["partition"], p["committed"], p["log_end"], p["lag"]) for p in g["partitions"]] == [
+        (0, 10_000, 3, None), (1, 2, 3, 1)]
+    assert g["unknown"] == [{"topic": topic, "partition": 0,
+                             "reason": "committed offset 10000 is past the log-end offset 3"}]
+    assert (g["incomplete"], g["total_lag"]) == (True, None)

@@ -177,3 +177,64 @@ def test_the_table_at_80_columns_in_a_terminal(tansu, topics):
         [data, "1", "WARN", "65"], [data, "0", "OK", "0"], ["TOTAL", "-", "ERR", "315"]]
     assert "left out to fit the terminal: PRODUCE/S, CONSUME/S, COMMITTED, END, COMPLETE, EXPIRES, CATCH-UP" \
         in " ".join(" ".join(lines).split())
+
+
+FACTS = "lag-facts"
+
+
+@pytest.fixture(scope="module")
+def facts_log(tansu, topics):
+    """Group lag-facts on the same data topic: numbers that are not offsets, and a commit record cut short."""
+    data, _ = topics
+    log = Log(partitions=1)
+    log.commit(FACTS, data, 0, 50, BASE + 50_000)
+    log.commit(FACTS, data, 0, -1, BASE + 120_000)  # a sentinel, not an offset
+    log.commit(FACTS, data, 1, 10_000, BASE + 120_000)  # beyond the log end (120 then, 130 at --until)
+    log.commit(FACTS, data, 2, 50, BASE + 50_000)
+    cut = log.cut_commit(FACTS, data, 2, 100, BASE + 100_000)  # its key decodes, its value does not
+    log.commit(FACTS, data, 3, 130, BASE + 130_000)  # a plain one: caught up
+    offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    produce(tansu, offsets_topic, log)
+    return data, offsets_topic, cut
+
+
+def test_offsets_that_are_not_offsets_and_a_cut_record_are_unknown(tansu, topics, facts_log):
+    data, offsets_topic, cut = facts_log
+    r = run_kgroup("lag", FACTS, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-o", "json", timeout=120)
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.splitlines() == [
+        f"kgroup: warning: {data}-0: committed offset -1 is not an offset",
+        f"kgroup: warning: {data}-1: committed 10000 is beyond the log end 130",
+        f"kgroup: warning: {data}-2: the commit record at offsets-log partition 0 offset {cut.offset} cannot be "
+        "decoded (truncated value of record type 1 v3): the committed offset since then is unknown, so are the lag "
+        "and the status",
+        "kgroup: warning: INCOMPLETE: some values are unknown (shown as -); the status is computed from the "
+        "known points"]
+    doc = json.loads(r.stdout)
+    from schemas import validate
+
+    validate("lag", doc)
+    got = {p["partition"]: (p["committed"], p["end"], p["lag"], p["status"], [pt["lag"] for pt in p["points"]])
+           for p in doc["partitions"]}
+    assert got == {0: (-1, 130, None, None, [0, None]), 1: (10_000, 130, None, None, [None]),
+                   2: (None, 130, None, None, [0]), 3: (130, 130, 0, "OK", [0])}
+    assert doc["incomplete"] is True and doc["total_lag"] is None and doc["status"] == "OK"
+    assert doc["partitions_by_status"] == {"UNKNOWN": [f"{data}-0", f"{data}-1", f"{data}-2"], "OK": [f"{data}-3"]}
+
+
+def test_the_report_says_the_same_unknowns(tansu, topics, facts_log, tmp_path):
+    data, offsets_topic, cut = facts_log
+    r = run_kgroup("report", FACTS, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-o", "json", timeout=120)
+    assert r.returncode == 3, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["incomplete"] is True
+    lag = doc["lag"]
+    assert [(p["partition"], p["committed"], p["lag"], p["status"]) for p in lag["partitions"]] == [
+        (0, -1, None, None), (1, 10_000, None, None), (2, None, None, None), (3, 130, 0, "OK")]
+    assert [u for p in lag["partitions"] for u in p["unknown"]] == [
+        "committed offset -1 is not an offset", "committed 10000 is beyond the log end 130",
+        f"the commit record at offsets-log partition 0 offset {cut.offset} cannot be decoded (truncated value of "
+        "record type 1 v3): the committed offset since then is unknown, so are the lag and the status"]
+    assert f"kgroup: warning: {data}-2: the commit record at offsets-log partition 0 offset {cut.offset}" in r.stderr

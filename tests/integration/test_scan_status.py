@@ -73,3 +73,24 @@ def test_scan_statuses_equal_lag_statuses(spark, tansu, fleet):
     assert (groups["status-all"]["status"], groups["status-all"]["status_complete"]) == ("ERR", 0.8)
     # the scan's lag is against the log ends of now (200 records each), not of --until
     assert groups["status-all"]["lag"] == 5 * RECORDS - (130 + 65 + 20 + 50 + 70)
+
+
+def test_a_commit_beyond_the_log_end_is_no_lag_and_no_status(spark, tansu, fleet):
+    """The page once floored "COMMITTED 10000, END 200" to lag 0 and OK: the group's lag and status
+    are unknown, said per group, and the scan is INCOMPLETE (exit 3)."""
+    data, _ = fleet
+    log = Log(partitions=3)
+    log.commit("beyond", data, 0, 10_000, BASE + 120_000)
+    log.commit("fine", data, 0, 130, BASE + 130_000)
+    offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    produce(tansu, offsets_topic, log)
+    r = run_kgroup("scan", "-b", tansu, "--offsets-topic", offsets_topic, "--until", str(UNTIL), "-o", "json",
+                   timeout=600)
+    assert r.returncode == 3, r.stderr
+    doc = json.loads(r.stdout)
+    groups = {g["group"]: g for g in doc["groups"]}
+    assert (groups["beyond"]["lag"], groups["beyond"]["status"]) == (None, None)
+    assert (groups["fine"]["lag"], groups["fine"]["status"]) == (RECORDS - 130, "OK")
+    assert doc["summary"]["lag_unknown"] == [
+        {"group": "beyond", "reason": f"{data}-0: committed 10000 is beyond the log end {RECORDS}"}]
+    assert doc["summary"]["incomplete"] is True

@@ -338,3 +338,99 @@ def test_watch_draws_from_its_first_sample_and_the_lag_at_each_sample_after_the_
     assert report.drawn_from_ms == 1_000_000
     # the sample at 1,010 s after the only commit (1,000 s); --until (1,020 s) is the lag itself
     assert (p.after_last, p.lag) == (((1_010_000, 15),), 25)
+
+
+def test_a_sentinel_committed_offset_is_no_point_and_leaves_the_partition_unknown():
+    # 300 records (one a second), a commit of -1: no lag of 301, no status, one line why
+    commits = {("T", 0): [Commit(100_000, 50), Commit(200_000, -1)]}
+    report = evaluate("G", commits, ends_for(commits, 0, 300_000), 0, 300_000)
+    p = report.partitions[0]
+    assert [(pt.committed, pt.end, pt.lag) for pt in p.points] == [(50, 100, 50), (-1, 200, None)]
+    assert (p.lag, p.end, p.committed, p.status) == (None, 300, -1, None)
+    assert p.consume_per_s is None and p.eta_s is None and p.catching_up is None
+    assert report.incomplete and report.total_lag is None
+    assert report.problems == ["T-0: committed offset -1 is not an offset"]
+
+
+def test_a_commit_beyond_the_log_end_is_no_point_and_not_caught_up():
+    # 2^63-1 and 10000 on a log of 360 records: never "lag 0, caught up"
+    for offset in (2**63 - 1, 10_000):
+        commits = {("T", 0): [Commit(300_000, 290), Commit(350_000, offset)]}
+        report = evaluate("G", commits, ends_for(commits, 0, 360_000), 0, 360_000)
+        p = report.partitions[0]
+        assert [pt.lag for pt in p.points] == [10, None]
+        assert (p.lag, p.end, p.status, p.eta_s, p.catching_up) == (None, 360, None, None, None)
+        assert report.problems == [f"T-0: committed {offset} is beyond the log end 360"]
+    # a commit beyond the end at its moment that the log has since passed: that point unknown only
+    commits = {("T", 0): [Commit(100_000, 150), Commit(200_000, 200)]}
+    report = evaluate("G", commits, ends_for(commits, 0, 301_000), 0, 301_000)
+    p = report.partitions[0]
+    assert [pt.lag for pt in p.points] == [None, 0]
+    assert (p.lag, p.status) == (101, "STOP")
+    assert report.problems == ["T-0: committed 150 is beyond the log end 100"]
+
+
+def test_a_status_from_no_known_point_is_unknown_never_ok():
+    # every commit older than the topic's records: no end known at any commit, lag 3680 now
+    commits = {("T", 0): [Commit(1_000 * k, 10 * k) for k in range(1, 11)]}
+    unknown = {("T", 0, 1_000 * k) for k in range(1, 11)}
+    ends = ends_for(commits, 0, 3_000_000, unknown=unknown)
+    report = evaluate("G", commits, EndsAt(ends.ends, ends.reasons, {("T", 0): 3_780}), 0, 3_000_000,
+                      until_is_now=True)
+    p = report.partitions[0]
+    assert (p.lag, p.status, p.complete) == (3_680, None, 0.0)
+    assert report.problems == [
+        "T-0: 10 of 10 points unknown: retention removed the records of that moment",
+        "T-0: no commit of the status window has a known lag, so the status is unknown"]
+    assert document(report)["partitions_by_status"] == {"UNKNOWN": ["T-0"]}
+    # caught up at --until is a fact on its own: OK
+    report = evaluate("G", commits, EndsAt(ends.ends, ends.reasons, {("T", 0): 100}), 0, 3_000_000,
+                      until_is_now=True)
+    assert (report.partitions[0].lag, report.partitions[0].status) == (0, "OK")
+
+
+def test_an_undecodable_commit_record_of_the_group_makes_its_partition_unknown():
+    log = Log()
+    records = [log.commit("G", "T", 0, 5, 10_000), log.commit("G", "T", 1, 7, 10_000),
+               log.commit("G", "T", 0, 20, 20_000), log.cut_commit("G", "T", 0, 30, 30_000),
+               log.cut_commit("G", "T", 1, 12, 15_000), log.commit("G", "T", 1, 25, 25_000),
+               log.cut_commit("G", "T", 2, 3, 26_000), log.cut_commit("other", "T", 0, 1, 27_000)]
+    entries = list(select(records, Selection(frozenset(["G"]))))
+    commits = commits_from_log(entries, "G", 40_000)
+    assert commits == {("T", 0): [Commit(10_000, 5), Commit(20_000, 20)],
+                       ("T", 1): [Commit(10_000, 7), Commit(25_000, 25)]}
+    at = {tp: [(u.log_partition, u.log_offset, u.after) for u in us] for tp, us in commits.unreadable.items()}
+    p = records[0].partition
+    assert at == {("T", 0): [(p, 3, 2)], ("T", 1): [(p, 4, 1)], ("T", 2): [(p, 6, 0)]}
+    report = evaluate("G", commits, ends_for(commits, 0, 40_000), 0, 40_000)
+    t0, t1 = report.partitions
+    # the record after T-0's last readable commit: what is committed now is unknown, not 20
+    assert (t0.committed, t0.lag, t0.status, t0.end) == (None, None, None, 40)
+    # one before T-1's last readable commit: the lag now is known, the history is not whole
+    assert (t1.committed, t1.lag, t1.status) == (25, 15, "OK")
+    why = records[3].value and "truncated value of record type 1 v3"
+    assert report.problems == [
+        f"T-0: the commit record at offsets-log partition {p} offset 3 cannot be decoded ({why}): "
+        "the committed offset since then is unknown, so are the lag and the status",
+        f"T-1: the commit record at offsets-log partition {p} offset 4 cannot be decoded ({why}): "
+        "one commit of its history is unknown",
+        f"T-2: the commit record at offsets-log partition {p} offset 6 cannot be decoded ({why}): "
+        "the committed offset since then is unknown, so are the lag and the status"]
+    assert report.incomplete and report.total_lag is None
+    # a later readable commit of T-0 ends the unknown: its lag is known again, the gap still said
+    later = commits_from_log(entries + list(select([log.commit("G", "T", 0, 35, 35_000)],
+                                                   Selection(frozenset(["G"])))), "G", 40_000)
+    t0 = evaluate("G", later, ends_for(later, 0, 40_000), 0, 40_000).partitions[0]
+    assert (t0.committed, t0.lag) == (35, 5) and t0.problems[-1].endswith("one commit of its history is unknown")
+
+
+def test_many_commits_beyond_the_log_end_are_one_line():
+    # commits older than every record (the log ended at 0 then), offsets 256 to 265: one line
+    commits = {("T", 0): [Commit(100 * k, 255 + k) for k in range(1, 11)]}
+    ends = ends_for(commits, 0, 1_100)
+    report = evaluate("G", commits, EndsAt(ends.ends, ends.reasons, {("T", 0): 300}), 0, 1_100, until_is_now=True)
+    p = report.partitions[0]
+    assert [pt.lag for pt in p.points] == [None] * 10
+    assert (p.lag, p.status) == (35, None)
+    assert report.problems == ["T-0: committed 265 is beyond the log end 1 (and 9 more such commits)",
+                               "T-0: no commit of the status window has a known lag, so the status is unknown"]

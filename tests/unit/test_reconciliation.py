@@ -207,3 +207,13 @@ def test_snapshot_at_a_moment_carries_the_epochs_and_kafkas_state():
     assert [m.pending_revocation for m in g.members] == [{"Order": [2]}, {}, {}]
     g = at(t + 9000)
     assert (g.state, g.generation, g.assignment_epoch) == ("Assigning", 3, 2)
+
+
+def test_an_epoch_ahead_of_the_assignment_epoch_is_not_behind():
+    # holds exactly its target at epoch 6 while the assignment epoch known is 5: reconciled
+    m = Member("M", assignment={"T": [0]}, target_assignment={"T": [0]}, member_epoch=6)
+    assert reconciled(m, 5) and explain(_group([m])) == {}
+    line = describe_line("M", {"member_epoch": 6, "group_epoch": 6, "assignment_epoch": 5, "to_revoke": {},
+                               "waiting_for": []})
+    assert line == ("M: epoch 6 (group epoch 6, assignment epoch 5); holds its target; its epoch is ahead of the "
+                    "assignment epoch known")

@@ -57,7 +57,9 @@ def test_coordinators_brokers_and_lag():
     assert [r["group_count"] for r in rows] == [2, 1, 1]
     lag = report.group_lag([("g", "t", 0, 5), ("g", "t", 1, 9), ("h", "t", 0, 12), ("k", "gone", 0, 1)],
                            {("t", 0): 10, ("t", 1): 9})
-    assert lag == {"g": 5, "h": 0, "k": None}
+    # h committed 12 on a log that ends at 10: no lag of 0 (a number that is not a fact)
+    assert lag == {"g": 5, "h": None, "k": None}
+    assert report.group_lag([("s", "t", 0, -1)], {("t", 0): 10}) == {"s": None}
 
 
 def test_error_entries_name_the_record_type_apart_from_the_group_type():
@@ -115,9 +117,11 @@ def test_lag_unknown_names_each_group_and_why():
     ends = {("t", 0): 10, ("t", 1): None, ("u", 0): 4}
     why = report.lag_unknown(committed, ends, {("t", 1): "t-1: no latest offset within 10 s"})
     assert why == {"g": "the log end of t-1 is unknown (t-1: no latest offset within 10 s)",
+                   "h": "t-0: committed 12 is beyond the log end 10",
                    "k": "topic gone does not exist", "m": "partition t-7 does not exist",
                    "n": "topic gone does not exist"}
-    assert "h" not in why  # every end known: its lag is a fact
+    assert report.lag_unknown([("s", "t", 0, -1), ("o", "t", 0, 10)], ends, {}) == {
+        "s": "t-0: committed offset -1 is not an offset"}  # o: committed at the end, lag 0, a fact
     assert {g for g, v in report.group_lag(committed, ends).items() if v is None} == set(why)
 
 
