@@ -32,6 +32,7 @@ def require_plotly() -> Path:
     from kgroup.errors import UsageError
 
     try:
+        import plotly  # noqa: F401  (first: plotly.offline may be loaded already)
         from plotly.offline import get_plotlyjs_version
     except ImportError:
         raise UsageError(f"the HTML page needs plotly: pip install 'kgroup[{EXTRA}]'") from None

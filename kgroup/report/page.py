@@ -152,6 +152,7 @@ def figure(doc: dict[str, Any]) -> Any:
 
     rebalances = doc["history"]["rebalances"]
     names = member_names(rebalances)
+    lo, hi = activity_range(doc)
     lag = doc["lag"]
     if lag is not None:
         total = doc["total_lag"]
@@ -220,7 +221,8 @@ def figure(doc: dict[str, Any]) -> Any:
                           line={"color": REBALANCE_COLOUR, "width": 1, "dash": "dot"}, opacity=0.7)
             if k < MAX_MARKER_LABELS:
                 fig.add_annotation(x=at, xref="x", y=1 - (k % 3) * 0.09, yref="y domain",
-                                   text=chart_text(rebalance_label(r, names)), showarrow=False, xanchor="left",
+                                   text=chart_text(rebalance_label(r, names)), showarrow=False,
+                                   xanchor="left" if r["timestamp"] <= (lo + hi) / 2 else "right",  # inside the chart
                                    yanchor="top", font={"size": 10, "color": REBALANCE_COLOUR},
                                    bgcolor="rgba(255,255,255,0.8)", name=REBALANCE_MARKER,
                                    hovertext=texts[k])
@@ -247,10 +249,9 @@ def figure(doc: dict[str, Any]) -> Any:
     if rebalances:
         fig.update_yaxes(range=[0, max(len(r["members"]) for r in rebalances) * 1.25 + 1], row=2, col=1)
     fig.update_layout(barmode="overlay", height=900, margin={"l": 50, "r": 10, "t": 30, "b": 10},
-                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.06, "yanchor": "top",
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.11, "yanchor": "top",
                               "groupclick": "toggleitem", "font": {"size": 11}},
                       hovermode="closest", template="plotly_white")
-    lo, hi = activity_range(doc)
     fig.update_xaxes(type="date", range=[chart_time(lo), chart_time(hi)], hoverformat=HOVER_TIME)
     fig.update_xaxes(title={"text": "time (UTC)"}, row=3, col=1)
     fig.update_yaxes(rangemode="tozero")
@@ -260,8 +261,12 @@ def figure(doc: dict[str, Any]) -> Any:
 
 
 def _say_on_lag_chart(fig: Any, text: str) -> None:
-    """A sentence in the lag chart's place, its empty axis hidden."""
-    fig.add_annotation(x=0.5, xref="x domain", y=0.5, yref="y domain", text=chart_text(text), showarrow=False,
+    """A sentence in the lag chart's place, its empty axis hidden; in lines of at most 40 characters
+    (a phone's width: plotly does not wrap text)."""
+    import textwrap
+
+    fig.add_annotation(x=0.5, xref="x domain", y=0.5, yref="y domain", showarrow=False,
+                       text="<br>".join(chart_text(line) for line in textwrap.wrap(text, 40)),
                        font={"size": 14, "color": "#566074"}, name=NO_LAG_SERIES)
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, row=1, col=1)
 
