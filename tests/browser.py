@@ -95,7 +95,7 @@ def open_page(path: Path, screenshot: Path | None = None):
 
 # What a phone or a wide screen shows of a page: the page's own width against the window's, and
 # for each chart the boxes plotly drew (its plot areas, legend, titles and annotations, x axis
-# titles), in CSS pixels of the window
+# titles and tick labels), in CSS pixels of the window
 LAYOUT = """
 const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
 return {
@@ -105,7 +105,8 @@ return {
     plots: Array.from(gd.querySelectorAll('.draglayer .nsewdrag')).map(box),
     legend: Array.from(gd.querySelectorAll('.legend')).map(box),
     texts: Array.from(gd.querySelectorAll('.annotation-text, .gtitle')).map(t => [t.textContent, box(t)]),
-    xtitles: Array.from(gd.querySelectorAll('[class^="g-x"][class$="title"]')).filter(t => t.textContent).map(box)})),
+    xtitles: Array.from(gd.querySelectorAll('[class^="g-x"][class$="title"]')).filter(t => t.textContent).map(box),
+    ticks: Array.from(gd.querySelectorAll('.xaxislayer-above text')).filter(t => t.textContent).map(box)})),
   scrollers: Array.from(document.querySelectorAll('table')).map(t => t.parentElement.className),
 };
 """
@@ -132,7 +133,7 @@ def layout_at(page: Page, width: int, screenshot: Path | None = None) -> dict:
 
 def assert_reads_at(page: Page, width: int, screenshot: Path | None = None) -> dict:
     """The page at ``width``: it never scrolls sideways (each table scrolls in its own box); in
-    each chart the legend covers no plot area and no axis title, and every title and annotation
+    each chart the legend covers no plot area, no x axis title or tick label, and every title and annotation
     lies inside the window."""
     facts = layout_at(page, width, screenshot)
     assert facts["scroll"] <= facts["inner"], (width, facts["scroll"])
@@ -140,7 +141,7 @@ def assert_reads_at(page: Page, width: int, screenshot: Path | None = None) -> d
     for chart in facts["charts"]:
         assert chart["plots"], chart["id"]
         for legend in chart["legend"]:
-            for area in chart["plots"] + chart["xtitles"]:
+            for area in chart["plots"] + chart["xtitles"] + chart["ticks"]:
                 assert not overlap(legend, area), (width, chart["id"], legend, area)
         for text, b in chart["texts"]:
             assert b[0] >= 0 and b[2] <= facts["inner"], (width, chart["id"], text, b)

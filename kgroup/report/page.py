@@ -249,7 +249,7 @@ def figure(doc: dict[str, Any]) -> Any:
     if rebalances:
         fig.update_yaxes(range=[0, max(len(r["members"]) for r in rebalances) * 1.25 + 1], row=2, col=1)
     fig.update_layout(barmode="overlay", height=900, margin={"l": 50, "r": 10, "t": 30, "b": 10},
-                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.11, "yanchor": "top",
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0, "yanchor": "bottom",
                               "groupclick": "toggleitem", "font": {"size": 11}},
                       hovermode="closest", template="plotly_white")
     fig.update_xaxes(type="date", range=[chart_time(lo), chart_time(hi)], hoverformat=HOVER_TIME)
