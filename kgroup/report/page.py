@@ -112,26 +112,27 @@ def owner_at(rebalances: list[dict[str, Any]], topic: str, partition: int, time_
 
 def activity_range(doc: dict[str, Any]) -> tuple[int, int]:
     """The time axis's range: from the first to the last moment anything happened (a lag point, a
-    rebalance, a commit bucket, the offsets' expiry), a margin around, within the window."""
+    rebalance, a commit bucket, the offsets' expiry), a twentieth of that around, within the window
+    (and the last commit bucket, which may end after it)."""
     since, until = doc["since_ms"], doc["until_ms"]
     moments = [p["time_ms"] for p in doc["total_lag"]]
     if doc["lag"] is not None:
         moments += [pt["time_ms"] for p in doc["lag"]["partitions"] for pt in p["points"]]
     moments += [r["timestamp"] for r in doc["history"]["rebalances"]]
-    rate = doc["commit_rate"]
-    for s in rate["series"]:
-        for i, n in enumerate(s["counts"]):
-            if n:
-                moments += [rate["start_ms"] + i * rate["bucket_ms"], rate["start_ms"] + (i + 1) * rate["bucket_ms"]]
     first = doc["expiry"]["first_expires_ms"]
     if first is not None:
         moments.append(first)
     moments = [t for t in moments if since <= t <= until]
+    rate = doc["commit_rate"]  # a bucket whole, the last one may end after --until
+    for s in rate["series"]:
+        for i, n in enumerate(s["counts"]):
+            if n:
+                moments += [rate["start_ms"] + i * rate["bucket_ms"], rate["start_ms"] + (i + 1) * rate["bucket_ms"]]
     if not moments:
         return since, until
     lo, hi = min(moments), max(moments)
     pad = max((hi - lo) // 20, 1_000)
-    return max(since, lo - pad), min(until, hi + pad)
+    return max(since, lo - pad), min(max(until, hi), hi + pad)
 
 
 def figure(doc: dict[str, Any]) -> Any:

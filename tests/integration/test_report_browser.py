@@ -83,9 +83,9 @@ def test_the_report_page_in_chromium(tmp_path, monkeypatch):
         assert chart["xtitle"] == "time (UTC)" and chart["hover"].endswith(" UTC")
         assert chart["ytitles"] == ["lag (messages)", "members", "commits per 1.0s"]
         assert "Commits per member, per 1.0s bucket" in chart["annotations"]
-        # the time axis spans the activity (rebalance at 5 s to the last commit at 40 s), a twentieth of it
-        # (1.75 s) around, within the window (0 to 40 s)
-        assert [ms(x) for x in chart["range"]] == [3_250, 40_000]
+        # the time axis spans the activity (rebalance at 5 s to the end of the last commit's bucket,
+        # 41 s), a twentieth of it (1.8 s) before, within the window (0 to 40 s) and that bucket
+        assert [ms(x) for x in chart["range"]] == [3_200, 41_000]
         # the figures drawn are lag's and history's
         for p in lag["partitions"][1:]:
             drawn = by_name[f"{p['topic']}-{p['partition']}"]
