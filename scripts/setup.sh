@@ -4,6 +4,8 @@
 #     PySpark 4.3.0 (its jars included), pyarrow and pandas for kgroup scan
 #   - a JDK (javac/java) for the differential tests against Kafka's own Java code
 #   - kgroup's report extra (plotly) and headless Chromium with its driver, for the HTML pages and their browser tests
+#   - plotly.js's basic partial bundle (npm: plotly.js-basic-dist-min, the plotly.js version plotly's Python package
+#     draws for), into .cache/: the pages inline it (kgroup/report/__init__.py)
 #   (Apache Kafka's kafka-clients jar is fetched by `make test` and the benchmarks, not here: the demo does not use it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +46,20 @@ fi
 if ! command -v javac >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
     echo "setup: installing a JDK (openjdk-17-jdk-headless)" >&2
     apt_install openjdk-17-jdk-headless
+fi
+
+# plotly.js's basic bundle (scatter and bar: all the pages draw), 1.2 MB where plotly's full bundle is 4.8 MB;
+# npm verifies the package's integrity, only its one .js file is kept
+PLOTLYJS=$(.venv/bin/python -c 'from plotly.offline import get_plotlyjs_version as v; print(v())')
+BUNDLE=.cache/plotly-basic-$PLOTLYJS.min.js
+if [ ! -s "$BUNDLE" ]; then
+    command -v npm >/dev/null 2>&1 || { echo "setup: installing npm (for plotly.js's basic bundle)" >&2; apt_install npm; }
+    mkdir -p .cache
+    TMP=$(mktemp -d)
+    (cd "$TMP" && npm pack --silent "plotly.js-basic-dist-min@$PLOTLYJS" >/dev/null)
+    tar -xzf "$TMP"/plotly.js-basic-dist-min-*.tgz -C "$TMP" package/plotly-basic.min.js
+    mv "$TMP/package/plotly-basic.min.js" "$BUNDLE.part" && mv "$BUNDLE.part" "$BUNDLE"
+    rm -rf "$TMP"
 fi
 
 # headless Chromium and its driver: the tests open kgroup's HTML pages in a real browser

@@ -91,3 +91,58 @@ def open_page(path: Path, screenshot: Path | None = None):
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+# What a phone or a wide screen shows of a page: the page's own width against the window's, and
+# for each chart the boxes plotly drew (its plot areas, legend, titles and annotations, x axis
+# titles and tick labels), in CSS pixels of the window
+LAYOUT = """
+const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+return {
+  inner: window.innerWidth, scroll: document.documentElement.scrollWidth,
+  charts: Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => ({
+    id: gd.id, chart: box(gd),
+    plots: Array.from(gd.querySelectorAll('.draglayer .nsewdrag')).map(box),
+    legend: Array.from(gd.querySelectorAll('.legend')).map(box),
+    texts: Array.from(gd.querySelectorAll('.annotation-text, .gtitle')).map(t => [t.textContent, box(t)]),
+    xtitles: Array.from(gd.querySelectorAll('[class^="g-x"][class$="title"]')).filter(t => t.textContent).map(box),
+    ticks: Array.from(gd.querySelectorAll('.xaxislayer-above text')).filter(t => t.textContent).map(box)})),
+  scrollers: Array.from(document.querySelectorAll('table')).map(t => t.parentElement.className),
+};
+"""
+
+
+def overlap(a, b) -> bool:
+    """Whether two boxes (left, top, right, bottom) share more than a pixel."""
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+
+
+def layout_at(page: Page, width: int, screenshot: Path | None = None) -> dict:
+    """The page laid out in a window ``width`` CSS pixels wide (LAYOUT's facts); its screenshot,
+    whole, where asked."""
+    page.driver.set_window_size(width, 900)
+    time.sleep(0.3)  # plotly redraws the charts on resize (responsive)
+    height = page.js("return document.body.scrollHeight")
+    page.driver.set_window_size(width, min(max(height + 100, 800), 8000))
+    time.sleep(0.3)
+    facts = page.js(LAYOUT)
+    if screenshot is not None:
+        page.driver.save_screenshot(str(screenshot))
+    return facts
+
+
+def assert_reads_at(page: Page, width: int, screenshot: Path | None = None) -> dict:
+    """The page at ``width``: it never scrolls sideways (each table scrolls in its own box); in
+    each chart the legend covers no plot area, no x axis title or tick label, and every title and annotation
+    lies inside the window."""
+    facts = layout_at(page, width, screenshot)
+    assert facts["scroll"] <= facts["inner"], (width, facts["scroll"])
+    assert set(facts["scrollers"]) <= {"scroll"}, facts["scrollers"]
+    for chart in facts["charts"]:
+        assert chart["plots"], chart["id"]
+        for legend in chart["legend"]:
+            for area in chart["plots"] + chart["xtitles"] + chart["ticks"]:
+                assert not overlap(legend, area), (width, chart["id"], legend, area)
+        for text, b in chart["texts"]:
+            assert b[0] >= 0 and b[2] <= facts["inner"], (width, chart["id"], text, b)
+    return facts

@@ -4,17 +4,50 @@ self-contained HTML page each.
 ``data`` builds the report's document (pure: the same document ``-o json`` prints and the page
 embeds); ``page`` and ``fleet`` draw the pages with plotly, which only they import, and only when a
 page is written; ``html`` holds what both pages share (escaping, tables, the embedded data).
+
+The pages inline plotly.js's official "basic" partial bundle (npm package
+``plotly.js-basic-dist-min``: scatter and bar traces, all the pages draw; 1.2 MB, where the full
+bundle plotly's Python package ships is 4.8 MB), of the plotly.js version plotly's Python package
+writes figures for. scripts/setup.sh fetches it into ``.cache/``; ``KGROUP_PLOTLYJS`` names another
+copy of the same file.
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 EXTRA = "report"
+BUNDLE_ENV = "KGROUP_PLOTLYJS"
+CACHE = Path(__file__).resolve().parent.parent.parent / ".cache"
 
 
-def require_plotly() -> None:
-    """Raise the one-line usage error naming the extra when plotly is not installed."""
+def bundle_name(version: str) -> str:
+    """The basic bundle's file name in .cache/ (scripts/setup.sh writes it)."""
+    return f"plotly-basic-{version}.min.js"
+
+
+def require_plotly() -> Path:
+    """plotly's Python package and the basic bundle of its plotly.js version: the bundle's path, or
+    the one-line usage error that says how to get what is missing."""
     from kgroup.errors import UsageError
 
     try:
-        import plotly  # noqa: F401
+        import plotly  # noqa: F401  (first: plotly.offline may be loaded already)
+        from plotly.offline import get_plotlyjs_version
     except ImportError:
         raise UsageError(f"the HTML page needs plotly: pip install 'kgroup[{EXTRA}]'") from None
+    version = get_plotlyjs_version()
+    named = os.environ.get(BUNDLE_ENV)
+    path = Path(named) if named else CACHE / bundle_name(version)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(200).decode("utf-8", "replace")
+    except OSError:
+        where = f"{BUNDLE_ENV}={named}" if named else str(path)
+        raise UsageError(f"the HTML page needs plotly.js's basic bundle {version} ({where} is missing): run "
+                         f"scripts/setup.sh, or set {BUNDLE_ENV} to npm's plotly.js-basic-dist-min@{version} "
+                         "plotly-basic.min.js") from None
+    if f"v{version}" not in head:
+        raise UsageError(f"{path} is not plotly.js's basic bundle {version} (the version plotly's Python package "
+                         f"draws for): run scripts/setup.sh")
+    return path

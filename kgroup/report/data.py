@@ -102,9 +102,15 @@ def commit_rate(commits: Mapping[TopicPartition, Sequence[Commit]], rebalances: 
                 since_ms: int, until_ms: int) -> dict[str, Any]:
     """Commits from ``since_ms`` to ``until_ms`` counted per bucket of ``bucket_ms`` and per member
     that owned the committed partition at the commit's moment (by the last rebalance before it;
-    ``member`` null: no owner known), members with the most commits first."""
-    width = bucket_ms(since_ms, until_ms)
-    n = max(1, -(-(until_ms - since_ms) // width))
+    ``member`` null: no owner known), members with the most commits first. The buckets span the
+    commits, not the window (three minutes of commits in a day's window get 5 s buckets, not
+    30 min ones): ``start_ms``, the first bucket's start, is the first commit's moment rounded down
+    to a multiple of the width (``since_ms`` when there is no commit)."""
+    moments = [c.time_ms for cs in commits.values() for c in cs if since_ms <= c.time_ms <= until_ms]
+    first, last = (min(moments), max(moments)) if moments else (since_ms, until_ms)
+    width = bucket_ms(first, last)
+    start = max(since_ms, first - first % width) if moments else since_ms
+    n = max(1, (last - start) // width + 1) if moments else max(1, -(-(until_ms - since_ms) // width))
     times, owners = _owner_timeline(rebalances)
     counts: dict[str | None, list[int]] = {}
     for tp, cs in commits.items():
@@ -114,10 +120,10 @@ def commit_rate(commits: Mapping[TopicPartition, Sequence[Commit]], rebalances: 
             k = bisect_right(times, c.time_ms) - 1
             member = owners[k].get(tp, NO_OWNER) if k >= 0 else NO_OWNER
             row = counts.setdefault(member, [0] * n)
-            row[min(n - 1, (c.time_ms - since_ms) // width)] += 1
+            row[min(n - 1, (c.time_ms - start) // width)] += 1
     series = [{"member": m, "commits": sum(row), "counts": row}
               for m, row in sorted(counts.items(), key=lambda kv: (-sum(kv[1]), kv[0] is None, kv[0] or ""))]
-    return {"start_ms": since_ms, "bucket_ms": width, "buckets": n, "series": series}
+    return {"start_ms": start, "bucket_ms": width, "buckets": n, "series": series}
 
 
 def report_document(*, group: str, since_ms: int, until_ms: int, generated_ms: int, version: str,

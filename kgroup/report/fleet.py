@@ -1,8 +1,11 @@
 """The fleet page of ``kgroup scan --html``: the scan's document drawn with plotly, with the same
 tables as the text output, and the document itself embedded as JSON (id ``kgroup-scan-data``).
 
-Charts, each from the document alone: groups by status (the scan's STATUS per group where the
-document has one, else its flags: storm, stale, rewinds, deleted, none), the stale, storming and
+Charts, each from the document alone: the groups needing a look (horizontal bars, the count
+written on each: every flag, storm, stale, expiring, rewinds, and every STATUS but OK where
+the scan computed statuses; a group flagged twice counts in both; the groups with nothing to look
+at are counted in the title, not drawn, so that one ERR among 300 OK is a bar as long as the
+others), the stale, storming and
 expiring groups (EXPIRING: the moment their first committed offset expires), coordinator load per offsets-log partition and per broker (commits; the hot ones red),
 and commits per hour of the busiest groups. Summarised for large fleets: at most ``MAX_BARS``
 bars per chart, the cut said on the page.
@@ -18,31 +21,46 @@ from kgroup.timeutil import moment
 MAX_BARS = 50
 DATA_ID = "kgroup-scan-data"
 HOT, COOL = "#b3261e", "#4c78a8"
-FLAGS = ("storm", "stale", "rewinds", "deleted", "none")
+FLAGS = ("storm", "stale", "expiring", "rewinds")
+GOOD = ("OK",)  # statuses that need no look
 
 
 def group_flags(row: dict[str, Any]) -> list[str]:
-    """What the scan flagged of a group: storm, stale, rewinds, deleted, or none."""
-    flags = [f for f in ("storm", "stale", "deleted") if row.get(f)]
-    if row.get("rewinds"):
-        flags.insert(2, "rewinds")
-    return flags or ["none"]
+    """Why a group needs a look: its flags (storm, stale, expiring, rewinds: a deleted group needs none) and, where the
+    scan computed statuses, ``status X`` for a status other than OK (``status unknown``: none could
+    be computed); empty: nothing to look at."""
+    flags = [f for f in FLAGS if row.get(f)]
+    if "status" in row and row["status"] not in GOOD:
+        flags.append(f"status {row['status'] or 'unknown'}")
+    return flags
 
 
 def status_counts(groups: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """Groups per status: the scan's ``status`` where the rows carry one, else per flag (a group
-    flagged twice counts in both)."""
-    if groups and all("status" in g for g in groups):
-        out: dict[str, int] = {}
-        for g in groups:
-            key = g["status"] or "UNKNOWN"
-            out[key] = out.get(key, 0) + 1
-        return dict(sorted(out.items()))
-    counts = dict.fromkeys(FLAGS, 0)
+    """Groups per reason to look (:func:`group_flags`), the flags first then the statuses; a group
+    with two reasons counts in both; a reason no group has is left out."""
+    counts: dict[str, int] = {}
     for g in groups:
         for f in group_flags(g):
-            counts[f] += 1
-    return counts
+            counts[f] = counts.get(f, 0) + 1
+    order = {f: i for i, f in enumerate(FLAGS)}
+    return dict(sorted(counts.items(), key=lambda kv: (order.get(kv[0], len(FLAGS)), kv[0])))
+
+
+def _look_bar(groups: Sequence[dict[str, Any]]) -> Any:
+    import plotly.graph_objects as go
+
+    counts = status_counts(groups)
+    names = list(counts)
+    fig = go.Figure(go.Bar(x=list(counts.values()), y=names, orientation="h", text=list(counts.values()),
+                           textposition="outside", cliponaxis=False, marker={"color": HOT}, name="groups",
+                           hovertemplate="%{y}: %{x} groups<extra></extra>"))
+    fig.update_layout(meta=look_title(groups))
+    fig.update_layout(height=max(140, 70 + 34 * len(names)), margin={"l": 10, "r": 30, "t": 10, "b": 40},
+                      template="plotly_white", xaxis={"title": "groups", "rangemode": "tozero"},
+                      yaxis={"type": "category", "autorange": "reversed", "automargin": True})
+    if not names:
+        fig.add_annotation(x=0.5, xref="paper", y=0.5, yref="paper", text="no group needs a look", showarrow=False)
+    return fig
 
 
 def busiest(groups: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -55,20 +73,24 @@ def _bar(x: list[Any], y: list[Any], colors: list[str] | str, name: str, title: 
 
     fig = go.Figure(go.Bar(x=x, y=y, marker={"color": colors}, name=name,
                            hovertemplate="%{x}: %{y}<extra></extra>"))
-    fig.update_layout(title=title, height=360, margin={"l": 60, "r": 20, "t": 50, "b": 80}, template="plotly_white",
+    fig.update_layout(height=340, margin={"l": 50, "r": 10, "t": 10, "b": 80}, template="plotly_white",
+                      meta=title,
                       xaxis={"title": xtitle, **({"type": "category"} if category else {})},
                       yaxis={"rangemode": "tozero"})
     return fig
 
 
+def look_title(groups: Sequence[dict[str, Any]]) -> str:
+    fine = sum(1 for g in groups if not group_flags(g))
+    return f"Groups needing a look: {len(groups) - fine} of {len(groups)} ({fine} with nothing flagged, not drawn)"
+
+
 def figures(doc: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(element id, figure) of each chart."""
+    """(element id, figure) of each chart; its title (the page's heading above it): the figure's
+    ``layout.meta``."""
     groups, coordinators, brokers = doc["groups"], doc["coordinators"], doc["brokers"]
     out = []
-    counts = status_counts(groups)
-    out.append(("kgroup-fleet-status", _bar(list(counts), list(counts.values()),
-                                            [HOT if k in ("storm", "stale", "ERR", "STOP", "STALL", "REWIND") else COOL
-                                             for k in counts], "groups", "Groups by status", "status")))
+    out.append(("kgroup-fleet-status", _look_bar(groups)))
     coord = sorted(coordinators, key=lambda c: c["offsets_partition"])[:MAX_BARS] if len(coordinators) <= MAX_BARS \
         else sorted(coordinators, key=lambda c: (-c["commits"], c["offsets_partition"]))[:MAX_BARS]
     out.append(("kgroup-fleet-coordinators", _bar(
@@ -104,7 +126,9 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
     if s.get("undecodable"):
         body.append('<div class="warnings">' + esc(s["undecodable"]) + " records could not be decoded.</div>")
     body.append("<h2>Charts</h2>")
-    body.extend(charts.div(fig, ident) for ident, fig in figures(doc))
+    for ident, fig in figures(doc):  # a heading above each chart: it wraps on a phone where a plotly title is cut
+        body.append(f'<h3 id="{esc(ident)}-title">{esc(fig.layout.meta)}</h3>')
+        body.append(charts.div(fig, ident))
     if len(doc["coordinators"]) > MAX_BARS:
         body.append(f'<p class="note">The coordinator chart shows the {MAX_BARS} busiest of '
                     f'{len(doc["coordinators"])} offsets-log partitions.</p>')

@@ -29,6 +29,14 @@ MAX_NAMES = 10
 DATA_ID = "kgroup-report-data"
 EXPIRY_LABEL = "offsets expire"
 CHART_ID = "kgroup-report-chart"
+ZERO_LABEL = "lag 0 throughout"
+NO_LAG_SERIES = "no-lag-series"
+REBALANCE_MARKER = "rebalance"
+REBALANCE_COLOUR = "#b3261e"
+MAX_MARKER_LABELS = 12  # rebalances labelled on the lag chart (a storm: lines only past these)
+MAX_LABEL_NAMES = 3  # members named in one label
+SHORT = 24  # characters of a member's name in a label
+HOVER_TIME = "%Y-%m-%d %H:%M:%S.%L UTC"
 
 
 def _names(ids: list[str]) -> str:
@@ -36,13 +44,23 @@ def _names(ids: list[str]) -> str:
     return shown + (f" (+{len(ids) - MAX_NAMES} more)" if len(ids) > MAX_NAMES else "")
 
 
-def drawn_partitions(lag: dict[str, Any]) -> list[dict[str, Any]]:
-    """The partitions drawn as lines: the MAX_PARTITION_LINES with the highest known lag at any
-    point (ties: topic, partition)."""
-    def peak(p: dict[str, Any]) -> int:
-        return max((pt["lag"] for pt in p["points"] if pt["lag"] is not None), default=-1)
+def _known_lags(p: dict[str, Any]) -> list[int]:
+    return [pt["lag"] for pt in p["points"] if pt["lag"] is not None]
 
-    ranked = sorted(lag["partitions"], key=lambda p: (-peak(p), p["topic"], p["partition"]))
+
+def zero_partitions(lag: dict[str, Any]) -> list[dict[str, Any]]:
+    """The partitions whose every known lag point is 0: folded into one legend entry."""
+    return [p for p in lag["partitions"] if _known_lags(p) and max(_known_lags(p)) == 0]
+
+
+def drawn_partitions(lag: dict[str, Any]) -> list[dict[str, Any]]:
+    """The partitions drawn as lines: of those not at lag 0 throughout (:func:`zero_partitions`), the
+    MAX_PARTITION_LINES with the highest known lag at any point (ties: topic, partition)."""
+    def peak(p: dict[str, Any]) -> int:
+        return max(_known_lags(p), default=-1)
+
+    ranked = sorted((p for p in lag["partitions"] if not (_known_lags(p) and peak(p) == 0)),
+                    key=lambda p: (-peak(p), p["topic"], p["partition"]))
     return ranked[:MAX_PARTITION_LINES]
 
 
@@ -57,30 +75,129 @@ def drawn_members(rate: dict[str, Any]) -> list[dict[str, Any]]:
         {"member": f"others ({len(rest)} members)", "commits": sum(others), "counts": others, "others": True}]
 
 
+def _cut(text: str, width: int = SHORT) -> str:
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
+
+
+def member_names(rebalances: list[dict[str, Any]]) -> dict[str, str]:
+    """The name of each member of the window's rebalances in a label: its member id (as the
+    commits' legend and the tables say it), cut at SHORT characters."""
+    return {m: _cut(m) for r in rebalances for m in [*(x["member_id"] for x in r["members"]), *r["left"], *r["joined"]]}
+
+
+def rebalance_label(r: dict[str, Any], names: dict[str, str]) -> str:
+    """``gen N: −left +joined`` (``epoch N`` for KIP-848 groups, ``deleted``), at most MAX_LABEL_NAMES names."""
+    what = "deleted" if r["type"] == "deleted" else f"{'gen' if r['type'] == 'classic' else 'epoch'} {r['generation']}"
+    moves = [f"\u2212{names.get(m, _cut(m))}" for m in r["left"]] + [f"+{names.get(m, _cut(m))}" for m in r["joined"]]
+    if len(moves) > MAX_LABEL_NAMES:
+        moves = moves[:MAX_LABEL_NAMES] + [f"(+{len(moves) - MAX_LABEL_NAMES} more)"]
+    return what + (": " + " ".join(moves) if moves else "")
+
+
+def _assignment(r: dict[str, Any], m: dict[str, Any]) -> dict[str, list[int]]:
+    got: dict[str, list[int]] = (m.get("assignment") if r["type"] == "classic" or m.get("assignment")
+                                 else m.get("target_assignment")) or {}
+    return got
+
+
+def owner_at(rebalances: list[dict[str, Any]], topic: str, partition: int, time_ms: int) -> str | None:
+    """The member that owned the partition at ``time_ms`` by the window's last rebalance before it
+    (None: no rebalance of the window before it, or nobody owned it)."""
+    before = [r for r in rebalances if r["timestamp"] <= time_ms]
+    if not before or before[-1]["type"] == "deleted":
+        return None
+    r = before[-1]
+    return next((m["member_id"] for m in r["members"] if partition in _assignment(r, m).get(topic, [])), None)
+
+
+def activity_range(doc: dict[str, Any]) -> tuple[int, int]:
+    """The time axis's range: from the first to the last moment anything happened (a lag point, a
+    rebalance, a commit bucket, the offsets' expiry), a twentieth of that around, within the window
+    (and the last commit bucket, which may end after it)."""
+    since, until = doc["since_ms"], doc["until_ms"]
+    moments = [p["time_ms"] for p in doc["total_lag"]]
+    if doc["lag"] is not None:
+        moments += [pt["time_ms"] for p in doc["lag"]["partitions"] for pt in p["points"]]
+    moments += [r["timestamp"] for r in doc["history"]["rebalances"]]
+    first = doc["expiry"]["first_expires_ms"]
+    if first is not None:
+        moments.append(first)
+    moments = [t for t in moments if since <= t <= until]
+    rate = doc["commit_rate"]  # a bucket whole, the last one may end after --until
+    for s in rate["series"]:
+        for i, n in enumerate(s["counts"]):
+            if n:
+                moments += [rate["start_ms"] + i * rate["bucket_ms"], rate["start_ms"] + (i + 1) * rate["bucket_ms"]]
+    if not moments:
+        return since, until
+    lo, hi = min(moments), max(moments)
+    pad = max((hi - lo) // 20, 1_000)
+    return max(since, lo - pad), min(max(until, hi), hi + pad)
+
+
 def figure(doc: dict[str, Any]) -> Any:
+    from plotly.colors import qualitative
     from plotly.subplots import make_subplots
 
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=[0.55, 0.2, 0.25],
-                        subplot_titles=("Lag over time (messages)", "Rebalances (members after each)",
-                                        "Commits per member"))
+    # 24 colours (plotly's Dark24 less its near-black, taken by the total): no repeat within the 20 lines
+    palette = [c for c in qualitative.Dark24 if c != "#222A2A"]
+
+    rate = doc["commit_rate"]
+    width = duration(rate["bucket_ms"]) or f"{rate['bucket_ms']} ms"
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07, row_heights=[0.55, 0.2, 0.25],
+                        subplot_titles=("Lag over time", "Rebalances: members after each",
+                                        f"Commits per member, per {width} bucket"))
+    for title in fig.layout.annotations:  # from the left edge: never cut on a narrow screen
+        title.update(x=0, xanchor="left", font={"size": 13})
     import plotly.graph_objects as go
 
+    rebalances = doc["history"]["rebalances"]
+    names = member_names(rebalances)
+    lo, hi = activity_range(doc)
     lag = doc["lag"]
     if lag is not None:
         total = doc["total_lag"]
         fig.add_trace(go.Scatter(x=[chart_time(p["time_ms"]) for p in total], y=[p["lag"] for p in total], name="total",
                                  mode="lines", line={"shape": "hv", "width": 3, "color": "#1d2330"},
-                                 meta="total"), row=1, col=1)
-        for p in drawn_partitions(lag):
+                                 hovertemplate="%{x|" + HOVER_TIME + "}<br>total lag %{y}<extra></extra>",
+                                 meta="total", legendgroup="total"), row=1, col=1)
+        drawn = drawn_partitions(lag)
+        owned = {(p["topic"], p["partition"]): owner_at(rebalances, p["topic"], p["partition"],
+                                                         max((pt["time_ms"] for pt in p["points"]), default=0))
+                 for p in drawn}
+        drawn.sort(key=lambda p: (owned[p["topic"], p["partition"]] is None,
+                                  names.get(owned[p["topic"], p["partition"]] or "", ""), p["topic"], p["partition"]))
+        titled: set[str] = set()
+        for i, p in enumerate(drawn):
             label = chart_text(f"{p['topic']}-{p['partition']}")
+            owner = owned[p["topic"], p["partition"]]
+            group = "owner " + chart_text(names.get(owner, owner) if owner else "unknown")
             fig.add_trace(go.Scatter(
                 x=[chart_time(pt["time_ms"]) for pt in p["points"]], y=[pt["lag"] for pt in p["points"]],
-                name=label, mode="lines+markers", line={"shape": "hv", "width": 1}, marker={"size": 5},
-                customdata=[[pt["committed"], pt["end"]] for pt in p["points"]],
-                hovertemplate=label + "<br>lag %{y}<br>committed %{customdata[0]}<br>end %{customdata[1]}"
-                              "<extra>" + esc(p["status"]) + "</extra>",
+                name=label, mode="lines+markers", line={"shape": "hv", "width": 1.5, "color": palette[i % len(palette)]},
+                marker={"size": 5}, legendgroup=group,
+                legendgrouptitle={"text": group} if group not in titled else None,
+                customdata=[[pt["committed"], pt["end"],
+                             chart_text(owner_at(rebalances, p["topic"], p["partition"], pt["time_ms"]) or "unknown")]
+                            for pt in p["points"]],
+                hovertemplate=label + " at %{x|" + HOVER_TIME + "}<br>lag %{y}<br>committed %{customdata[0]}"
+                              "<br>end %{customdata[1]}<br>owner %{customdata[2]}<extra>" + esc(p["status"]) + "</extra>",
                 meta="partition"), row=1, col=1)
-    rebalances = doc["history"]["rebalances"]
+            titled.add(group)
+        zero = zero_partitions(lag)
+        if zero:
+            times = [pt["time_ms"] for p in zero for pt in p["points"]]
+            listed = _names([f"{p['topic']}-{p['partition']}" for p in zero])
+            fig.add_trace(go.Scatter(
+                x=[chart_time(min(times)), chart_time(max(times))], y=[0, 0], mode="lines",
+                name=chart_text(f"{ZERO_LABEL} ({len(zero)} partition{'s' if len(zero) > 1 else ''})"),
+                line={"color": "#7d8799", "width": 2, "dash": "dot"}, legendgroup="zero",
+                hovertemplate=chart_text(f"lag 0 at every commit: {listed}") + "<extra></extra>", meta="zero"),
+                row=1, col=1)
+        if not drawn and all(p["lag"] == 0 for p in total):
+            _say_on_lag_chart(fig, ZERO_LABEL)
+    else:
+        _say_on_lag_chart(fig, f"no lag: {doc['lag_unavailable']}")
     if rebalances:
         texts = []
         for r in rebalances:
@@ -95,32 +212,64 @@ def figure(doc: dict[str, Any]) -> Any:
                 lines.append("left: " + _names(r["left"]))
             texts.append("<br>".join(chart_text(line) for line in lines))
         fig.add_trace(go.Scatter(x=[chart_time(r["timestamp"]) for r in rebalances], y=[len(r["members"]) for r in rebalances],
-                                 mode="markers", name="rebalance", hovertext=texts, hoverinfo="text+x",
-                                 marker={"symbol": "diamond", "size": 10, "color": "#b3261e"}, meta="rebalance"),
+                                 mode="markers", name="rebalance", hovertext=texts,
+                                 hovertemplate="%{x|" + HOVER_TIME + "}<br>%{hovertext}<extra></extra>",
+                                 marker={"symbol": "diamond", "size": 10, "color": REBALANCE_COLOUR}, meta="rebalance"),
                       row=2, col=1)
-    rate = doc["commit_rate"]
+        for k, r in enumerate(rebalances):  # and on the lag chart: a line each, labelled who left and joined
+            at = chart_time(r["timestamp"])
+            fig.add_shape(type="line", xref="x", yref="y domain", x0=at, x1=at, y0=0, y1=1, name=REBALANCE_MARKER,
+                          line={"color": REBALANCE_COLOUR, "width": 1, "dash": "dot"}, opacity=0.7)
+            if k < MAX_MARKER_LABELS:
+                fig.add_annotation(x=at, xref="x", y=1 - (k % 3) * 0.09, yref="y domain",
+                                   text=chart_text(rebalance_label(r, names)), showarrow=False,
+                                   xanchor="left" if r["timestamp"] <= (lo + hi) / 2 else "right",  # inside the chart
+                                   yanchor="top", font={"size": 10, "color": REBALANCE_COLOUR},
+                                   bgcolor="rgba(255,255,255,0.8)", name=REBALANCE_MARKER,
+                                   hovertext=texts[k])
     centres = [chart_time(rate["start_ms"] + (i + 0.5) * rate["bucket_ms"]) for i in range(rate["buckets"])]
+    starts = [moment(rate["start_ms"] + i * rate["bucket_ms"]) for i in range(rate["buckets"])]
     base = [0] * rate["buckets"]
-    for s in drawn_members(rate):  # stacked by hand: each series on the ones before it
+    for k, s in enumerate(drawn_members(rate)):  # stacked by hand: each series on the ones before it
         name = chart_text("(no owner known)" if s["member"] is None else s["member"])
         fig.add_trace(go.Bar(x=centres, y=s["counts"], base=list(base), name=name, width=rate["bucket_ms"] * 0.9,
-                             hovertemplate="%{y} commits<extra>" + name + "</extra>", meta="commits"), row=3, col=1)
+                             customdata=starts, legendgroup="commits",
+                             legendgrouptitle={"text": "commits by member"} if k == 0 else None,
+                             marker={"color": palette[(k + 12) % len(palette)]},
+                             hovertemplate="%{y} commits in the " + width + " from %{customdata}<extra>" + name
+                                           + "</extra>", meta="commits"), row=3, col=1)
         base = [b + n for b, n in zip(base, s["counts"])]
     first = doc["expiry"]["first_expires_ms"]
     if first is not None and doc["since_ms"] <= first <= doc["until_ms"]:
         at = chart_time(first)  # on the lag chart's axes: its x, the whole height of its y
         fig.add_shape(type="line", xref="x", yref="y domain", x0=at, x1=at, y0=0, y1=1, name=EXPIRY_LABEL,
                       line={"color": "#8a4b00", "width": 2, "dash": "dash"})
-        fig.add_annotation(x=at, xref="x", y=1, yref="y domain", text=EXPIRY_LABEL, showarrow=False,
-                           xanchor="left", yanchor="top", font={"color": "#8a4b00"},
+        fig.add_annotation(x=at, xref="x", y=0.02, yref="y domain", text=EXPIRY_LABEL, showarrow=False,
+                           xanchor="left", yanchor="bottom", font={"color": "#8a4b00"},
                            hovertext=chart_text(f"committed offsets expire at {moment(first)}"))
     if rebalances:
         fig.update_yaxes(range=[0, max(len(r["members"]) for r in rebalances) * 1.25 + 1], row=2, col=1)
-    fig.update_layout(barmode="overlay", height=860, margin={"l": 60, "r": 20, "t": 40, "b": 40},
-                      legend={"orientation": "v"}, hovermode="closest", template="plotly_white")
-    fig.update_xaxes(type="date", range=[chart_time(doc["since_ms"]), chart_time(doc["until_ms"])])
+    fig.update_layout(barmode="overlay", height=900, margin={"l": 50, "r": 10, "t": 30, "b": 10},
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0, "yanchor": "bottom",
+                              "groupclick": "toggleitem", "font": {"size": 11}},
+                      hovermode="closest", template="plotly_white")
+    fig.update_xaxes(type="date", range=[chart_time(lo), chart_time(hi)], hoverformat=HOVER_TIME)
+    fig.update_xaxes(title={"text": "time (UTC)"}, row=3, col=1)
     fig.update_yaxes(rangemode="tozero")
+    for row, title in ((1, "lag (messages)"), (2, "members"), (3, f"commits per {width}")):
+        fig.update_yaxes(title={"text": title, "font": {"size": 11}}, row=row, col=1)
     return fig
+
+
+def _say_on_lag_chart(fig: Any, text: str) -> None:
+    """A sentence in the lag chart's place, its empty axis hidden; in lines of at most 40 characters
+    (a phone's width: plotly does not wrap text)."""
+    import textwrap
+
+    fig.add_annotation(x=0.5, xref="x domain", y=0.5, yref="y domain", showarrow=False,
+                       text="<br>".join(chart_text(line) for line in textwrap.wrap(text, 40)),
+                       font={"size": 14, "color": "#566074"}, name=NO_LAG_SERIES)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, row=1, col=1)
 
 
 def _header(doc: dict[str, Any]) -> str:
@@ -134,7 +283,8 @@ def _header(doc: dict[str, Any]) -> str:
         ("offsets-log partition", doc["offsets_partition"]),
         ("snapshot", src.get("snapshot")) if src.get("snapshot") else ("group now from", src.get("now")),
         ("status", lag["status"] if lag else None),
-        ("total lag now", lag["total_lag"] if lag else None),
+        ("total lag at --until", None if not lag else f"{_or_unknown(lag['total_lag'])} at {moment(doc['until_ms'])} "
+                                                      "(the window's end)"),
         ("offset expiry", expiry_fact(doc["expiry"])),
         ("offset retention", retention_fact(doc["expiry"])),
         ("generated", moment(doc["generated_ms"])),
@@ -147,6 +297,10 @@ def _header(doc: dict[str, Any]) -> str:
         parts.append('<div class="warnings"><h3>Warnings</h3><ul>'
                      + "".join(f"<li>{esc(w)}</li>" for w in doc["warnings"]) + "</ul></div>")
     return "\n".join(parts)
+
+
+def _or_unknown(value: Any) -> Any:
+    return "unknown" if value is None else value
 
 
 def retention_fact(expiry: dict[str, Any]) -> str:
@@ -173,26 +327,75 @@ def expiry_fact(expiry: dict[str, Any]) -> str:
     return "not under the group's state at the window's end: " + "; ".join(reasons)
 
 
+def owners_now(doc: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]] | None:
+    """The member owning each partition now, as the group now's offsets show it (``kgroup offsets``:
+    member_id, client_id, host), by (topic, partition); None without the group now."""
+    now = doc["now"]
+    if now is None or now.get("offsets") is None:
+        return None
+    return {(p["topic"], p["partition"]): p for p in now["offsets"]["partitions"]}
+
+
+def never_committed(doc: dict[str, Any]) -> list[tuple[str, int, str | None]] | None:
+    """The partitions of the subscribed topics the group owns now but never committed (in the log
+    up to --until, nor in the group now's offsets): (topic, partition, owner's member id) each, from
+    the group now's assignment; None without the group now."""
+    now = doc["now"]
+    if now is None:
+        return None
+    committed = {(p["topic"], p["partition"]) for p in (doc["lag"] or {}).get("partitions", [])}
+    offsets = now.get("offsets")
+    if offsets is not None:
+        committed |= {(p["topic"], p["partition"]) for p in offsets["partitions"] if p["committed"] is not None}
+    owned = {(t, int(p)): m["member_id"] for m in now["describe"]["members"]
+             for t, ps in (m.get("assignment") or {}).items() for p in ps}
+    return sorted((t, p, m) for (t, p), m in owned.items() if (t, p) not in committed)
+
+
 def _lag_tables(doc: dict[str, Any]) -> str:
     lag = doc["lag"]
     if lag is None:
-        return f'<h2>Lag</h2><p class="note">No lag: {esc(doc["lag_unavailable"])}</p>'
-    rows = [[p["topic"], p["partition"], p["status"], p["complete"], p["lag"], p["committed"], p["end"],
-             p["consume_per_s"], p["produce_per_s"],
-             "caught up" if p["lag"] == 0 else "not catching up" if p["catching_up"] is False else
-             (None if p["eta_s"] is None else duration(int(p["eta_s"] * 1000))),
-             len(p["points"]), "; ".join(p["unknown"])] for p in lag["partitions"]]
+        return f'<h2>Lag</h2><p class="note">No lag: {esc(doc["lag_unavailable"])}</p>' + _never_committed(doc)
+    owners = owners_now(doc)
+    rows = []
+    for p in lag["partitions"]:
+        o = (owners or {}).get((p["topic"], p["partition"]), {})
+        rows.append([p["topic"], p["partition"], p["status"], p["complete"], p["lag"], p["committed"], p["end"],
+                     p["consume_per_s"], p["produce_per_s"],
+                     "caught up" if p["lag"] == 0 else "not catching up" if p["catching_up"] is False else
+                     (None if p["eta_s"] is None else duration(int(p["eta_s"] * 1000))),
+                     len(p["points"]), "; ".join(p["unknown"]), o.get("member_id"), o.get("host"), o.get("client_id")])
     named = "; ".join(f"{s}: {', '.join(ps)}" for s, ps in sorted(lag["partitions_by_status"].items()) if s != "OK")
     notes = [f"group {lag['group']}: {lag['status']}" + (f" ({named})" if named else "")]
+    notes.append("CONSUMER-ID, HOST, CLIENT-ID: the member owning the partition now (the group now, below)"
+                 if owners is not None else f"The owners now are not known: {now_missing(doc)}.")
     if len(rows) > MAX_ROWS:
         notes.append(f"{len(rows) - MAX_ROWS} more partitions in the data (-o json)")
-    drawn = len(drawn_partitions(lag))
+    drawn = len(drawn_partitions(lag)) + len(zero_partitions(lag))
     if drawn < len(lag["partitions"]):
-        notes.append(f"The chart draws the {drawn} partitions with the highest lag of {len(lag['partitions'])}, "
-                     "and the total of all.")
+        notes.append(f"The chart draws the {len(drawn_partitions(lag))} partitions with the highest lag of "
+                     f"{len(lag['partitions'])}, and the total of all.")
     return ("<h2>Status per partition</h2>"
             + table(["TOPIC", "PARTITION", "STATUS", "COMPLETE", "LAG", "COMMITTED", "END", "CONSUME/S", "PRODUCE/S",
-                     "CATCH-UP", "POINTS", "UNKNOWN"], rows[:MAX_ROWS], notes=notes, element_id="kgroup-status"))
+                     "CATCH-UP", "POINTS", "UNKNOWN", "CONSUMER-ID", "HOST", "CLIENT-ID"], rows[:MAX_ROWS], notes=notes,
+                    element_id="kgroup-status")
+            + _never_committed(doc))
+
+
+def _never_committed(doc: dict[str, Any]) -> str:
+    missing = never_committed(doc)
+    if missing is None:
+        return (f'<p class="note" id="kgroup-never-committed">Partitions of the subscribed topics never committed: '
+                f"not known ({esc(now_missing(doc))}).</p>")
+    if not missing:
+        return ('<p class="note" id="kgroup-never-committed">Every partition the group owns now has a committed '
+                "offset.</p>")
+    return table(["TOPIC", "PARTITION", "CONSUMER-ID"], [list(m) for m in missing[:MAX_ROWS]],
+                 title=f"Never committed: {len(missing)} partitions the group owns now",
+                 notes=["Owned by a member now (the group now's assignment) with no committed offset, in the log "
+                        "up to --until or the group now: consumption starts at auto.offset.reset. Partitions of "
+                        "the subscribed topics owned by no member are not known here."],
+                 element_id="kgroup-never-committed")
 
 
 def _rebalance_table(doc: dict[str, Any]) -> str:
@@ -207,11 +410,25 @@ def _rebalance_table(doc: dict[str, Any]) -> str:
                      "SINCE PREVIOUS", "COMMITS"], rows[:MAX_ROWS], notes=notes, element_id="kgroup-rebalances"))
 
 
+NOW_NOT_SHOWN = "the group now is not shown: "  # how kgroup.report.build.group_now words its warning
+
+
+def now_missing(doc: dict[str, Any]) -> str:
+    """Why the document has no group now: nothing to read it from, or what the cluster answered."""
+    src = doc["source"]
+    if src.get("cluster") is None and src.get("snapshot") is None:
+        return "it is read from a cluster (-b) or a snapshot file (--snapshot), and neither was given"
+    said = [w[len(NOW_NOT_SHOWN):] for w in doc["warnings"] if w.startswith(NOW_NOT_SHOWN)]
+    if said:
+        return f"the cluster ({src.get('cluster')}) could not be asked: " + "; ".join(said)
+    return (f"the cluster ({src.get('cluster')}) does not know group {doc['group']} now (no state returned: "
+            "deleted, expired or never created there)")
+
+
 def _now(doc: dict[str, Any]) -> str:
     now = doc["now"]
     if now is None:
-        return ('<h2>The group now</h2><p class="note">Not shown: it is read from a cluster (-b) or a snapshot '
-                "file (--snapshot).</p>")
+        return f'<h2>The group now</h2><p class="note">Not shown: {esc(now_missing(doc))}.</p>'
     out = ["<h2>The group now</h2>"]
     d = now["describe"]
     c = d["coordinator"]

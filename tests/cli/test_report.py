@@ -56,13 +56,14 @@ def test_the_document_is_the_other_commands_documents(files):
         code, now_out, _ = run(command, "--snapshot", str(snapshot), "-o", "json")
         assert doc["now"][key] == json.loads(now_out)["groups"][0]
     validate("describe", {"groups": [doc["now"]["describe"]]})
-    # commits per member owning the partition at the commit's moment, 1 s buckets over 40 s
+    # commits per member owning the partition at the commit's moment, 1 s buckets over the commits
+    # (10 s to 40 s: 31 buckets from 10 s)
     rate = doc["commit_rate"]
-    assert (rate["start_ms"], rate["bucket_ms"], rate["buckets"]) == (0, 1_000, 40)
+    assert (rate["start_ms"], rate["bucket_ms"], rate["buckets"]) == (10_000, 1_000, 31)
     c1, m2 = rate["series"]
     assert (c1["member"], c1["commits"], m2["member"], m2["commits"]) == ("c1", 6, M2, 2)
-    assert {i: n for i, n in enumerate(c1["counts"]) if n} == {10: 1, 20: 1, 30: 2, 39: 2}
-    assert {i: n for i, n in enumerate(m2["counts"]) if n} == {10: 1, 20: 1}
+    assert {i: n for i, n in enumerate(c1["counts"]) if n} == {0: 1, 10: 1, 20: 2, 30: 2}
+    assert {i: n for i, n in enumerate(m2["counts"]) if n} == {0: 1, 10: 1}
     assert doc["source"] == {"cluster": "x:1", "input": str(log), "snapshot": str(snapshot), "offsets_topic": None,
                              "now": "snapshot"}
     assert (doc["offsets_partition"], doc["warnings"], doc["incomplete"]) == (
@@ -161,6 +162,8 @@ def test_the_page_says_when_the_offsets_of_a_consuming_group_expire(files, tmp_p
                          "--out", str(page), "-o", "json")
     assert code == 0, err
     assert "<dt>offset expiry</dt><dd>not while the group consumes them</dd>" in page.read_text()
+    assert ("<dt>total lag at --until</dt><dd>32 at 1970-01-01T00:00:40.000Z (the window&#x27;s end)</dd>"
+            in page.read_text())
     assert ("<dt>offset retention</dt><dd>offsets.retention.minutes 10080 (7 d), Kafka&#x27;s default (broker 1 "
             "does not report offsets.retention.minutes)</dd>") in page.read_text()
     assert not [s for s in figure(json.loads(out)).layout.shapes if s.name == EXPIRY_LABEL]
@@ -207,3 +210,24 @@ def test_the_fleet_page_needs_the_report_extra_before_spark_starts(files, tmp_pa
     code, out, err = run("scan", "--input", str(log), "--html", str(tmp_path / "fleet.html"))
     assert (code, out) == (2, "")
     assert err == "kgroup: error: the HTML page needs plotly: pip install 'kgroup[report]'\n"
+
+
+def test_the_page_needs_plotlyjs_basic_bundle(files, tmp_path, monkeypatch):
+    """The page inlines plotly.js's basic bundle (scripts/setup.sh fetches it): missing, one line
+    saying how to get it, before any work; a file of another version is refused too."""
+    from plotly.offline import get_plotlyjs_version
+
+    log, _ = files
+    version = get_plotlyjs_version()
+    monkeypatch.setenv("KGROUP_PLOTLYJS", str(tmp_path / "none.js"))
+    code, out, err = run("report", HOSTILE, "--input", str(log), "--out", str(tmp_path / "x.html"))
+    assert (code, out) == (2, "")
+    assert err == (f"kgroup: error: the HTML page needs plotly.js's basic bundle {version} (KGROUP_PLOTLYJS="
+                   f"{tmp_path / 'none.js'} is missing): run scripts/setup.sh, or set KGROUP_PLOTLYJS to npm's "
+                   f"plotly.js-basic-dist-min@{version} plotly-basic.min.js\n")
+    other = tmp_path / "other.js"
+    other.write_text("/** plotly.js (basic - minified) v0.0.1 */")
+    monkeypatch.setenv("KGROUP_PLOTLYJS", str(other))
+    code, _, err = run("report", HOSTILE, "--input", str(log), "--out", str(tmp_path / "x.html"))
+    assert code == 2 and err.startswith(f"kgroup: error: {other} is not plotly.js's basic bundle {version}")
+    assert not (tmp_path / "x.html").exists()

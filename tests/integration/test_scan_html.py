@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser import open_page
+from browser import assert_reads_at, open_page
 from conftest import run_kgroup
 from logbuilder import Log
 from spark_env import spark  # noqa: F401
@@ -71,13 +71,16 @@ def test_the_fleet_page_in_chromium(spark, tmp_path):
         assert (embedded["groups"], embedded["coordinators"], embedded["brokers"]) == (
             doc["groups"], doc["coordinators"], doc["brokers"])
         charts = page.js(CHARTS)
-        # groups by flag, from scan -o json; a bar for each flag some group has
+        # the groups needing a look, by flag, from scan -o json: horizontal bars (the counts on x), a
+        # bar for each flag some group has, none for the groups with nothing flagged (said in the title)
         status = charts["kgroup-fleet-status"]
-        flags = {f: sum(1 for g in doc["groups"] if g[f]) for f in ("storm", "stale", "deleted")}
-        flags["rewinds"] = sum(1 for g in doc["groups"] if g["rewinds"])
-        flags["none"] = sum(1 for g in doc["groups"] if not (g["storm"] or g["stale"] or g["deleted"] or g["rewinds"]))
-        assert dict(zip(status["x"], status["y"])) == flags
-        assert status["bars"] == sum(1 for v in flags.values() if v)
+        assert dict(zip(status["y"], status["x"])) == {"storm": 1, "stale": 1}
+        assert status["bars"] == 2
+        assert page.js("return document.getElementById('kgroup-fleet-status-title').textContent") == \
+            "Groups needing a look: 2 of 4 (2 with nothing flagged, not drawn)"
+        # each bar says its count, the one-group bars too
+        assert sorted(page.js("return Array.from(document.querySelectorAll('#kgroup-fleet-status .bartext'))"
+                              ".map(t => t.textContent)")) == ["1", "1"]
         coordinators = charts["kgroup-fleet-coordinators"]
         assert dict(zip(coordinators["x"], coordinators["y"])) == {
             str(c["offsets_partition"]): c["commits"] for c in doc["coordinators"]}
@@ -91,5 +94,10 @@ def test_the_fleet_page_in_chromium(spark, tmp_path):
         ticks = page.js("return Array.from(document.querySelectorAll('#kgroup-fleet-commits .xtick text'))"
                         ".map(t => t.textContent)")
         assert HOSTILE in ticks
-        assert page.js("return document.querySelectorAll('body script:not([type])').length") >= 1
+        assert page.js("return typeof Plotly.newPlot") == "function"
+        # on a phone and a wide screen: no sideways scroll, no legend over a plot, no title cut
+        for width in (390, 1440):
+            assert_reads_at(page, width, tmp_path / f"fleet-{width}.png")
+            print(f"screenshot of the fleet page at {width} px: {tmp_path / f'fleet-{width}.png'}")
     assert shot.stat().st_size > 10_000
+    assert page_file.stat().st_size < 1_500_000  # plotly.js's basic bundle: the full one is 4.8 MB

@@ -68,13 +68,56 @@ def test_a_large_group_is_summarised():
     assert members[-1] == {"member": "others (6 members)", "commits": 111, "counts": [111, 0], "others": True}
 
 
-def test_fleet_status_counts_flags_or_statuses():
-    rows = [{"storm": True, "stale": True, "deleted": False, "rewinds": 0},
-            {"storm": False, "stale": False, "deleted": False, "rewinds": 2},
-            {"storm": False, "stale": False, "deleted": False, "rewinds": 0}]
-    assert fleet.status_counts(rows) == {"storm": 1, "stale": 1, "rewinds": 1, "deleted": 0, "none": 1}
-    assert fleet.status_counts([{"status": "OK"}, {"status": "ERR"}, {"status": "OK"}]) == {"ERR": 1, "OK": 2}
+def test_fleet_counts_every_reason_to_look_and_leaves_the_fine_groups_out():
+    rows = [{"storm": True, "stale": False, "rewinds": 0, "deleted": False},
+            {"storm": False, "stale": True, "rewinds": 2, "deleted": False},
+            {"storm": False, "stale": False, "rewinds": 0, "deleted": True},
+            {"storm": False, "stale": False, "rewinds": 0, "deleted": False, "expiring": True}]
+    assert fleet.status_counts(rows) == {"storm": 1, "stale": 1, "expiring": 1, "rewinds": 1}
+    # with statuses: a stale group that is OK by its status still counts as stale; OK is no reason
+    rows = [{"status": "OK", "stale": True}, {"status": "ERR"}, {"status": "OK"}, {"status": None, "storm": True}]
+    assert fleet.status_counts(rows) == {"storm": 1, "stale": 1, "status ERR": 1, "status unknown": 1}
+    assert fleet.look_title(rows) == "Groups needing a look: 3 of 4 (1 with nothing flagged, not drawn)"
 
+
+def test_commit_buckets_span_the_commits_not_the_window():
+    """Three minutes of commits in a day's window: 5 s buckets from the first commit, not 30 min ones."""
+    day = 86_400_000
+    commits = {("T", 0): [Commit(day // 2 + k * 10_000, k) for k in range(19)]}  # 0 to 180 s after noon
+    rate = data.commit_rate(commits, [], 0, day)
+    assert (rate["start_ms"], rate["bucket_ms"], rate["buckets"]) == (day // 2, 5_000, 37)
+    assert sum(rate["series"][0]["counts"]) == 19 and rate["series"][0]["counts"][-1] == 1
+    assert data.commit_rate({}, [], 0, day)["start_ms"] == 0  # no commit: the window
+
+
+def _doc(**over):
+    doc = {"group": "G", "source": {"cluster": None, "snapshot": None}, "warnings": [], "now": None, "lag": None}
+    doc.update(over)
+    return doc
+
+
+def test_the_page_says_why_the_group_now_is_missing():
+    from kgroup.report.page import now_missing
+
+    assert now_missing(_doc()) == ("it is read from a cluster (-b) or a snapshot file (--snapshot), and neither "
+                                   "was given")
+    asked = {"cluster": "b:9092", "snapshot": None}
+    assert now_missing(_doc(source=asked, warnings=["the group now is not shown: not authorized to describe G"])) \
+        == "the cluster (b:9092) could not be asked: not authorized to describe G"
+    assert now_missing(_doc(source=asked)).startswith("the cluster (b:9092) does not know group G now")
+
+
+def test_never_committed_partitions_of_the_group_now():
+    from kgroup.report.page import never_committed, owners_now
+
+    now = {"describe": {"members": [{"member_id": "m1", "assignment": {"T": [0, 1]}},
+                                    {"member_id": "m2", "assignment": {"T": [2], "U": [0]}}]},
+           "offsets": {"partitions": [{"topic": "T", "partition": 0, "committed": 5, "member_id": "m1"},
+                                      {"topic": "T", "partition": 2, "committed": None, "member_id": "m2"}]}}
+    lag = {"partitions": [{"topic": "U", "partition": 0}]}
+    assert never_committed(_doc(now=now, lag=lag)) == [("T", 1, "m1"), ("T", 2, "m2")]
+    assert never_committed(_doc()) is None
+    assert owners_now(_doc(now=now))[("T", 0)]["member_id"] == "m1"
 
 def test_escaping():
     hostile = '<script>alert("x")</script>&'
