@@ -69,9 +69,11 @@ def report(
     if window.until_ms is not None and window.until_ms > now_ms:
         raise UsageError("--until is in the future")
     if out is not None:
-        from kgroup.report import require_plotly
+        from kgroup.report import bundle_note
 
-        require_plotly()
+        note = bundle_note()  # plotly missing, or a bundle named that is not right: exit 2 here
+        if note is not None:
+            info(note)
         if out.is_dir() or not out.parent.is_dir():
             raise UsageError(f"cannot write --out {out}: " + ("a directory" if out.is_dir() else "no such directory"))
         from kgroup.output.files import check_writable

@@ -79,9 +79,11 @@ def scan(
     stale_ms = parse_duration_ms(stale_after, "--stale-after")
     expiry_warn_ms = parse_duration_ms(expiry_warn, "--expiry-warn")
     if html is not None:
-        from kgroup.report import require_plotly
+        from kgroup.report import bundle_note
 
-        require_plotly()
+        note = bundle_note()  # plotly missing, or a bundle named that is not right: exit 2 here
+        if note is not None:
+            info(note)
         if html.is_dir() or not html.parent.is_dir():
             raise UsageError(f"cannot write --html {html}: " + ("a directory" if html.is_dir() else "no such directory"))
         from kgroup.output.files import check_writable

@@ -119,13 +119,13 @@ class Charts:
     def div(self, fig: Any, element_id: str) -> str:
         import plotly.io as pio
 
-        from kgroup.report import require_plotly
+        from kgroup.report import bundle_text
 
         fragment: str = pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=element_id,
                                     include_mathjax=False, validate=False,
                                     config={"displaylogo": False, "responsive": True})
         if not self.js_written:
-            script = require_plotly().read_text(encoding="utf-8")
+            script = bundle_text()
             if "</script" in script.lower():  # would end the inline script early
                 raise ValueError("plotly.js's bundle holds </script>: cannot be inlined")
             fragment = f'<script type="text/javascript">{script}</script>\n{fragment}'

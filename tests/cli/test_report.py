@@ -231,3 +231,23 @@ def test_the_page_needs_plotlyjs_basic_bundle(files, tmp_path, monkeypatch):
     code, _, err = run("report", HOSTILE, "--input", str(log), "--out", str(tmp_path / "x.html"))
     assert code == 2 and err.startswith(f"kgroup: error: {other} is not plotly.js's basic bundle {version}")
     assert not (tmp_path / "x.html").exists()
+
+
+def test_without_the_basic_bundle_the_page_carries_plotlys_full_one_said_once(files, tmp_path, monkeypatch):
+    """kgroup installed without this checkout's set-up (no .cache/ bundle, no KGROUP_PLOTLYJS): the
+    page still works, with the full plotly.js of plotly's Python package, and one line says so."""
+    from plotly.offline import get_plotlyjs, get_plotlyjs_version
+
+    log, _ = files
+    monkeypatch.delenv("KGROUP_PLOTLYJS", raising=False)
+    monkeypatch.setattr("kgroup.report.CACHE", tmp_path / "no-cache")
+    page = tmp_path / "x.html"
+    code, _, err = run("report", HOSTILE, "--input", str(log), "--out", str(page))
+    assert code == 0
+    note = [line for line in err.splitlines() if "full bundle" in line]
+    assert note == [f"kgroup: the page inlines plotly.js's full bundle (4.8 MB) of plotly's Python package: the "
+                    f"basic one (1.2 MB) is not in {tmp_path / 'no-cache' / f'plotly-basic-{get_plotlyjs_version()}.min.js'}"
+                    " (scripts/setup.sh fetches it)"]
+    text = page.read_text(encoding="utf-8")
+    full = get_plotlyjs()
+    assert full[:200] in text and text.count(full[:200]) == 1 and page.stat().st_size > len(full)
