@@ -35,12 +35,14 @@ def test_lag_watch_exits_0_when_its_reader_goes_away(tansu, seed_group):
         assert all(line.startswith("kgroup: warning: ") for line in err.splitlines()), err
 
 
+# (not `lag G1 --input examples/offsets-log-g1.jsonl`: the example's commits, up to offset 101, are past
+# the seed data's log ends on this broker, so that answer is INCOMPLETE, exit 3, pipe or no pipe;
+# lag's streaming is the --watch test above, its table the same writer as the others)
 @pytest.mark.parametrize("args", [
     ["list"],
     ["find-coordinator", "G1"],
     ["describe", "G1"],
     ["offsets", "G1", "-o", "csv"],
-    ["lag", "G1", "--input", "examples/offsets-log-g1.jsonl"],
 ], ids=lambda a: " ".join(a[:2]))
 def test_a_command_reading_the_cluster_exits_0_when_its_reader_goes_away(tansu, seed_group, args):
     for lines in (0, 1, 1, 1):
