@@ -210,7 +210,8 @@ def offsets(
     INCOMPLETE (exit 3, also with --lag-above).
 
     For an Empty group (its consumers stopped), and for every group named with --expiry, EXPIRES says when Kafka will delete each committed offset (offset expiry), from the group's records in the offsets log and its coordinator's offsets.retention.minutes."""
-    from kgroup.lag.now import ROW_FIELDS, LagVerdict, offsets_group, time_lag_positions
+    from kgroup.lag.collect import never_consumed
+    from kgroup.lag.now import ROW_FIELDS, LagVerdict, marker_positions, markers_notes, offsets_group, time_lag_positions
     from kgroup.output.stream import GroupsWriter, offsets_group_json
 
     from kgroup.timeutil import parse_duration_ms
@@ -270,7 +271,9 @@ def offsets(
     live = isinstance(states, live_states)
     with states:
         for s in states:
-            g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True)
+            # live: a small lag may be nothing but transaction markers or aborted records (read)
+            skipped = never_consumed(conn.cluster(), marker_positions([s])) if snapshot is None else None
+            g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True, undeliverable=skipped)
             rows = []
             shown_expiry = expiries.get(g["group"])
             if table:
@@ -298,7 +301,9 @@ def offsets(
                 text = offsets_group_json(g)
             elif not table:
                 g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
-            writer.add(g, rows, [note], text)
+            caught = markers_notes((m["topic"], m["partition"], m["transaction_markers"])
+                                   for m in g.get("caught_up_by_markers", ()))
+            writer.add(g, rows, [note, *caught], text)
     writer.close()
     note_ids = [g for g in ids if g not in wanted]
     if "EXPIRES" in headers and note_ids:

@@ -104,7 +104,7 @@ def lag(
         if time_lag:
             raise UsageError("--time-lag reads past records; it does not work with --watch")
         return _watch(group, topic, since_ms - now_ms, allowed_lag, watch, input_, offsets_topic, output, conn)
-    from kgroup.lag.collect import coordinator_retention, ends_for_commits, read_history, record_times
+    from kgroup.lag.collect import coordinator_retention, ends_for_commits, markers_at_until, read_history, record_times
     from kgroup.lag.history import evaluate
     from kgroup.offsets_log.expiry import group_expiries
     from kgroup.output.progress import progress_bar
@@ -119,6 +119,10 @@ def lag(
     ends = ends_for_commits(cluster, commits, since_ms, until_ms, until is None, warn, info if conn.verbose else None)
     times = record_times(cluster, commits, ends, since_ms, until_ms, until is None) if time_lag else None
     report = evaluate(group, commits, ends, since_ms, until_ms, until is None, allowed_lag, times)
+    # a lag at --until (now) that is nothing but transaction markers or aborted records is none
+    skipped = markers_at_until(cluster, report) if until is None else {}
+    if skipped:
+        report = evaluate(group, commits, ends, since_ms, until_ms, True, allowed_lag, times, undeliverable=skipped)
     retention = coordinator_retention(cluster, group)
     shown = {(p.topic, p.partition) for p in report.partitions}
     expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}
@@ -193,6 +197,10 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
         if time_lag:
             notes.append("LAG and TIME-LAG at --until: TIME-LAG is --until minus the timestamp of the first record "
                          "not consumed")
+        from kgroup.lag.now import markers_notes
+
+        notes += markers_notes((p.topic, p.partition, p.transaction_markers) for p in report.partitions
+                               if p.transaction_markers)
         if any(p.status == WARMING_UP for p in report.partitions):
             notes.append(f"WARMING UP: fewer than {WINDOW} commits and {SAMPLES} samples so far; not evaluated yet")
         if retention is not None:

@@ -11,7 +11,7 @@ log is read by kgroup.kafka.logreader.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
@@ -412,6 +412,11 @@ class Cluster(Session):
     def first_record_timestamps(self, positions: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
         """Timestamp (ms) of the record at each position (records.first_record_timestamps)."""
         return records.first_record_timestamps(self, positions)
+
+    def deliverable(self, partitions: Mapping[tuple[str, int], tuple[int, int]]) -> dict[tuple[str, int], bool | None]:
+        """Whether a read_committed consumer would get a record between each (committed, end)
+        (records.deliverable)."""
+        return records.deliverable(self, partitions)
 
     def log_bounds(self, partitions: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], LogBounds], list[str]]:
         """Each partition's log start and end now and whether its topic is compacted (records.log_bounds)."""

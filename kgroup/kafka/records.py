@@ -139,6 +139,56 @@ def first_record_timestamps(cluster: Session, positions: dict[tuple[str, int], i
     return out
 
 
+def deliverable(cluster: Session, partitions: Mapping[tuple[str, int], tuple[int, int]]
+                ) -> dict[tuple[str, int], bool | None]:
+    """Whether a consumer reading committed records (isolation.level=read_committed, as
+    transactional applications do) would get any record at an offset between each partition's
+    ``(committed, end)``: read by a consumer that is only assigned the partitions, from the
+    committed offset to the first record or the partition's end. librdkafka delivers no control
+    record (a transaction marker) and, where the broker names the aborted transactions, no record
+    of one. True: a record was delivered below ``end``. False: none was, and the read reached
+    ``end`` (every offset between holds a marker or an aborted record: they will never be
+    consumed). None: unknown: the read stopped short of ``end`` at the last stable offset (a
+    transaction still open: what follows is not decided yet), failed, or did not end within
+    --timeout."""
+    from confluent_kafka import TopicPartition
+
+    out: dict[tuple[str, int], bool | None] = {tp: None for tp in partitions}
+    wanted = {tp: (committed, end) for tp, (committed, end) in partitions.items() if 0 <= committed < end}
+    if not wanted:
+        return out
+    cluster.renew_deadline()
+    consumer = readonly_consumer(
+        cluster.client, {"fetch.max.bytes": 1024 * 1024, "max.partition.fetch.bytes": 64 * 1024,
+                         "queued.max.messages.kbytes": 1024, "fetch.wait.max.ms": 10},
+        **{"isolation.level": "read_committed", "auto.offset.reset": "error"})
+    try:
+        consumer.assign([TopicPartition(t, p, committed) for (t, p), (committed, _) in wanted.items()])
+        deadline = cluster.deadline - 0.2
+        while wanted and time.monotonic() < deadline:
+            done = []
+            for msg in consumer.consume(num_messages=len(wanted), timeout=SLICE):
+                tp = (msg.topic() or "", msg.partition() or 0)
+                if tp not in wanted:
+                    continue
+                err, offset, end = msg.error(), msg.offset(), wanted[tp][1]
+                if err is None:
+                    # the first record delivered: below the end, the lag holds it; at or past
+                    # the end, every offset before it was skipped
+                    out[tp] = offset is not None and offset < end
+                elif err.code() == KafkaError._PARTITION_EOF:
+                    # a read_committed consumer's end is the last stable offset
+                    out[tp] = False if offset is not None and offset >= end else None
+                done.append(tp)
+                del wanted[tp]
+            if done:
+                cluster.answered = True
+                consumer.incremental_unassign([TopicPartition(t, p) for t, p in done])
+    finally:
+        consumer.close()
+    return out
+
+
 def log_bounds(cluster: Session, partitions: list[tuple[str, int]]
                ) -> tuple[dict[tuple[str, int], LogBounds], list[str]]:
     """Each partition's log start and end now (ListOffsets earliest and latest, one request per

@@ -79,6 +79,29 @@ def record_times(cluster: LogSource, commits: Mapping[TopicPartition, list[Commi
     return record_timestamps(cluster, time_lag_positions(draft))
 
 
+def never_consumed(cluster: Any, positions: Mapping[TopicPartition, tuple[int, int]]) -> dict[TopicPartition, int]:
+    """Of the partitions at ``positions`` (``{tp: (committed, log end)}``, kgroup.lag.now's
+    marker_positions), those where a consumer of committed records would get nothing between
+    committed and log end (all transaction markers or records of aborted transactions: the cluster's
+    ``deliverable`` read says so), with how many offsets that is: their lag will never be consumed.
+    What the read could not decide (a transaction still open, a read that failed) is left out: its
+    lag stays."""
+    if not positions:
+        return {}
+    found = cluster.deliverable(positions)
+    return {tp: end - committed for tp, (committed, end) in positions.items() if found.get(tp) is False}
+
+
+def markers_at_until(cluster: Any, report: Any) -> dict[TopicPartition, int]:
+    """:func:`never_consumed` of a lag report's partitions at --until (now): those whose lag
+    there is at most kgroup.lag.now.MARKER_CHECK_MAX, read from their last committed offset."""
+    from kgroup.lag.now import MARKER_CHECK_MAX
+
+    return never_consumed(cluster, {(p.topic, p.partition): (p.committed, p.end) for p in report.partitions
+                                    if p.lag and p.lag <= MARKER_CHECK_MAX and p.committed is not None
+                                    and p.end is not None})
+
+
 def start_watch(group: str, topics: list[str] | None, now_ms: int, since_offset_ms: int, input_: Path | None,
                 offsets_topic: str, settings: ConnectionSettings, progress: Progress, warn: Warn,
                 info: Callable[[str], None] | None = None) -> Watch:

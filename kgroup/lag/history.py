@@ -72,6 +72,9 @@ class PartitionLag(NamedTuple):
     time_lag_ms: int | None = None  # --time-lag: at --until, the age of the first record not consumed
     # the lag at the moments after the last commit whose log end was asked (None: unknown), in time order
     after_last: tuple[tuple[int, int | None], ...] = ()
+    # at --until: how many offsets between committed and end hold no record a consumer of committed
+    # records gets (transaction markers, aborted records), where they are the whole lag (then 0)
+    transaction_markers: int | None = None
 
 
 class LagReport(NamedTuple):
@@ -297,17 +300,22 @@ def catch_up(status: str | None, lag: int | None, lag_at_last_commit: int | None
 def evaluate(group: str, commits: Mapping[TopicPartition, list[Commit]], ends: EndsAt, since_ms: int,
              until_ms: int, until_is_now: bool = False, allowed_lag: int = 0,
              record_times: Mapping[tuple[str, int, int], int] | None = None,
-             unreadable: Mapping[TopicPartition, list[Unreadable]] | None = None) -> LagReport:
+             unreadable: Mapping[TopicPartition, list[Unreadable]] | None = None,
+             undeliverable: Mapping[TopicPartition, int] | None = None) -> LagReport:
     """The report: for each partition its points in the window, status and catch-up.
 
     ``record_times``, when the time lag was asked for: the timestamp of the record at each
     committed offset of a point with lag, ``{(topic, partition, offset): ms}``. ``unreadable``:
     the group's commit records that could not be decoded, per partition (by default those of a
-    :class:`CommitLog`)."""
+    :class:`CommitLog`). ``undeliverable``: per partition, how many offsets after its last
+    committed offset hold no record a consumer of committed records gets (transaction markers,
+    aborted records; kgroup.lag.collect.markers_at_until): where that is the whole lag at
+    --until, the lag there is 0 (``transaction_markers``), and the status and catch-up follow."""
     if unreadable is None:
         unreadable = commits.unreadable if isinstance(commits, CommitLog) else {}
+    skipped = undeliverable or {}
     partitions = [_partition(tp, commits[tp], ends, since_ms, until_ms, until_is_now, allowed_lag, record_times,
-                             unreadable.get(tp, ())) for tp in sorted(commits)]
+                             unreadable.get(tp, ()), skipped.get(tp)) for tp in sorted(commits)]
     partitions = [_at_until(p, commits[(p.topic, p.partition)][-1], ends, since_ms, until_ms, record_times)
                   for p in partitions]
     others = [f"{t}-{p}: {u.reason(True)}" for (t, p), us in sorted(unreadable.items()) if (t, p) not in commits
@@ -331,7 +339,7 @@ def point_lag(committed: int, end: int | None) -> tuple[int | None, str | None]:
 
 def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int, until_ms: int, until_is_now: bool,
                allowed_lag: int, record_times: Mapping[tuple[str, int, int], int] | None,
-               unreadable: Sequence[Unreadable] = ()) -> PartitionLag:
+               unreadable: Sequence[Unreadable] = (), undeliverable: int | None = None) -> PartitionLag:
     topic, partition = tp
     problems: list[str] = []
     unknown: dict[str, int] = {}
@@ -382,6 +390,9 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
     lag_now, wrong_why = point_lag(last.offset, end_now)
     if wrong_why is not None:
         said(last, wrong_why)
+    markers = None
+    if lag_now and lag_now == undeliverable and not last_unreadable:
+        lag_now, markers = 0, undeliverable  # nothing there will ever be consumed: caught up
     # one line per kind, the latest commit's (at --until when it is the last), and how many more
     problems.extend(why if len(cs_) == 1 else f"{why} (and {len(cs_) - 1} more such commits)"
                     for cs_, why in wrong.values())
@@ -411,7 +422,7 @@ def _partition(tp: TopicPartition, cs: list[Commit], ends: EndsAt, since_ms: int
     produce = None if start_end is None or to_end is None else _rate(to_end - start_end, to_ms - start.time_ms)
     words, eta, catching_up = catch_up(status, lag_now, None if last_unreadable else lag_at(last), consume, produce)
     return PartitionLag(topic, partition, status, complete, lag_now, end_now, None if last_unreadable else last.offset,
-                        consume, produce, eta, catching_up, points, problems, words)
+                        consume, produce, eta, catching_up, points, problems, words, transaction_markers=markers)
 
 
 def _at_until(p: PartitionLag, last: Commit, ends: EndsAt, since_ms: int, until_ms: int,
@@ -456,7 +467,7 @@ def document(report: LagReport, time_lag: bool = False, expiries: Mapping[TopicP
                       "complete": round(p.complete, 3), "lag": p.lag, "end": p.end, "committed": p.committed,
                       "consume_per_s": _round(p.consume_per_s), "produce_per_s": _round(p.produce_per_s),
                       "eta_s": _round(p.eta_s, 1), "catching_up": p.catching_up, "catch_up": p.catch_up,
-                      "points": points, "unknown": list(p.problems)})
+                      "points": points, "unknown": list(p.problems), "transaction_markers": p.transaction_markers})
         if time_lag:
             parts[-1]["time_lag_ms"] = p.time_lag_ms
         if expiries is not None:

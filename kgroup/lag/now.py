@@ -8,7 +8,7 @@ answer incomplete: no total is summed over it and no threshold can pass on it.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kgroup.group.assignment import owners
@@ -46,6 +46,35 @@ def unknown_reason(committed: int | None, log_start: int | None, log_end: int | 
     return None
 
 
+# A lag of at most this many offsets is read for records a consumer of committed records would get
+# (:func:`marker_positions`): a few batches, one small read. A transactional topic's log ends with a
+# commit marker, so a consumer that committed "last processed + 1" keeps a lag of 1 that will never
+# be consumed; a larger lag of nothing but markers and aborted records is rare.
+MARKER_CHECK_MAX = 1000
+
+
+def marker_positions(states: Iterable[GroupState]) -> dict[tuple[str, int], tuple[int, int]]:
+    """The partitions whose lag may be nothing but transaction markers or aborted records, to be
+    read (kgroup.lag.collect.never_consumed): ``{(topic, partition): (committed, log end)}`` of
+    those with 0 < lag <= MARKER_CHECK_MAX. A partition committed by several groups keeps the
+    last one's."""
+    return {(t, p): (o.committed, o.log_end) for s in states for t, parts in s.offsets.items()
+            for p, o in parts.items() if o.committed is not None and o.log_end is not None
+            and 0 <= o.committed < o.log_end <= o.committed + MARKER_CHECK_MAX}
+
+
+def markers_notes(caught: Iterable[tuple[str, int, int]], shown: int = 5) -> list[str]:
+    """What the table says of the partitions caught up although their log end is past their
+    committed offset (``(topic, partition, offsets between)``): one line each, the first ``shown``."""
+    caught = list(caught)
+    lines = [f"{t}-{p}: caught up; " + ("1 offset is a transaction marker or an aborted record" if n == 1 else
+                                         f"{n} offsets are transaction markers or aborted records")
+             + ", never consumed" for t, p, n in caught[:shown]]
+    if len(caught) > shown:
+        lines.append(f"... and {len(caught) - shown} more partitions caught up so")
+    return lines
+
+
 # the fields of a row of offset_table, in the order of its JSON form
 ROW_FIELDS = ("topic", "partition", "committed", "log_start", "log_end", "lag", "member_id", "client_id", "host",
               "metadata", "time_lag_ms")
@@ -53,12 +82,16 @@ ROW_FIELDS = ("topic", "partition", "committed", "log_start", "log_end", "lag", 
 
 def offset_table(state: GroupState, topics: list[str] | None = None,
                  record_timestamps: dict[tuple[str, int], int] | None = None,
-                 now_ms: int | None = None) -> tuple[list[tuple[Any, ...]], dict[int, str], dict[str, int | None], int | None]:
+                 now_ms: int | None = None, undeliverable: Mapping[tuple[str, int], int] | None = None
+                 ) -> tuple[list[tuple[Any, ...]], dict[int, str], dict[str, int | None], int | None]:
     """Every partition of the group's topics (assigned, subscribed or committed), or of ``topics``
     when given, as plain tuples (the fields of ROW_FIELDS; never-committed partitions have
     committed None), built in one pass with no other object per row: ``(rows, {row index: why
     unknown}, lag per topic, group lag)``; a topic's lag is unknown (None) when one of its rows
-    is, the group's when a topic's is."""
+    is, the group's when a topic's is. ``undeliverable``: the partitions whose offsets between
+    committed and log end hold no record a consumer would get (transaction markers, aborted
+    records), with how many they are: where that is the row's whole lag, the lag is 0."""
+    skipped = undeliverable or {}
     owner = owners(state.group.members)
     offsets = state.offsets
     none = PartitionOffsets()
@@ -86,6 +119,8 @@ def offset_table(state: GroupState, topics: list[str] | None = None,
                     0 <= committed <= log_end and 0 <= log_start <= log_end:
                 reason = None  # the common case: every value a fact (unknown_reason says None)
                 row_lag: int | None = log_end - committed
+                if row_lag and skipped and skipped.get((topic, p)) == row_lag:
+                    row_lag = 0  # nothing there will ever be consumed
             else:
                 values = (committed, log_start, log_end)
                 reason = unknown_reason(*values)
@@ -128,26 +163,38 @@ def time_lag_positions(states: Iterable[GroupState]) -> dict[tuple[str, int], in
 
 
 def offsets_document(states: Iterable[GroupState], topics: list[str] | None,
-                     record_timestamps: dict[tuple[str, int], int] | None, now_ms: int, lag_above: int | None = None) -> dict[str, Any]:
+                     record_timestamps: dict[tuple[str, int], int] | None, now_ms: int, lag_above: int | None = None,
+                     undeliverable: Mapping[tuple[str, int], int] | None = None) -> dict[str, Any]:
     """The offsets document. Per group: ``complete`` is false when any value could not be
     known (``unknown`` lists those partitions and why; their lag and the totals over them are
-    null); with ``lag_above``, ``over_threshold`` lists the partitions whose lag exceeds it."""
-    return {"groups": [offsets_group(s, topics, record_timestamps, now_ms, lag_above) for s in states]}
+    null); with ``lag_above``, ``over_threshold`` lists the partitions whose lag exceeds it;
+    ``caught_up_by_markers`` (only where there are some) the partitions whose lag is 0 because
+    nothing between committed and log end will ever be consumed (see offset_table)."""
+    return {"groups": [offsets_group(s, topics, record_timestamps, now_ms, lag_above, undeliverable=undeliverable)
+                       for s in states]}
 
 
 def offsets_group(s: GroupState, topics: list[str] | None, record_timestamps: dict[tuple[str, int], int] | None,
-                  now_ms: int, lag_above: int | None = None, row_tuples: bool = False) -> dict[str, Any]:
+                  now_ms: int, lag_above: int | None = None, row_tuples: bool = False,
+                  undeliverable: Mapping[tuple[str, int], int] | None = None) -> dict[str, Any]:
     """One group of the offsets document (see offsets_document), built on its own so that a
     command can write each group as soon as it is known. With
     ``row_tuples``, ``partitions`` holds each row as a tuple of the values of ROW_FIELDS
     rather than as an object (kgroup.output.stream.offsets_group_json writes the same JSON from them)."""
-    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms)
+    rows, reasons, per_topic, total = offset_table(s, topics, record_timestamps, now_ms, undeliverable)
     g = {"group": s.group.group_id, "state": s.group.state,
          "partitions": rows if row_tuples else [dict(zip(ROW_FIELDS, r)) for r in rows],
          "total_lag": total, "topic_lag": per_topic,
          "incomplete": bool(reasons),
          "unknown": [{"topic": rows[i][0], "partition": rows[i][1], "reason": reason}
                      for i, reason in reasons.items()]}
+    if undeliverable:
+        # the rows whose whole lag (log end - committed) was such offsets
+        markers = [{"topic": r[0], "partition": r[1], "transaction_markers": r[4] - r[2]} for r in rows
+                   if r[5] == 0 and r[2] is not None and r[4] is not None and r[4] > r[2]
+                   and undeliverable.get((r[0], r[1])) == r[4] - r[2]]
+        if markers:
+            g["caught_up_by_markers"] = markers
     if lag_above is not None:
         g["over_threshold"] = [{"topic": r[0], "partition": r[1], "lag": r[5]}
                                for r in rows if r[5] is not None and r[5] > lag_above]

@@ -36,9 +36,15 @@ class FakeCluster(OneCoordinator):
     at offset o written at o s): the primitive reads kgroup.lag.ends asks of a cluster (its
     LogSource). A moment in ``unknown`` is before the log start: retention removed its records."""
 
-    def __init__(self, unknown=(), committed=None):
+    def __init__(self, unknown=(), committed=None, markers=()):
         self.unknown = set(unknown)
         self.committed = committed or {}
+        self.markers = set(markers)  # partitions whose offsets after the committed one hold no record
+        self.deliverable_asked: list = []
+
+    def deliverable(self, partitions):
+        self.deliverable_asked.append(dict(partitions))
+        return {tp: tp not in self.markers for tp in partitions}
 
     def log_bounds(self, partitions):
         starts = {tp: max((end(m) for t, p, m in self.unknown if (t, p) == tp), default=0) for tp in partitions}
@@ -137,6 +143,43 @@ def test_json_of_a_caught_up_and_a_slow_partition(cluster, log):
     doc = json.loads(out)
     assert [(p["status"], p["lag"], p["end"]) for p in doc["partitions"]] == [("STOP", 160, 200), ("STOP", 192, 200)]
     assert (code, doc["status"]) == (0, "ERR")
+
+
+def test_a_lag_of_nothing_but_transaction_markers_is_none_and_the_status_follows(cluster, log):
+    # both partitions commit offset 100 every 10 s while the log moves on: STALL, lag 100 now;
+    # the cluster's read finds nothing a read_committed consumer gets after T-0's committed offset
+    cluster.markers = {("T", 0)}
+    for k in range(11, 20):
+        log.commit("G", "T", 0, 100, 10_000 * k)
+        log.commit("G", "T", 1, 100, 10_000 * k)
+    code, out, err = run("lag", "G", "-b", "x:1", "--since", "200s", "-o", "json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    validate("lag", doc)
+    assert cluster.deliverable_asked == [{("T", 0): (100, 200), ("T", 1): (100, 200)}]
+    t0, t1 = doc["partitions"]
+    assert (t0["lag"], t0["status"], t0["transaction_markers"], t0["catch_up"]) == (0, "OK", 100, "caught up")
+    assert (t1["lag"], t1["status"], t1["transaction_markers"]) == (100, "STALL", None)
+    assert (doc["status"], doc["total_lag"]) == ("ERR", 100)
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s")
+    assert "T-0: caught up; 100 offsets are transaction markers or aborted records, never consumed" in out.splitlines()
+    # at a past --until (195 s) the log may have changed since (compacted): not read, the lag stays
+    cluster.deliverable_asked.clear()
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s", "--until", "5s", "-o", "json")
+    assert cluster.deliverable_asked == []
+    assert [(p["lag"], p["transaction_markers"]) for p in json.loads(out)["partitions"]] == [(95, None), (95, None)]
+
+
+def test_a_lag_over_the_bound_is_not_read(cluster, log):
+    for k in range(1, 3):
+        log.commit("G", "T", 0, 1, 1_000 * k)
+    cluster.markers = {("T", 0)}
+    code, out, _ = run("lag", "G", "-b", "x:1", "--since", "200s", "-o", "json")
+    # a lag of 199 is read; the bound is 1,000 offsets: one of 1,001 would not be
+    assert cluster.deliverable_asked == [{("T", 0): (1, 200)}]
+    from kgroup.lag.now import MARKER_CHECK_MAX
+
+    assert MARKER_CHECK_MAX == 1000
 
 
 def test_the_table_has_a_sparkline_and_names_the_partitions_per_status(cluster, log):

@@ -159,3 +159,47 @@ def test_offsets_a_commit_beyond_the_log_end_is_unknown_not_caught_up(tansu):
     assert g["unknown"] == [{"topic": topic, "partition": 0,
                              "reason": "committed offset 10000 is past the log-end offset 3"}]
     assert (g["incomplete"], g["total_lag"]) == (True, None)
+
+
+def test_offsets_a_lag_of_nothing_but_transaction_markers_is_none(tansu):
+    """Committed "last processed + 1" after a transaction: the commit marker that ends the log is no
+    lag. A real record, aborted records Tansu lets a read_committed consumer get, and a transaction
+    still open keep their lag."""
+    import uuid
+
+    import transactions
+
+    topic, open_ = transactions.transactional_topic(tansu)
+    try:
+        group = f"txn-{uuid.uuid4().hex[:8]}"
+        # 0: after the 3 records (marker 3); 1: before the last ordinary record; 2: after the aborted
+        # records (their abort marker at 6), and 2b below; 3: after the committed records (the open
+        # transaction's records 4-5 after the marker)
+        transactions.commit(tansu, group, topic, {0: 3, 1: 2, 2: 6, 3: 3})
+        r = run_kgroup("offsets", group, "-b", tansu, "-o", "json")
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        validate("offsets", doc)
+        (g,) = doc["groups"]
+        assert [(p["partition"], p["committed"], p["log_end"], p["lag"]) for p in g["partitions"]] == [
+            (0, 3, 4, 0), (1, 2, 3, 1), (2, 6, 7, 0), (3, 3, 6, 3)]
+        assert g["caught_up_by_markers"] == [{"topic": topic, "partition": 0, "transaction_markers": 1},
+                                             {"topic": topic, "partition": 2, "transaction_markers": 1}]
+        assert (g["total_lag"], g["incomplete"]) == (4, False)
+        r = run_kgroup("offsets", group, "-b", tansu)
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert lines[-3:] == [f"group {group} (Empty): total lag 4  [{topic}=4]",
+                              f"{topic}-0: caught up; 1 offset is a transaction marker or an aborted record, "
+                              f"never consumed",
+                              f"{topic}-2: caught up; 1 offset is a transaction marker or an aborted record, "
+                              f"never consumed"], lines
+        # the aborted records themselves (4-5): Tansu names no aborted transaction in its fetch
+        # answers, so librdkafka delivers them; kgroup keeps the lag it cannot prove away
+        transactions.commit(tansu, group, topic, {2: 4})
+        r = run_kgroup("offsets", group, "-b", tansu, "-o", "json")
+        (g,) = json.loads(r.stdout)["groups"]
+        assert [(p["partition"], p["lag"]) for p in g["partitions"]] == [(0, 0), (1, 1), (2, 3), (3, 3)]
+        assert g["caught_up_by_markers"] == [{"topic": topic, "partition": 0, "transaction_markers": 1}]
+    finally:
+        open_.abort_transaction(10)

@@ -238,3 +238,37 @@ def test_the_report_says_the_same_unknowns(tansu, topics, facts_log, tmp_path):
         f"the commit record at offsets-log partition 0 offset {cut.offset} cannot be decoded (truncated value of "
         "record type 1 v3): the committed offset since then is unknown, so are the lag and the status"]
     assert f"kgroup: warning: {data}-2: the commit record at offsets-log partition 0 offset {cut.offset}" in r.stderr
+
+
+def test_a_lag_of_nothing_but_a_transaction_marker_is_none_and_ok_not_stall(tansu):
+    """A consumer of a transactional topic that committed "last processed + 1" (3, the commit
+    marker at 3 ending the log at 4) again and again is caught up: lag 0, OK, not STALL; one that
+    keeps a real record unconsumed (partition 1, 2 of 3) keeps its lag 1 and is STALL."""
+    import transactions
+
+    base = int(time.time() * 1000) - 600_000
+    topic, open_ = transactions.transactional_topic(tansu, timestamp_ms=base)
+    try:
+        group = f"txn-{uuid.uuid4().hex[:8]}"
+        log = Log(partitions=1)
+        for k in range(1, 10):  # a commit a minute, the last a minute ago
+            log.commit(group, topic, 0, 3, base + k * 60_000)
+            log.commit(group, topic, 1, 2, base + k * 60_000)
+        offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+        produce(tansu, offsets_topic, log)
+        r = run_kgroup("lag", group, "-b", tansu, "--offsets-topic", offsets_topic, "--since", "15m", "-o", "json",
+                       timeout=120)
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        from schemas import validate
+
+        validate("lag", doc)
+        got = [(p["partition"], p["status"], p["lag"], p["end"], p["committed"], p["transaction_markers"],
+                p["catch_up"]) for p in doc["partitions"]]
+        assert got == [(0, "OK", 0, 4, 3, 1, "caught up"), (1, "STALL", 1, 3, 2, None, "none: STALL")]
+        assert (doc["status"], doc["total_lag"]) == ("ERR", 1)
+        r = run_kgroup("lag", group, "-b", tansu, "--offsets-topic", offsets_topic, "--since", "15m", timeout=120)
+        assert f"{topic}-0: caught up; 1 offset is a transaction marker or an aborted record, never consumed" \
+            in r.stdout.splitlines(), r.stdout
+    finally:
+        open_.abort_transaction(10)
