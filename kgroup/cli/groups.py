@@ -271,8 +271,10 @@ def offsets(
     live = isinstance(states, live_states)
     with states:
         for s in states:
-            # live: a small lag may be nothing but transaction markers or aborted records (read)
-            skipped = never_consumed(conn.cluster(), marker_positions([s])) if snapshot is None else None
+            # live, groups named: a small lag may be nothing but transaction markers or aborted records
+            # (read); not with --all-groups, where a read per group would undo the batched speed
+            skipped = (never_consumed(conn.cluster(), marker_positions([s])) if snapshot is None and not all_groups
+                       else None)
             g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True, undeliverable=skipped)
             rows = []
             shown_expiry = expiries.get(g["group"])
