@@ -150,14 +150,14 @@ def deliverable(cluster: Session, partitions: Mapping[tuple[str, int], tuple[int
     ``end`` (every offset between holds a marker or an aborted record: they will never be
     consumed). None: unknown: the read stopped short of ``end`` at the last stable offset (a
     transaction still open: what follows is not decided yet), failed, or did not end within
-    --timeout."""
+    what is left of --timeout (a refinement of an answer already read: it never extends the
+    command's --timeout)."""
     from confluent_kafka import TopicPartition
 
     out: dict[tuple[str, int], bool | None] = {tp: None for tp in partitions}
     wanted = {tp: (committed, end) for tp, (committed, end) in partitions.items() if 0 <= committed < end}
-    if not wanted:
+    if not wanted or cluster.deadline - time.monotonic() <= 0.2:
         return out
-    cluster.renew_deadline()
     consumer = readonly_consumer(
         cluster.client, {"fetch.max.bytes": 1024 * 1024, "max.partition.fetch.bytes": 64 * 1024,
                          "queued.max.messages.kbytes": 1024, "fetch.wait.max.ms": 10},
