@@ -11,14 +11,20 @@ from pathlib import Path
 from kgroup.errors import UsageError
 
 
-def write_whole(path: Path, text: str, what: str) -> None:
-    """Write ``text`` (UTF-8) to ``path``; a failure is one UsageError ``cannot write WHAT: why``."""
+def _mode(path: Path, what: str, follow: bool) -> int | None:
+    """``path``'s mode (of the link itself unless ``follow``), None where nothing is there; any other
+    failure is the one UsageError ``cannot write WHAT: why``."""
     try:
-        mode = os.lstat(path).st_mode
+        return (os.stat if follow else os.lstat)(path).st_mode
     except FileNotFoundError:
-        mode = None
+        return None
     except OSError as e:
         raise UsageError(f"cannot write {what}: {e.strerror or e}") from None
+
+
+def write_whole(path: Path, text: str, what: str) -> None:
+    """Write ``text`` (UTF-8) to ``path``; a failure is one UsageError ``cannot write WHAT: why``."""
+    mode = _mode(path, what, follow=False)
     if mode is not None and not stat.S_ISREG(mode):
         _write(path, text, what)
         return
@@ -53,12 +59,7 @@ def check_writable(path: Path, what: str) -> None:
     removed beside it (or, where the folder takes none, the file itself opened for writing without
     changing it); a failure is one UsageError ``cannot write WHAT: why``. A device or pipe named
     is written as named: nothing to try."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as e:
-        raise UsageError(f"cannot write {what}: {e.strerror or e}") from None
+    mode = _mode(path, what, follow=True)
     if mode is not None and stat.S_ISDIR(mode):
         raise UsageError(f"cannot write {what}: a directory")
     if mode is not None and not stat.S_ISREG(mode):
