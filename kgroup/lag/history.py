@@ -118,12 +118,13 @@ class Unreadable(NamedTuple):
     log_offset: int
     error: str
     after: int
+    what: str = "cannot be decoded"  # or why a record that decodes is still no fact
 
     def reason(self, last: bool) -> str:
         then = ("the committed offset since then is unknown, so are the lag and the status" if last
                 else "one commit of its history is unknown")
         return (f"the commit record at offsets-log partition {self.log_partition} offset {self.log_offset} "
-                f"cannot be decoded ({self.error}): {then}")
+                f"{self.what} ({self.error}): {then}")
 
 
 class CommitLog(dict[TopicPartition, list[Commit]]):
@@ -169,6 +170,12 @@ def commits_from_log(entries: Iterable[Any], group: str, until_ms: int,
             unreadable.pop(tp, None)  # gone with what it committed
             continue
         at = rec.value["commitTimestamp"]
+        if at < 0:  # a moment before 1970 no coordinator writes: a bad record, not a time to take rates from
+            if e.raw.timestamp <= until_ms:
+                unreadable.setdefault(tp, []).append(Unreadable(
+                    e.raw.partition, e.raw.offset, f"commit timestamp {at} is not a time", len(out.get(tp, ())),
+                    "is not a commit"))
+            continue
         if at > until_ms:
             continue
         out.setdefault(tp, []).append(Commit(at, rec.value["offset"]))

@@ -424,6 +424,26 @@ def test_an_undecodable_commit_record_of_the_group_makes_its_partition_unknown()
     assert (t0.committed, t0.lag) == (35, 5) and t0.problems[-1].endswith("one commit of its history is unknown")
 
 
+def test_a_commit_with_a_negative_commit_time_is_no_commit():
+    # offsets 5 at 10 s and 9 at 20 s; between them a record that decodes but says it was committed
+    # at -5 ms: no moment a coordinator writes. It is not a commit to take rates from (taken as a
+    # time, it made a rate of almost nothing): the partition's history has a gap, said as such
+    log = Log()
+    good = log.commit("G", "T", 0, 5, 10_000)
+    bad = log.add("G", 15_000, 1, {"group": "G", "topic": "T", "partition": 0}, 3,
+                  {"offset": 7, "leaderEpoch": -1, "metadata": "", "commitTimestamp": -5, "expireTimestamp": -1})
+    last = log.commit("G", "T", 0, 9, 20_000)
+    commits = commits_from_log(list(select([good, bad, last], Selection(frozenset(["G"])))), "G", 40_000)
+    assert commits == {("T", 0): [Commit(10_000, 5), Commit(20_000, 9)]}
+    report = evaluate("G", commits, ends_for(commits, 0, 40_000), 0, 40_000)
+    p = report.partitions[0]
+    assert (p.committed, p.lag) == (9, 31)
+    assert report.problems == [
+        f"T-0: the commit record at offsets-log partition {bad.partition} offset 1 is not a commit (commit timestamp "
+        "-5 is not a time): one commit of its history is unknown"]
+    assert report.incomplete
+
+
 def test_many_commits_beyond_the_log_end_are_one_line():
     # commits older than every record (the log ended at 0 then), offsets 256 to 265: one line
     commits = {("T", 0): [Commit(100 * k, 255 + k) for k in range(1, 11)]}
