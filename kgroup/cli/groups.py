@@ -148,9 +148,10 @@ def describe(
         g = describe_group(state)
         notes = describe_notes(g)
         if g["group"] in expiries:
+            from kgroup.offsets_log.expiry import first_expiry
             from kgroup.timeutil import format_ms
 
-            first = min((e.expires_ms for e in expiries[g["group"]].values() if e.expires_ms is not None), default=None)
+            first = first_expiry(expiries[g["group"]])
             retention = retentions[g["group"]]
             g["offsets_expire_ms"] = first
             notes.append("committed offsets: " + (f"expire from {format_ms(first)}" if first is not None else
@@ -210,10 +211,9 @@ def offsets(
     INCOMPLETE (exit 3, also with --lag-above).
 
     For an Empty group (its consumers stopped), and for every group named with --expiry, EXPIRES says when Kafka will delete each committed offset (offset expiry), from the group's records in the offsets log and its coordinator's offsets.retention.minutes."""
-    from kgroup.lag.collect import never_consumed
+    from kgroup.cli.common import expires_cell, expiry_warning
     from kgroup.lag.now import ROW_FIELDS, LagVerdict, marker_positions, markers_notes, offsets_group, time_lag_positions
     from kgroup.output.stream import GroupsWriter, offsets_group_json
-
     from kgroup.timeutil import parse_duration_ms
 
     _quiet_gc()
@@ -269,12 +269,16 @@ def offsets(
     verdict = LagVerdict(lag_above)
     table = output != OutputFormat.json
     live = isinstance(states, live_states)
+    # live, groups named: a small lag may be nothing but transaction markers or aborted records (read);
+    # not with --all-groups, where a read per group would undo the batched speed
+    check_markers = snapshot is None and not all_groups
+    if check_markers:
+        from kgroup.lag.collect import never_consumed
+    if expiries:
+        from kgroup.offsets_log.expiry import document as expiry_document
     with states:
         for s in states:
-            # live, groups named: a small lag may be nothing but transaction markers or aborted records
-            # (read); not with --all-groups, where a read per group would undo the batched speed
-            skipped = (never_consumed(conn.cluster(), marker_positions([s])) if snapshot is None and not all_groups
-                       else None)
+            skipped = never_consumed(conn.cluster(), marker_positions([s])) if check_markers else None
             g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True, undeliverable=skipped)
             rows = []
             shown_expiry = expiries.get(g["group"])
@@ -282,8 +286,6 @@ def offsets(
                 name = g["group"]
                 rows = [[name, *p[:10]] + ([duration(p[10])] if time_lag else []) for p in g["partitions"]]
                 if "EXPIRES" in headers:
-                    from kgroup.cli.common import expires_cell
-
                     for row, p in zip(rows, g["partitions"]):
                         row.append(None if shown_expiry is None else expires_cell(shown_expiry.get((p[0], p[1]))))
             per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g.pop("topic_lag").items())
@@ -292,8 +294,6 @@ def offsets(
                     + (f"  [{per_topic}]" if per_topic else ""))
             verdict.add(g)
             if shown_expiry is not None:
-                from kgroup.lag.collect import expiry_document
-
                 in_rows = {(p[0], p[1]) for p in g["partitions"]}
                 shown_expiry = {tp: e for tp, e in shown_expiry.items() if tp in in_rows}
                 expiries[g["group"]] = shown_expiry
@@ -312,10 +312,8 @@ def offsets(
         info(f"EXPIRES is given for Empty groups; for {', '.join(note_ids[:3])}"
              f"{' and more' if len(note_ids) > 3 else ''} add --expiry (reads the offsets log)")
     flagged = False
-    for g, shown in expiries.items():
-        from kgroup.cli.common import expiry_warning
-
-        line = expiry_warning(g, shown, retentions[g], now_ms + warn_ms, expiry_warn, now_ms)
+    for g, group_expiries in expiries.items():
+        line = expiry_warning(g, group_expiries, retentions[g], now_ms + warn_ms, expiry_warn, now_ms)
         if line:
             warn(line)
             flagged = True

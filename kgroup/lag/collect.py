@@ -201,11 +201,3 @@ def groups_expiries(states: Mapping[str, Any], wanted: Iterable[str], offsets_to
         retentions[g] = by_broker[broker]
         expiries[g] = group_expiries(replays[g], retentions[g], live_state=desc.state)
     return expiries, retentions, None
-
-
-def expiry_document(expiries: Mapping[TopicPartition, Expiry], retention: Retention) -> dict[str, Any]:
-    """A group's ``expiry`` object in the offsets document (docs/schemas/offsets.schema.json)."""
-    moments = [e.expires_ms for e in expiries.values() if e.expires_ms is not None]
-    return {"retention_ms": retention.retention_ms, "check_interval_ms": retention.check_interval_ms,
-            "retention_source": retention.source, "first_expires_ms": min(moments) if moments else None,
-            "partitions": [{"topic": t, "partition": p, **e.to_json()} for (t, p), e in sorted(expiries.items())]}

@@ -484,11 +484,10 @@ def document(report: LagReport, time_lag: bool = False, expiries: Mapping[TopicP
            "incomplete": report.incomplete, "since_ms": report.since_ms, "until_ms": report.until_ms,
            "total_lag": report.total_lag, "partitions_by_status": report.by_status(), "partitions": parts}
     if expiries is not None and retention is not None:
+        from kgroup.offsets_log.expiry import summary
+
         wanted = {(p.topic, p.partition) for p in report.partitions}
-        shown = [e for tp, e in expiries.items() if tp in wanted]
-        moments = [e.expires_ms for e in shown if e.expires_ms is not None]
-        doc["expiry"] = {"retention_ms": retention.retention_ms, "check_interval_ms": retention.check_interval_ms,
-                         "retention_source": retention.source, "first_expires_ms": min(moments) if moments else None}
+        doc["expiry"] = summary({tp: e for tp, e in expiries.items() if tp in wanted}, retention)
     return doc
 
 

@@ -25,9 +25,9 @@ transactional offsets delay it; they are in open transactions, which kgroup's re
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from kgroup.kmsg.states import EMPTY, STABLE
 from kgroup.offsets_log.replay import Commit, GroupReplay
@@ -166,10 +166,23 @@ def group_expiries(replay: GroupReplay, retention: Retention, live_state: str | 
             for topic, parts in replay.offsets.items() for p, c in parts.items()}
 
 
-def first_expiry(expiries: dict[tuple[str, int], Expiry]) -> int | None:
+def first_expiry(expiries: Mapping[tuple[str, int], Expiry]) -> int | None:
     """The earliest moment any of these offsets goes (None: none goes under the current state)."""
     moments = [e.expires_ms for e in expiries.values() if e.expires_ms is not None]
     return min(moments) if moments else None
+
+
+def summary(expiries: Mapping[tuple[str, int], Expiry], retention: Retention) -> dict[str, Any]:
+    """The retention these expiries follow and their earliest moment, as the JSON documents say them."""
+    return {"retention_ms": retention.retention_ms, "check_interval_ms": retention.check_interval_ms,
+            "retention_source": retention.source, "first_expires_ms": first_expiry(expiries)}
+
+
+def document(expiries: Mapping[tuple[str, int], Expiry], retention: Retention) -> dict[str, Any]:
+    """:func:`summary` and each partition's expiry: a group's ``expiry`` in the offsets and report
+    documents."""
+    return {**summary(expiries, retention),
+            "partitions": [{"topic": t, "partition": p, **e.to_json()} for (t, p), e in sorted(expiries.items())]}
 
 
 class BrokerConfigs(Protocol):

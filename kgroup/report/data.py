@@ -24,7 +24,7 @@ from typing import Any
 
 from kgroup.group.assignment import owners_of
 from kgroup.lag.history import Commit
-from kgroup.offsets_log.expiry import Retention, first_expiry, group_expiries
+from kgroup.offsets_log.expiry import Retention, document, group_expiries
 from kgroup.offsets_log.replay import GroupReplay, Rebalance
 
 TopicPartition = tuple[str, int]
@@ -50,10 +50,7 @@ def expiry_document(replay: GroupReplay, retention: Retention, live_state: str |
     """When Kafka deletes each committed offset the log holds for the group (``replay``: its records
     up to the window's end), under ``retention`` and the group's state then (``live_state``: as the
     cluster describes it, where that is the state then): the earliest moment and each partition's."""
-    got = group_expiries(replay, retention, live_state)
-    return {"retention_ms": retention.retention_ms, "retention_source": retention.source,
-            "first_expires_ms": first_expiry(got),
-            "partitions": [{"topic": t, "partition": p, **e.to_json()} for (t, p), e in sorted(got.items())]}
+    return document(group_expiries(replay, retention, live_state), retention)
 
 
 def total_lag(lag: Mapping[str, Any]) -> list[dict[str, Any]]:

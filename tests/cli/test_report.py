@@ -70,7 +70,7 @@ def test_the_document_is_the_other_commands_documents(files):
         build_log().records[0].partition, [], False)
     # the coordinator (broker 1) reports no retention: Kafka's default; the group is Stable and consumes T
     consumed = "not while the group consumes it"
-    assert doc["expiry"] == {"retention_ms": 604_800_000, "first_expires_ms": None,
+    assert doc["expiry"] == {"retention_ms": 604_800_000, "check_interval_ms": 600_000, "first_expires_ms": None,
                              "retention_source": "Kafka's default (broker 1 does not report offsets.retention.minutes)",
                              "partitions": [{"topic": "T", "partition": 0, "expires_ms": None, "expiry": consumed},
                                             {"topic": "T", "partition": 1, "expires_ms": None, "expiry": consumed}]}
@@ -129,7 +129,8 @@ def test_the_moment_the_offsets_expire_is_marked_on_the_lag_charts_time_axis(tmp
     validate("report", doc)
     assert (doc["since_ms"], doc["until_ms"]) == (0, 100_000)
     # 60,000 ms after the group became Empty (20 s): 80,000
-    assert doc["expiry"] == {"retention_ms": 60_000, "retention_source": "broker 1", "first_expires_ms": 80_000,
+    assert doc["expiry"] == {"retention_ms": 60_000, "check_interval_ms": 600_000, "retention_source": "broker 1",
+                             "first_expires_ms": 80_000,
                              "partitions": [{"topic": "T", "partition": 0, "expires_ms": EMPTIED_EXPIRES_MS,
                                              "expiry": "offsets.retention.minutes (1 min) after the group "
                                                        "became Empty (1970-01-01T00:00:20.000Z)"}]}
