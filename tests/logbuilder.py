@@ -116,3 +116,29 @@ def produce(bootstrap: str, topic: str, log: Log, batch: int = 1000) -> None:
             p.poll(0)
     if p.flush(30) != 0:
         raise RuntimeError(f"could not write the log into {topic}")
+
+
+def kip848_regex_member(log: Log, group: str, ts: int, member: str, regex: str, topics: list[str]) -> None:
+    """A KIP-848 member subscribed by regular expression, then the coordinator's resolution of it."""
+    log.add(group, ts, 5, {"groupId": group, "memberId": member}, 0, {
+        "instanceId": None, "rackId": None, "clientId": "app", "clientHost": "/h", "subscribedTopicNames": [],
+        "subscribedTopicRegex": regex, "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform"})
+    log.add(group, ts, 16, {"groupId": group, "regularExpression": regex}, 0,
+            {"topics": topics, "version": 1, "timestamp": ts})
+
+
+def streams_group(log: Log, group: str, ts: int, source_topics: list[str], repartition_topics: list[str] = ()) -> None:
+    """A streams group's metadata (epoch 1) and its topology: one subtopology reading these topics."""
+    log.add(group, ts, 17, {"groupId": group}, 0, {"epoch": 1, "metadataHash": 0})
+    log.add(group, ts, 23, {"groupId": group}, 0, {"epoch": 1, "subtopologies": [{
+        "subtopologyId": "0", "sourceTopics": list(source_topics), "sourceTopicRegex": [], "stateChangelogTopics": [],
+        "repartitionSinkTopics": list(repartition_topics), "repartitionSourceTopics": [
+            {"name": t, "partitions": 4, "replicationFactor": 1, "topicConfigs": []} for t in repartition_topics],
+        "copartitionGroups": []}]})
+
+
+def streams_member(log: Log, group: str, ts: int, member: str, joined: bool = True) -> None:
+    """A streams group member's metadata record (``joined``), or its tombstone (it left)."""
+    log.add(group, ts, 19, {"groupId": group, "memberId": member}, 0, None if not joined else {
+        "instanceId": None, "rackId": None, "clientId": "app", "clientHost": "/h", "rebalanceTimeoutMs": 1000,
+        "topologyEpoch": 1, "processId": "p1", "userEndpoint": None, "clientTags": []})

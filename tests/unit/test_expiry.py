@@ -8,7 +8,7 @@ from kgroup.offsets_log.expiry import (DEFAULT_RETENTION_MS, NOT_WHILE_CONSUMED,
                                        group_expiries, retention_of)
 from kgroup.offsets_log.replay import GroupReplay
 from kgroup.offsets_log.selection import Selection, select
-from tests.logbuilder import Log, kip848_epoch, kip848_member
+from tests.logbuilder import Log, kip848_epoch, kip848_member, kip848_regex_member, streams_group, streams_member
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000
@@ -132,11 +132,7 @@ def test_kip848_group_expires_after_the_last_commit_of_unsubscribed_topics_and_a
 
 def test_kip848_regex_subscription_counts_its_resolved_topics():
     log = Log()
-    log.add("K", T0, 5, {"groupId": "K", "memberId": "m1"}, 0, {
-        "instanceId": None, "rackId": None, "clientId": "app", "clientHost": "/h", "subscribedTopicNames": [],
-        "subscribedTopicRegex": "orders-.*", "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform"})
-    log.add("K", T0, 16, {"groupId": "K", "regularExpression": "orders-.*"}, 0,
-            {"topics": ["orders-eu"], "version": 1, "timestamp": T0})
+    kip848_regex_member(log, "K", T0, "m1", "orders-.*", ["orders-eu"])
     log.add("K", T0, 3, {"groupId": "K"}, 0, {"epoch": 1})
     log.commit("K", "orders-eu", 0, 1, T0 + 10)
     log.commit("K", "payments", 0, 1, T0 + 20)
@@ -145,28 +141,17 @@ def test_kip848_regex_subscription_counts_its_resolved_topics():
     assert got[("payments", 0)].expires_ms == T0 + 20 + WEEK
 
 
-def _streams_member(log: Log, ts: int, mid: str, value: bool = True) -> None:
-    log.add("ST", ts, 19, {"groupId": "ST", "memberId": mid}, 0, None if not value else {
-        "instanceId": None, "rackId": None, "clientId": "app", "clientHost": "/h", "rebalanceTimeoutMs": 1000,
-        "topologyEpoch": 1, "processId": "p1", "userEndpoint": None, "clientTags": []})
-
-
 def test_streams_group_expires_offsets_of_non_input_topics_and_all_once_empty():
     log = Log()
-    log.add("ST", T0, 17, {"groupId": "ST"}, 0, {"epoch": 1, "metadataHash": 0})
-    log.add("ST", T0, 23, {"groupId": "ST"}, 0, {"epoch": 1, "subtopologies": [{
-        "subtopologyId": "0", "sourceTopics": ["in"], "sourceTopicRegex": [], "stateChangelogTopics": [],
-        "repartitionSinkTopics": ["ST-rep"], "repartitionSourceTopics": [
-            {"name": "ST-rep", "partitions": 4, "replicationFactor": 1, "topicConfigs": []}],
-        "copartitionGroups": []}]})
-    _streams_member(log, T0, "m1")
+    streams_group(log, "ST", T0, ["in"], ["ST-rep"])
+    streams_member(log, "ST", T0, "m1")
     log.commit("ST", "in", 0, 5, T0 + 100)
     log.commit("ST", "ST-rep", 0, 6, T0 + 200)
     log.commit("ST", "old-in", 0, 7, T0 + 300)
     running = group_expiries(replay_of(log, "ST"), RETENTION)
     assert running[("in", 0)].expires_ms is None and running[("ST-rep", 0)].expires_ms is None
     assert running[("old-in", 0)].expires_ms == T0 + 300 + WEEK
-    _streams_member(log, T0 + 1_000, "m1", value=False)  # the last instance stops: Empty
+    streams_member(log, "ST", T0 + 1_000, "m1", joined=False)  # the last instance stops: Empty
     empty = group_expiries(replay_of(log, "ST"), RETENTION)
     assert [empty[tp].expires_ms for tp in [("in", 0), ("ST-rep", 0), ("old-in", 0)]] == [
         T0 + 100 + WEEK, T0 + 200 + WEEK, T0 + 300 + WEEK]

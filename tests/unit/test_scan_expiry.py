@@ -13,7 +13,7 @@ from kgroup.scan import report
 from kgroup.scan.fold import fold_columns
 from kgroup.scan.merge import combine, merge_columns
 from kgroup.scan.report import GroupFacts, Window
-from tests.logbuilder import Log, kip848_epoch, kip848_member
+from tests.logbuilder import Log, kip848_epoch, kip848_member, kip848_regex_member, streams_group, streams_member
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000
@@ -125,23 +125,12 @@ def _every_case() -> Log:
     log.commit("deleted", "B", 0, 1, T0 + 90)         # ...a commit after is kept
     log.commit("alone", "A", 0, 1, T0 + 100)
     kip848_member(log, "regex", T0, "m1", [])
-    log.add("regex", T0, 5, {"groupId": "regex", "memberId": "m1"}, 0, {
-        "instanceId": None, "rackId": None, "clientId": "app", "clientHost": "/h", "subscribedTopicNames": [],
-        "subscribedTopicRegex": "orders-.*", "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform"})
-    log.add("regex", T0, 16, {"groupId": "regex", "regularExpression": "orders-.*"}, 0,
-            {"topics": ["orders-eu"], "version": 1, "timestamp": T0})
+    kip848_regex_member(log, "regex", T0, "m1", "orders-.*", ["orders-eu"])
     log.add("regex", T0, 3, {"groupId": "regex"}, 0, {"epoch": 1})
     log.commit("regex", "orders-eu", 0, 1, T0 + 110)
     log.commit("regex", "payments", 0, 1, T0 + 120)
-    log.add("ST", T0, 17, {"groupId": "ST"}, 0, {"epoch": 1, "metadataHash": 0})
-    log.add("ST", T0, 23, {"groupId": "ST"}, 0, {"epoch": 1, "subtopologies": [{
-        "subtopologyId": "0", "sourceTopics": ["in"], "sourceTopicRegex": [], "stateChangelogTopics": [],
-        "repartitionSinkTopics": [], "repartitionSourceTopics": [
-            {"name": "ST-rep", "partitions": 4, "replicationFactor": 1, "topicConfigs": []}],
-        "copartitionGroups": []}]})
-    log.add("ST", T0, 19, {"groupId": "ST", "memberId": "m1"}, 0, {
-        "instanceId": None, "rackId": None, "clientId": "app", "clientHost": "/h", "rebalanceTimeoutMs": 1000,
-        "topologyEpoch": 1, "processId": "p1", "userEndpoint": None, "clientTags": []})
+    streams_group(log, "ST", T0, ["in"], ["ST-rep"])
+    streams_member(log, "ST", T0, "m1")
     log.commit("ST", "in", 0, 1, T0 + 130)
     log.commit("ST", "ST-rep", 0, 1, T0 + 140)
     log.commit("ST", "old-in", 0, 1, T0 + 150)
