@@ -104,9 +104,7 @@ def lag(
         if time_lag:
             raise UsageError("--time-lag reads past records; it does not work with --watch")
         return _watch(group, topic, since_ms - now_ms, allowed_lag, watch, input_, offsets_topic, output, conn)
-    from kgroup.lag.collect import coordinator_retention, ends_for_commits, markers_at_until, read_history, record_times
-    from kgroup.lag.history import evaluate
-    from kgroup.offsets_log.expiry import group_expiries
+    from kgroup.lag.collect import lag_of, read_history
     from kgroup.output.progress import progress_bar
 
     cluster = conn.cluster()
@@ -116,16 +114,8 @@ def lag(
     if not commits:
         what = f" to topic {', '.join(topic)}" if topic else ""
         raise UsageError(f"the offsets log holds no commit of group {group}{what} at or before --until")
-    ends = ends_for_commits(cluster, commits, since_ms, until_ms, until is None, warn, info if conn.verbose else None)
-    times = record_times(cluster, commits, ends, since_ms, until_ms, until is None) if time_lag else None
-    report = evaluate(group, commits, ends, since_ms, until_ms, until is None, allowed_lag, times)
-    # a lag at --until (now) that is nothing but transaction markers or aborted records is none
-    skipped = markers_at_until(cluster, report) if until is None else {}
-    if skipped:
-        report = evaluate(group, commits, ends, since_ms, until_ms, True, allowed_lag, times, undeliverable=skipped)
-    retention = coordinator_retention(cluster, group)
-    shown = {(p.topic, p.partition) for p in report.partitions}
-    expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}
+    report, expiries, retention = lag_of(cluster, group, commits, replay, since_ms, until_ms, until is None,
+                                         allowed_lag, time_lag, warn, info if conn.verbose else None)
     _render(report, output, time_lag, expiries, retention)
     _verdict(report, fail_on or [], expiries, retention, now_ms + warn_ms, expiry_warn, now_ms)
 

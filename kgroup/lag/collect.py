@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kgroup.errors import NotAuthorized, TopicMissing
 from kgroup.offsets_log.expiry import Expiry, Retention
-from kgroup.lag.history import (Commit, EndsAt, TopicPartition, Watch, commits_from_log, evaluate, moments,
+from kgroup.lag.history import (Commit, EndsAt, LagReport, TopicPartition, Watch, commits_from_log, evaluate, moments,
                                 time_lag_positions)
 
 if TYPE_CHECKING:
@@ -201,3 +201,35 @@ def groups_expiries(states: Mapping[str, Any], wanted: Iterable[str], offsets_to
         retentions[g] = by_broker[broker]
         expiries[g] = group_expiries(replays[g], retentions[g], live_state=desc.state)
     return expiries, retentions, None
+
+
+class LagAnswer(NamedTuple):
+    """``lag``'s answer (and the report's lag part): the evaluated report, each shown partition's
+    offset expiry, and the retention those follow."""
+
+    report: LagReport
+    expiries: dict[TopicPartition, Expiry]
+    retention: Retention
+
+
+def lag_of(cluster: Any, group: str, commits: Commits, replay: GroupReplay, since_ms: int, until_ms: int,
+           until_is_now: bool, allowed_lag: int, time_lag: bool, warn: Warn,
+           info: Callable[[str], None] | None = None, retention: Retention | None = None) -> LagAnswer:
+    """The group's lag over the window from its commits: the log ends at each moment asked of the
+    cluster, with ``time_lag`` the records' timestamps, Burrow's statuses; at --until now, a lag that
+    is nothing but transaction markers or aborted records is none; and when each committed offset
+    expires under ``retention`` (default: the group's coordinator's)."""
+    from kgroup.offsets_log.expiry import group_expiries
+
+    ends = ends_for_commits(cluster, commits, since_ms, until_ms, until_is_now, warn, info)
+    times = record_times(cluster, commits, ends, since_ms, until_ms, until_is_now) if time_lag else None
+    report = evaluate(group, commits, ends, since_ms, until_ms, until_is_now, allowed_lag, times)
+    skipped = markers_at_until(cluster, report) if until_is_now else {}
+    if skipped:
+        report = evaluate(group, commits, ends, since_ms, until_ms, until_is_now, allowed_lag, times,
+                          undeliverable=skipped)
+    if retention is None:
+        retention = coordinator_retention(cluster, group)
+    shown = {(p.topic, p.partition) for p in report.partitions}
+    expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}
+    return LagAnswer(report, expiries, retention)

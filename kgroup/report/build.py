@@ -80,19 +80,17 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
         unavailable = ("the lag needs a cluster: the log ends at past moments are asked of it (give -b with "
                        "--input)")
     else:
-        from kgroup.lag.collect import ends_for_commits
-        from kgroup.lag.history import document, evaluate
-        from kgroup.offsets_log.expiry import group_expiries
+        from kgroup.lag.collect import lag_of
+        from kgroup.lag.history import document
 
-        ends = ends_for_commits(cluster(), commits, r.since_ms, r.until_ms, r.until_is_now, warn, info)
-        evaluated = evaluate(r.group, commits, ends, r.since_ms, r.until_ms, r.until_is_now, r.allowed_lag)
-        for line in evaluated.problems[:10]:
+        answer = lag_of(cluster(), r.group, commits, replay, r.since_ms, r.until_ms, r.until_is_now, r.allowed_lag,
+                        False, warn, info, retention)
+        problems = answer.report.problems
+        for line in problems[:10]:
             warn(line)
-        if len(evaluated.problems) > 10:
-            warn(f"... and {len(evaluated.problems) - 10} more")
-        shown = {(p.topic, p.partition) for p in evaluated.partitions}
-        expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}
-        lag = document(evaluated, False, expiries, retention)  # as lag -o json
+        if len(problems) > 10:
+            warn(f"... and {len(problems) - 10} more")
+        lag = document(answer.report, False, answer.expiries, answer.retention)  # as lag -o json
     if unavailable:
         warn(f"no lag: {unavailable}")
     now = group_now(r, cluster if cluster_named else None, progress, warn)
