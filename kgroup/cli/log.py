@@ -137,34 +137,17 @@ def history(
 
     The log says that a member left, never why.
     """
-    from kgroup.lag.collect import coordinator_retention
-    from kgroup.offsets_log.deletions import Deletions
-    from kgroup.offsets_log.expiry import Retention
-    from kgroup.offsets_log.read import group_entries
-    from kgroup.offsets_log.replay import GroupReplay
+    from kgroup.offsets_log.read import group_history
     from kgroup.offsets_log.window import Window
     from kgroup.output.progress import progress_bar
 
     window = Window.parse(since, None, int(time.time() * 1000))
     if input_ is not None:
         no_cluster_with(conn)
-    settings = conn.settings() if input_ is None else None
-    replay = GroupReplay(group)
-    deletions = Deletions(replay)
     with progress_bar() as progress:
-        for e in group_entries(group, input_, offsets_topic, settings, None, progress, warn):
-            replay.apply(e)
-    replay.finish()
-    if replay.type is None and not replay.rebalances and not replay.offsets and replay.commits_before == 0:
-        raise UsageError(f"the offsets log holds no record of group {group}")
-    events = [r for r in replay.rebalances if r.timestamp in window]
-    # why each offset was deleted follows the coordinator's retention settings (asked only when
-    # there is a deletion to tell); a saved log names no cluster: Kafka's default
-    retention = Retention(source="Kafka's default (no cluster named)")
-    if input_ is None and any(r.offsets_deleted for r in events):
-        retention = coordinator_retention(conn.cluster(), group)
-        if retention.is_default:
-            warn(f"offset retention: {retention.source}; the causes of the deleted offsets assume it")
+        replay, events, causes = group_history(group, input_, offsets_topic,
+                                               conn.settings() if input_ is None else None,
+                                               conn.cluster if input_ is None else None, window, progress, warn)
     from kgroup.cli.render_history import render
 
-    render(output, group, replay, events, deletions.causes(retention))
+    render(output, group, replay, events, causes)

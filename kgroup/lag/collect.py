@@ -154,20 +154,6 @@ def read_history(group: str, topics: list[str] | None, until_ms: int, input_: Pa
     return commits, replay
 
 
-def coordinator_retention(cluster: Any, group: str) -> Retention:
-    """The offset retention settings of the group's coordinator (kgroup.offsets_log.expiry.retention_of),
-    Kafka's defaults with the reason where they cannot be read."""
-    from kgroup.errors import ClusterError
-    from kgroup.offsets_log.expiry import retention_of
-
-    try:
-        lookup = cluster.find_coordinators([group], cluster.metadata().brokers).get(group)
-    except ClusterError as e:
-        return Retention(source=f"Kafka's default (the group's coordinator cannot be found: {e.message})")
-    broker = lookup.coordinator.id if lookup is not None and lookup.coordinator is not None else None
-    return retention_of(cluster, broker)
-
-
 def expiring(expiries: Mapping[TopicPartition, Expiry], by_ms: int) -> list[tuple[TopicPartition, int]]:
     """The offsets that go at or before ``by_ms`` (already due included), earliest first."""
     return sorted(((tp, e.expires_ms) for tp, e in expiries.items() if e.expires_ms is not None
@@ -229,6 +215,8 @@ def lag_of(cluster: Any, group: str, commits: Commits, replay: GroupReplay, sinc
         report = evaluate(group, commits, ends, since_ms, until_ms, until_is_now, allowed_lag, times,
                           undeliverable=skipped)
     if retention is None:
+        from kgroup.offsets_log.expiry import coordinator_retention
+
         retention = coordinator_retention(cluster, group)
     shown = {(p.topic, p.partition) for p in report.partitions}
     expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}

@@ -214,3 +214,19 @@ def retention_of(cluster: BrokerConfigs, broker_id: int | None) -> Retention:
     if minutes is None or minutes < 1:
         return Retention(source=f"Kafka's default (broker {broker_id} does not report {RETENTION})")
     return Retention(minutes * 60_000, interval, f"broker {broker_id}")
+
+
+NO_CLUSTER = Retention(source="Kafka's default (no cluster named)")
+
+
+def coordinator_retention(cluster: Any, group: str) -> Retention:
+    """The offset retention settings of the group's coordinator (:func:`retention_of` of the broker
+    FindCoordinator names), Kafka's defaults with the reason where they cannot be read."""
+    from kgroup.errors import ClusterError
+
+    try:
+        lookup = cluster.find_coordinators([group], cluster.metadata().brokers).get(group)
+    except ClusterError as e:
+        return Retention(source=f"Kafka's default (the group's coordinator cannot be found: {e.message})")
+    broker = lookup.coordinator.id if lookup is not None and lookup.coordinator is not None else None
+    return retention_of(cluster, broker)

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kgroup.errors import UsageError
 from kgroup.offsets_log.raw import JsonlSave, RawRecord
@@ -21,7 +21,8 @@ from kgroup.offsets_log.window import Window
 
 if TYPE_CHECKING:
     from kgroup.kafka.settings import ConnectionSettings
-    from kgroup.offsets_log.replay import GroupReplay
+    from kgroup.offsets_log.deletions import Cause
+    from kgroup.offsets_log.replay import GroupReplay, Rebalance
 
 Progress = Callable[[str, int, int], None]
 Warn = Callable[[str], None]
@@ -136,3 +137,30 @@ def group_replays(groups: Iterable[str], input_: Path | None, offsets_topic: str
     for replay in replays.values():
         replay.finish()
     return replays
+
+
+def group_history(group: str, input_: Path | None, offsets_topic: str, settings: ConnectionSettings | None,
+                  cluster: Callable[[], Any] | None, window: Window, progress: Progress, warn: Warn
+                  ) -> tuple[GroupReplay, list[Rebalance], dict[tuple[int, int], Cause]]:
+    """``history``: the group's records folded, its rebalances in ``window``, and why each offset
+    deleted in them was (kgroup.offsets_log.deletions), under the coordinator's retention settings
+    where a cluster is named (``cluster()``, asked only when there is a deletion to tell; Kafka's
+    default otherwise, and said when it stands in for the broker's)."""
+    from kgroup.offsets_log.deletions import Deletions
+    from kgroup.offsets_log.expiry import NO_CLUSTER, coordinator_retention
+    from kgroup.offsets_log.replay import GroupReplay
+
+    replay = GroupReplay(group)
+    deletions = Deletions(replay)
+    for e in group_entries(group, input_, offsets_topic, settings, None, progress, warn):
+        replay.apply(e)
+    replay.finish()
+    if replay.type is None and not replay.rebalances and not replay.offsets and replay.commits_before == 0:
+        raise UsageError(f"the offsets log holds no record of group {group}")
+    events = [r for r in replay.rebalances if r.timestamp in window]
+    retention = NO_CLUSTER
+    if cluster is not None and any(r.offsets_deleted for r in events):
+        retention = coordinator_retention(cluster(), group)
+        if retention.is_default:
+            warn(f"offset retention: {retention.source}; the causes of the deleted offsets assume it")
+    return replay, events, deletions.causes(retention)

@@ -18,7 +18,7 @@ from kgroup.group.metadata import CoordinatorLookup
 from kgroup.group.model import ClusterMetadata, GroupDescription, GroupState, PartitionOffsets, TopicLayout
 from kgroup.kmsg.states import ASSIGNING, EMPTY, RECONCILING, STABLE
 from kgroup.offsets_log.deletions import Deletions, removed_by_retention
-from kgroup.offsets_log.expiry import BrokerConfigs, Retention
+from kgroup.offsets_log.expiry import NO_CLUSTER, BrokerConfigs, Retention, coordinator_retention
 from kgroup.offsets_log.replay import GroupReplay
 from kgroup.timeutil import format_ms
 from kgroup.group.reconciliation import explain
@@ -54,10 +54,8 @@ def group_at(group: str, at_ms: int, input_: Path | None, offsets_topic: str, se
     deletions = Deletions(replay)
     for e in group_entries(group, input_, offsets_topic, settings, at_ms, progress, warn):
         replay.apply(e)
-    retention = Retention(source="Kafka's default (no cluster named)")
+    retention = NO_CLUSTER
     if cluster is not None and deletions.items:  # the coordinator's, to tell the deletions' causes
-        from kgroup.lag.collect import coordinator_retention
-
         retention = coordinator_retention(cluster, group)
     counts = offsets_partitions = None
     if cluster is not None:

@@ -109,11 +109,10 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
 def offset_retention(group: str, cluster: Callable[[], Cluster] | None) -> Retention:
     """The offset retention settings the expiries and the deletions' causes follow: the group's
     coordinator's when a cluster is named, else Kafka's default; the source says which and why."""
-    from kgroup.lag.collect import coordinator_retention
-    from kgroup.offsets_log.expiry import Retention
+    from kgroup.offsets_log.expiry import NO_CLUSTER, coordinator_retention
 
     if cluster is None:
-        return Retention(source="Kafka's default (no cluster named)")
+        return NO_CLUSTER
     return coordinator_retention(cluster(), group)
 
 
