@@ -103,3 +103,21 @@ def test_the_jdk_changes_some_answers():
     for jdk, other in ((17, 25), (25, 17)):
         scenarios = _load(jdk)["scenarios"]
         assert sum(_kafka_answer(s) != _kgroup_answer(s, other) for s in scenarios) >= 5, jdk
+
+
+def test_vectors_include_javas_rounding_surplus():
+    """Some homogeneous scenarios have M and P where the members' desired counts add up to more than
+    desired_sharing * P in doubles (7 members, 29 partitions: 7 * (29 / 7.0) > 29)."""
+    from kgroup.whatif.assignors.simple.model import Group, desired_counts
+
+    found = 0
+    for jdk in sorted(VECTORS):
+        for scenario in _load(jdk)["scenarios"]:
+            topics, members, assignable = _inputs(scenario)
+            if not members or scenario["subscription_type"] != simple.HOMOGENEOUS:
+                continue
+            group = Group(topics, members, assignable, jdk)
+            count = sum(len(group.target_partitions(tid)) for tid in group.subscriptions[0])
+            sharing = (len(members) + count - 1) // count if count else 0
+            found += count > 0 and sum(desired_counts(sharing, count, len(members))) > sharing * count
+    assert found >= 3
