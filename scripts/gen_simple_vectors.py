@@ -13,11 +13,17 @@ generator builds the current assignment exactly as they do (``Collectors.toMap``
 
 Usage (the committed vectors were made this way, with JDK 17 and with JDK 25)::
 
-    python scripts/gen_simple_vectors.py --kafka-git /path/to/kafka/.git --rev 0157ac7cf2c652628443b270b9801dd44b4b0154 \\
-        [--java-home /usr/lib/jvm/java-17-openjdk-amd64] [--seed 38] [--count 1500] [--out FILE.json.gz]
+    python scripts/gen_simple_vectors.py --kafka-git /path/to/kafka/.git \\
+        --rev 0157ac7cf2c652628443b270b9801dd44b4b0154 --seed 38 --count 1500        # JDK 17 on PATH
+    python scripts/gen_simple_vectors.py --kafka-git /path/to/kafka/.git \\
+        --rev 0157ac7cf2c652628443b270b9801dd44b4b0154 --seed 4325 --count 600 \\
+        --java-home /usr/lib/jvm/temurin-25-jdk-amd64
 
-``--rev`` is a commit of Kafka's 4.3 branch (the one above is confluentinc/kafka's ``4.3`` on
-2026-08-21, ``Merge branch '4.3'``, whose group-coordinator is apache/kafka's 4.3).
+The output is deterministic: the same revision, seed, count and JDK give the same bytes
+(tests/differential/test_simple_assignor.py checks that when KGROUP_KAFKA_GIT names a Kafka git
+directory). ``--rev`` is a commit of Kafka's 4.3 line: the one above is the head of confluentinc/kafka's
+``4.3`` branch on 2026-08-21 (a mirror of Apache Kafka's 4.3 with Confluent's merges; the
+apache/kafka snapshot at hand had no 4.3 branch).
 """
 from __future__ import annotations
 
