@@ -103,6 +103,12 @@ class Client:
             **(defaults or {}), **self.settings.properties, **extra}
         conf["logger"] = self.logger
         conf["error_cb"] = self.errors.append
+        if self.settings.makes_tokens:  # Amazon MSK IAM: kgroup makes the tokens (kgroup.kafka.oauth)
+            from kgroup.kafka.oauth import oauth_cb
+
+            source = self.settings.token_source()
+            if source is not None:
+                conf["oauth_cb"] = oauth_cb(source, self.settings.timeout)
         return conf
 
     def fail(self, what: str, error: KafkaError | Exception | None = None, *,
