@@ -102,6 +102,61 @@ def _tls_refusal(address: str, e: ssl.SSLError, handshake: bool) -> ClusterError
     return None
 
 
+def tls_handshake(raw: socket.socket, context: ssl.SSLContext, host: str, address: str, timeout: float) -> ssl.SSLSocket:
+    """``raw`` wrapped in TLS, the handshake done within ``timeout``: a Refused for a final failure
+    (naming its cause), a WireError for any other."""
+    try:
+        sock = context.wrap_socket(raw, server_hostname=host, do_handshake_on_connect=False)
+    except (ssl.SSLError, ValueError) as e:
+        raise Refused(TlsFailed(f"TLS to the broker at {address} cannot start: {e}")) from None
+    try:
+        sock.settimeout(timeout)
+        sock.do_handshake()
+    except ssl.SSLCertVerificationError as e:
+        raise Refused(_certificate_refusal(address, e)) from None
+    except (ssl.SSLEOFError, ConnectionResetError, BrokenPipeError):
+        raise Refused(WrongSecurityProtocol(
+            f"the broker at {address} closed the connection during the TLS handshake: it is probably "
+            "not a TLS listener (security.protocol asks for TLS: SSL or SASL_SSL), or it refused "
+            "kgroup's client certificate")) from None
+    except ssl.SSLError as e:
+        refusal = _tls_refusal(address, e, handshake=True)
+        raise Refused(refusal) if refusal is not None else WireError(str(e)) from None
+    except OSError as e:
+        raise WireError(f"TLS to {address}: {e}") from None
+    return sock
+
+
+def tls_diagnosis(host: str, port: int, context: ssl.SSLContext | None, timeout: float) -> ClusterError | None:
+    """Why TLS to ``host:port`` fails with ``context`` (the user's settings), or, with None, a
+    WrongSecurityProtocol when the listener speaks TLS (a handshake that trusts anything completes):
+    for librdkafka's failures, which do not name the cause. None: no such finding."""
+    address = f"{host}:{port}"
+    try:
+        raw = socket.create_connection((host, port), timeout=timeout)
+    except OSError:
+        return None
+    probe = context
+    if probe is None:
+        probe = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        probe.check_hostname = False
+        probe.verify_mode = ssl.CERT_NONE
+    try:
+        sock = tls_handshake(raw, probe, host, address, timeout)
+    except Refused as e:
+        return e.error if context is not None and isinstance(e.error, ClusterError) else None
+    except WireError:
+        return None
+    finally:
+        raw.close()
+    sock.close()
+    if context is None:
+        return WrongSecurityProtocol(
+            f"the broker at {address} is a TLS listener, and security.protocol asks for none: set it to SSL or "
+            "SASL_SSL (with ssl.ca.location)")
+    return None
+
+
 class Connection:
     """A connection to ``host:port``. Every call gives up at ``deadline`` (time.monotonic());
     connecting also after ``connect_within`` seconds."""
@@ -141,26 +196,7 @@ class Connection:
             raise
 
     def _handshake(self, context: ssl.SSLContext, host: str) -> socket.socket:
-        try:
-            sock = context.wrap_socket(self._sock, server_hostname=host, do_handshake_on_connect=False)
-        except (ssl.SSLError, ValueError) as e:
-            raise Refused(TlsFailed(f"TLS to the broker at {self.address} cannot start: {e}")) from None
-        try:
-            sock.settimeout(self._left())
-            sock.do_handshake()
-        except ssl.SSLCertVerificationError as e:
-            raise Refused(_certificate_refusal(self.address, e)) from None
-        except (ssl.SSLEOFError, ConnectionResetError, BrokenPipeError):
-            raise Refused(WrongSecurityProtocol(
-                f"the broker at {self.address} closed the connection during the TLS handshake: it is probably "
-                "not a TLS listener (security.protocol asks for TLS: SSL or SASL_SSL), or it refused "
-                "kgroup's client certificate")) from None
-        except ssl.SSLError as e:
-            refusal = _tls_refusal(self.address, e, handshake=True)
-            raise Refused(refusal) if refusal is not None else WireError(str(e)) from None
-        except OSError as e:
-            raise WireError(f"TLS to {self.address}: {e}") from None
-        return sock
+        return tls_handshake(self._sock, context, host, self.address, self._left())
 
     # -- SASL ------------------------------------------------------------------------
 
