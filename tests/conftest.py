@@ -224,6 +224,46 @@ def seed_group(tansu):
         group.stop()
 
 
+@pytest.fixture(scope="session")
+def front_certs(tmp_path_factory):
+    """The test run's throwaway CA, certificates and Java stores (tests/certs.py)."""
+    from certs import make_certs
+    from javadriver import require_java
+
+    require_java("keytool and the Kafka front")
+    return make_certs(tmp_path_factory.mktemp("certs"))
+
+
+def _front(tmp_path_factory, certs, **options):
+    """A Tansu broker with the TLS/SASL front before it (tests/kafkafront.py), stopped by PID."""
+    from kafkafront import start_front
+
+    front, stop = start_front(tmp_path_factory.mktemp("front"), certs=certs, **options)
+    try:
+        yield front
+    finally:
+        stop()
+
+
+@pytest.fixture(scope="module")
+def front_sasl_ssl(tmp_path_factory, front_certs):
+    """Tansu behind a SASL_SSL front: SCRAM-SHA-512, SCRAM-SHA-256, PLAIN and OAUTHBEARER (with its
+    token endpoint, ``front.oauth``), the server certificate for localhost/127.0.0.1 by the test CA."""
+    yield from _front(tmp_path_factory, front_certs, protocol="SASL_SSL")
+
+
+@pytest.fixture(scope="module")
+def front_mtls(tmp_path_factory, front_certs):
+    """Tansu behind an SSL front that requires a client certificate signed by the test CA."""
+    yield from _front(tmp_path_factory, front_certs, protocol="SSL", client_auth=True)
+
+
+@pytest.fixture(scope="module")
+def front_sasl_plaintext(tmp_path_factory, front_certs):
+    """Tansu behind a SASL_PLAINTEXT front (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN, OAUTHBEARER; no TLS)."""
+    yield from _front(tmp_path_factory, front_certs, protocol="SASL_PLAINTEXT")
+
+
 def bash_complete(*words: str) -> list[str]:
     """What the committed bash completion offers after ``kgroup WORDS...``."""
     script = (f"source {ROOT / 'completions' / 'kgroup.bash'}\n"

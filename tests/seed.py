@@ -24,20 +24,21 @@ def committed(topic: str, partition: int) -> int:
     return records(topic, partition) - (partition + 1)
 
 
-def create_topics(bootstrap: str, topics: dict[str, int] = TOPICS) -> None:
+def create_topics(bootstrap: str, topics: dict[str, int] = TOPICS, conf: dict | None = None) -> None:
+    """``conf``: more client settings (TLS, SASL) for a broker behind the test front."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient({"bootstrap.servers": bootstrap, **(conf or {})})
     futures = admin.create_topics([NewTopic(t, n, 1) for t, n in topics.items()], request_timeout=10)
     for f in futures.values():
         f.result(timeout=15)
 
 
-def produce(bootstrap: str, topics: dict[str, int] = TOPICS, count=records) -> None:
+def produce(bootstrap: str, topics: dict[str, int] = TOPICS, count=records, conf: dict | None = None) -> None:
     from confluent_kafka import Producer
 
     p = Producer({"bootstrap.servers": bootstrap, "batch.num.messages": 1, "linger.ms": 0,
-                  "allow.auto.create.topics": False})
+                  "allow.auto.create.topics": False, **(conf or {})})
     for topic, partitions in topics.items():
         for partition in range(partitions):
             for i in range(count(topic, partition)):

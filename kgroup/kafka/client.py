@@ -64,11 +64,14 @@ class _DisconnectCounter(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.count = 0
+        self.at_first_request = 0  # closed while the first request (ApiVersions) waited for its answer
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
         if "Disconnected" in message and "after 0ms" in message:
             self.count += 1
+        if "Disconnected" in message and "in state APIVERSION_QUERY" in message:
+            self.at_first_request += 1
 
 
 class Client:
@@ -85,6 +88,7 @@ class Client:
         printer = _RedactingHandler(settings)
         printer.setLevel(logging.DEBUG if noisy else logging.CRITICAL + 1)
         self._closed = _DisconnectCounter()
+        self._diagnosed = False
         self.logger = logging.getLogger(name)
         self.logger.propagate = False
         self.logger.addHandler(printer)
@@ -103,6 +107,12 @@ class Client:
             **(defaults or {}), **self.settings.properties, **extra}
         conf["logger"] = self.logger
         conf["error_cb"] = self.errors.append
+        if self.settings.makes_tokens:  # Amazon MSK IAM: kgroup makes the tokens (kgroup.kafka.oauth)
+            from kgroup.kafka.oauth import oauth_cb
+
+            source = self.settings.token_source()
+            if source is not None:
+                conf["oauth_cb"] = oauth_cb(source, self.settings.timeout)
         return conf
 
     def fail(self, what: str, error: KafkaError | Exception | None = None, *,
@@ -111,8 +121,40 @@ class Client:
         return _cluster_error(self.settings, what, _kafka_error(error), self.errors, oldest_reason)
 
     def final_error(self, what: str, answered: bool) -> ClusterError | None:
-        """:func:`final_error` of what this client has met."""
-        return final_error(self.settings, what, self.errors, self.closed_at_once, answered)
+        """:func:`final_error` of what this client has met, or what kgroup's own TLS handshake
+        finds where librdkafka's failed without naming the cause (:meth:`_diagnose`)."""
+        found = None if answered else self._diagnose(what)
+        return found or final_error(self.settings, what, self.errors, self.closed_at_once, answered)
+
+    def _diagnose(self, what: str) -> ClusterError | None:
+        """Once, before any answer: where librdkafka's TLS handshake failed ("certificate verify
+        failed", whatever the cause), the cause as Python's ssl names it (expired, another host
+        name, not signed by a trusted CA); where connections without TLS are closed at the first
+        request, whether the listener speaks TLS. None when nothing is found (librdkafka's own
+        errors then say what they say)."""
+        if self._diagnosed:
+            return None
+        tls = self.settings.properties.get("security.protocol", "plaintext").strip().lower() in ("ssl", "sasl_ssl")
+        if tls and any(e.code() == KafkaError._SSL for e in self.errors):
+            from kgroup.kafka.wire.security import tls_context
+
+            try:
+                context = tls_context(self.settings.properties)
+            except UsageError:
+                return None
+        elif not tls and self._closed.at_first_request >= 2:
+            context = None
+        else:
+            return None
+        self._diagnosed = True
+        from kgroup.kafka.wire.connection import tls_diagnosis
+        from kgroup.kafka.wire.coordinators import bootstrap_addresses
+
+        for host, port in bootstrap_addresses(self.bootstrap)[:3]:
+            found = tls_diagnosis(host, port, context, min(2.0, self.settings.timeout))
+            if found is not None:
+                return type(found)(self.settings.redact(f"cannot {what}: {found.message}"))
+        return None
 
     def close(self) -> None:
         self.logger.handlers.clear()

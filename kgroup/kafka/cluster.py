@@ -429,7 +429,13 @@ class Cluster(Session):
 
 
 def connect(settings: ConnectionSettings) -> Cluster:
-    """The read-only Cluster of ``settings``; properties librdkafka refuses are a usage error (exit 2)."""
+    """The read-only Cluster of ``settings``; properties librdkafka refuses are a usage error (exit 2),
+    and so is an OAUTHBEARER configuration kgroup cannot make tokens with."""
+    source = settings.token_source()
+    if source is not None:
+        # an OAuth token first (kgroup's own client keeps it): a token endpoint that is down or
+        # answers no token, or no AWS credentials, is said as such at once, not after --timeout
+        source.token(settings.timeout)
     try:
         return Cluster(settings)
     except (KafkaException, TypeError, ValueError) as e:

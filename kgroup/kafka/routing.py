@@ -3,11 +3,17 @@ per request) or librdkafka (one group per request).
 
 The batched client is used for describes and committed offsets of at least BATCHED_FROM groups
 when nothing speaks against it: ``-X kgroup.batched=false`` (a switch of kgroup's own, never
-passed to librdkafka), connection settings it does not speak (TLS, SASL, socket settings), no
-broker answering it, a cluster that does not speak the question, or a connection of it that
-failed earlier. Whatever it cannot answer goes to librdkafka, so errors read the same whichever
-path met them. On -v one line says which path answered each question, and why not the batched
-one where it did not.
+passed to librdkafka), connection settings it does not speak (kgroup.kafka.wire.security.why_not:
+socket settings, GSSAPI, ...; it speaks plaintext, TLS and mTLS, SASL PLAIN, SCRAM and
+OAUTHBEARER), no broker answering it, a cluster that does not speak the question, or a
+connection of it that failed earlier. Whatever it cannot answer goes to librdkafka, so errors
+read the same whichever path met them; a login the cluster refused, or a TLS failure, is the
+command's error at once (librdkafka would meet it too). On -v one line says which path answered
+each question, and why not the batched one where it did not.
+
+A describe of fewer groups goes through librdkafka, but a consumer group's (KIP-848) member
+epochs, which librdkafka does not report, are then asked of kgroup's own client
+(ConsumerGroupDescribe) where it speaks the connection.
 
 The batched client's connections are opened once per Cluster, shared by every question, and
 closed by ``Routing.close()`` (Cluster.close(); at the latest when the Cluster is collected or
@@ -28,6 +34,7 @@ from kgroup.text import printable
 
 if TYPE_CHECKING:
     from kgroup.kafka.wire.coordinators import Coordinators, Exchange
+    from kgroup.kafka.wire.security import Security
 
 OffsetRequest = tuple[Any, str, list[tuple[str, int]] | None]  # (caller's key, group, partitions or None: all)
 
@@ -64,6 +71,7 @@ class Routing:
         self.settings = settings
         self._coordinators: Coordinators | str | None = None  # None: not tried yet; _OFF: not usable
         self._why_not = ""
+        self._security: Security | None = None  # how the own client connects, once opened
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def close(self) -> None:
@@ -85,8 +93,42 @@ class Routing:
         question = f"describe{_groups(len(names))}"
         coordinators = self._batched(cluster, question, len(names), _describe())
         if coordinators is None:
-            return cluster.rd_describe_groups(names)
+            described = cluster.rd_describe_groups(names)
+            if len(names) < BATCHED_FROM and self.settings.batched:
+                described.update(self._with_epochs(cluster, described))
+            return described
         return dict(zip(names, self._batched_describe(cluster, question, names, coordinators)))
+
+    def _with_epochs(self, cluster: OneByOne, described: dict[str, GroupDescription]) -> dict[str, GroupDescription]:
+        """The descriptions of the consumer groups (KIP-848) among ``described`` as kgroup's own
+        client gives them (ConsumerGroupDescribe), with the group, assignment and member epochs
+        librdkafka does not report; a group it cannot describe keeps librdkafka's description."""
+        wanted = [g for g, d in described.items() if d.type == "consumer"]
+        if not wanted:
+            return {}
+        question = f"member epochs of consumer group{'' if len(wanted) == 1 else 's'} {', '.join(wanted)}"
+        coordinators = self._open(cluster)
+        if coordinators is None or coordinators.broken or not coordinators.speaks(_describe()):
+            why = (self._why_not if coordinators is None else "a connection of kgroup's own client failed earlier"
+                   if coordinators.broken else "the cluster does not answer DescribeGroups v5")
+            self._say(f"{question}: not known (librdkafka does not report them; kgroup's own client: {why})")
+            return {}
+        out: dict[str, GroupDescription] = {}
+        failed: deque[Any] = deque()
+        names = iter(wanted)
+        for _, group, description in coordinators.iterate(
+                _describe(), lambda: next(((g, g, None) for g in names), None), failed):
+            if description.type == "consumer":
+                out[group] = description
+        self._say(f"{question}: kgroup's own client (ConsumerGroupDescribe{self._over()})"
+                  if out else f"{question}: not known (kgroup's own client could not describe them)")
+        return out
+
+    def _over(self) -> str:
+        """How the own client's connections are made, for -v: '' for plaintext."""
+        security = self._security
+        return "" if security is None or (security.tls is None and security.sasl is None) else \
+            f", {security.summary}"
 
     def iter_describe_groups(self, cluster: OneByOne, groups: list[str], window: int, batch: int
                              ) -> Iterator[GroupDescription]:
@@ -198,7 +240,7 @@ class Routing:
         if not coordinators.speaks(exchange):
             self._through_librdkafka(question, f"the cluster does not answer {_api_name(exchange)}")
             return None
-        self._say(f"{question}: kgroup's batched client, many groups per request")
+        self._say(f"{question}: kgroup's batched client, many groups per request{self._over()}")
         return coordinators
 
     def _open(self, cluster: OneByOne) -> Coordinators | None:
@@ -206,26 +248,30 @@ class Routing:
         the bootstrap servers); None where they cannot be used (the reason in ``_why_not``)."""
         if self._coordinators is None:
             self._coordinators = _OFF
-            from kgroup.kafka.wire.coordinators import bootstrap_addresses, eligible
+            from kgroup.kafka.wire.coordinators import bootstrap_addresses
+            from kgroup.kafka.wire.security import why_not
 
             addresses = ([(b.host, b.port) for b in sorted(cluster.brokers.values(), key=lambda b: b.id)]
                          or bootstrap_addresses(cluster.bootstrap))
+            unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
             if not self.settings.batched:
                 self._why_not = "-X kgroup.batched=false"
-            elif not eligible(self.settings.properties):
+            elif unspoken is not None:
                 self._why_not = ("the connection settings ask for what kgroup's batched client does not speak: "
-                                 "it speaks plaintext without authentication only")
+                                 f"{unspoken}")
             elif not addresses:
-                self._why_not = "no plaintext bootstrap server"
+                self._why_not = "no bootstrap server"
             else:
                 from kgroup.kafka.wire.connection import WireError
                 from kgroup.kafka.wire.coordinators import Coordinators
+                from kgroup.kafka.wire.security import security_of
 
+                self._security = security_of(self.settings.properties, self.settings.token_source())
                 # a third of the time left is kept for librdkafka, should a batched answer never come
                 now = time.monotonic()
                 try:
                     opened = Coordinators(addresses, self.settings.properties.get("client.id", "rdkafka"),
-                                          now + (cluster.deadline - now) * 2 / 3)
+                                          now + (cluster.deadline - now) * 2 / 3, self._security)
                 except WireError as e:
                     self._why_not = f"kgroup's batched client: {e}"
                 else:

@@ -12,8 +12,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from kgroup.errors import UsageError
+
+if TYPE_CHECKING:
+    from kgroup.kafka.oauth import TokenSource
 
 BOOTSTRAP_ENV = "KGROUP_BOOTSTRAP_SERVERS"
 REDACTED = "[redacted]"
@@ -40,12 +44,25 @@ _IGNORED = {
     "default.api.timeout.ms",
     "ssl.protocol",
     "ssl.enabled.protocols",
-    "ssl.truststore.type",  # checked where a truststore location is given
-    "ssl.keystore.type",
-    "ssl.truststore.password",  # only meaningful for JKS/PKCS12 truststores, refused below
+    "ssl.truststore.type",  # read with ssl.truststore.location
+    "ssl.keystore.type",  # read with ssl.keystore.location
+    "ssl.truststore.password",  # read with ssl.truststore.location
+    "ssl.keystore.password",  # read with ssl.keystore.location
     "ssl.keymanager.algorithm",
     "ssl.trustmanager.algorithm",
     "sasl.login.class",
+    # OAuth: kgroup fetches and refreshes tokens itself (kgroup.kafka.oauth), librdkafka too
+    "sasl.login.refresh.window.factor",
+    "sasl.login.refresh.window.jitter",
+    "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.buffer.seconds",
+    "sasl.login.connect.timeout.ms",
+    "sasl.login.read.timeout.ms",
+    "sasl.login.retry.backoff.ms",
+    "sasl.login.retry.backoff.max.ms",
+    "sasl.oauthbearer.scope.claim.name",  # the broker's side of a token
+    "sasl.oauthbearer.sub.claim.name",
+    "sasl.oauthbearer.header.urlencode",
 }
 # Patterns are compiled on first use (re caches them): an offline command never needs them.
 _SECRET_KEY = r"(?i)password|secret|jaas|(^|\.)key(\.pem)?$|\.pem$|credentials|token"
@@ -54,6 +71,22 @@ _JAAS = r"(?s)^\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|o
 _JAAS_OPT = r"""(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s;]+))"""
 _PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 _SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
+_OAUTH_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+_MSK_MODULE = "software.amazon.msk.auth.iam.IAMLoginModule"
+# Kafka's login callback handler for OIDC client credentials (4.x name, and the 3.x one)
+_OIDC_HANDLERS = {"org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+                  "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler"}
+_MSK_HANDLERS = {"software.amazon.msk.auth.iam.IAMOAuthBearerLoginCallbackHandler",
+                 "software.amazon.msk.auth.iam.IAMClientCallbackHandler"}
+
+# -X properties of kgroup's own: read by kgroup, never passed to librdkafka
+BATCHED = "kgroup.batched"
+TOKEN_PROVIDER = "kgroup.sasl.oauthbearer.provider"  # aws-msk-iam: tokens from AWS's MSK signer
+AWS_REGION = "kgroup.aws.region"
+AWS_PROFILE = "kgroup.aws.profile"
+AWS_ROLE_ARN = "kgroup.aws.role.arn"
+MSK_IAM = "aws-msk-iam"
+_OWN = (TOKEN_PROVIDER, AWS_REGION, AWS_PROFILE, AWS_ROLE_ARN)
 
 
 def is_secret_key(key: str) -> bool:
@@ -110,9 +143,11 @@ def _unescape(s: str) -> str:
 
 
 def translate_java_config(props: dict[str, str], source: str) -> dict[str, str]:
-    """Translate Java client properties to librdkafka properties, refusing what
-    has no faithful translation with a message saying what to use instead."""
+    """Translate Java client properties to librdkafka properties (and kgroup's own), refusing
+    what has no faithful translation with a message saying what to use instead. JKS and PKCS12
+    stores are read here (kgroup.kafka.stores) and handed on as PEM text in memory."""
     out: dict[str, str] = {}
+    jaas: dict[str, str] = {}
     for key, value in props.items():
         if key in _SAME_MEANING:
             out[_SAME_MEANING[key]] = value
@@ -122,66 +157,143 @@ def translate_java_config(props: dict[str, str], source: str) -> dict[str, str]:
                 raise UsageError(f"{source}: security.protocol must be one of {', '.join(sorted(allowed))}")
             out["security.protocol"] = value.lower()
         elif key == "sasl.jaas.config":
-            out.update(_translate_jaas(value, props.get("sasl.mechanism", "GSSAPI"), source))
+            jaas = _translate_jaas(value, props, source)
         elif key == "ssl.endpoint.identification.algorithm":
             out[key] = "https" if value.strip().lower() == "https" else "none"
         elif key == "ssl.truststore.location":
             kind = props.get("ssl.truststore.type", "JKS").upper()
-            if kind != "PEM":
-                raise UsageError(
-                    f"{source}: ssl.truststore.location is a {kind} truststore, which librdkafka cannot read; "
-                    "export the CA certificate to PEM (keytool -exportcert -rfc -keystore FILE -alias ALIAS) "
-                    "and set ssl.truststore.type=PEM, or pass -X ssl.ca.location=ca.pem")
-            out["ssl.ca.location"] = value
+            if kind == "PEM":
+                out["ssl.ca.location"] = value
+            elif kind in ("JKS", "PKCS12"):
+                from kgroup.kafka.stores import truststore_pem
+
+                out["ssl.ca.pem"] = _in(source, truststore_pem, value, props.get("ssl.truststore.password") or None)
+            else:
+                raise UsageError(f"{source}: ssl.truststore.type {kind} cannot be read (JKS, PKCS12 or PEM can); "
+                                 "export the CA certificate to PEM and pass -X ssl.ca.location=ca.pem")
         elif key == "ssl.keystore.location":
             kind = props.get("ssl.keystore.type", "JKS").upper()
-            if kind == "PKCS12":
-                out["ssl.keystore.location"] = value
-                if "ssl.keystore.password" in props:
-                    out["ssl.keystore.password"] = props["ssl.keystore.password"]
-            elif kind == "PEM":
+            if kind == "PEM":
                 out["ssl.certificate.location"] = value
                 out["ssl.key.location"] = value
+            elif kind in ("JKS", "PKCS12"):
+                from kgroup.kafka.stores import keystore_pem
+
+                chain, private = _in(source, keystore_pem, value, props.get("ssl.keystore.password") or None,
+                                     props.get("ssl.key.password") or None)
+                out["ssl.certificate.pem"], out["ssl.key.pem"] = chain, private
             else:
-                raise UsageError(
-                    f"{source}: ssl.keystore.location is a {kind} keystore, which librdkafka cannot read; "
-                    "convert it to PKCS12 (keytool -importkeystore -deststoretype PKCS12) and set "
-                    "ssl.keystore.type=PKCS12, or pass -X ssl.certificate.location=... -X ssl.key.location=...")
-        elif key == "ssl.keystore.password":
-            continue  # consumed with ssl.keystore.location
+                raise UsageError(f"{source}: ssl.keystore.type {kind} cannot be read (JKS, PKCS12 or PEM can); "
+                                 "pass -X ssl.certificate.location=... -X ssl.key.location=...")
+        elif key in ("sasl.oauthbearer.token.endpoint.url", "sasl.oauthbearer.scope",
+                     "sasl.oauthbearer.client.credentials.client.id",
+                     "sasl.oauthbearer.client.credentials.client.secret"):
+            continue  # read with sasl.jaas.config's OAuthBearerLoginModule
+        elif key == "sasl.login.callback.handler.class":
+            if value.strip() not in _OIDC_HANDLERS | _MSK_HANDLERS:
+                raise UsageError(f"{source}: sasl.login.callback.handler.class {value.strip()} cannot be translated; "
+                                 "kgroup speaks Kafka's OAuthBearerLoginCallbackHandler (OIDC client credentials) "
+                                 "and Amazon MSK's IAMOAuthBearerLoginCallbackHandler")
+        elif key == "sasl.client.callback.handler.class":
+            if value.strip() not in _MSK_HANDLERS:
+                raise UsageError(f"{source}: sasl.client.callback.handler.class {value.strip()} cannot be "
+                                 "translated; kgroup speaks Amazon MSK's IAM handlers only")
         elif key in _IGNORED:
             continue
         else:
             raise UsageError(
                 f"{source}: cannot translate Java client property '{key}' to librdkafka; "
                 "remove it, or pass the librdkafka equivalent with -X key=value")
+    out.update(jaas)  # over sasl.mechanism's own translation (AWS_MSK_IAM is OAUTHBEARER to librdkafka)
+    if "ssl.key.pem" in out and "ssl.keystore.location" in props:
+        out.pop("ssl.key.password", None)  # the key was opened with it and is handed on unencrypted
     return out
 
 
-def _translate_jaas(value: str, mechanism: str, source: str) -> dict[str, str]:
+def _in(source: str, read, *args):  # type: ignore[no-untyped-def]
+    """``read(*args)`` (a store reader) with ``source`` named in its UsageError."""
+    try:
+        return read(*args)
+    except UsageError as e:
+        raise UsageError(f"{source}: {e.message}") from None
+
+
+def _jaas_options(text: str) -> dict[str, str]:
+    return {o.group(1): _unescape(next(v for v in o.groups()[1:] if v is not None))
+            for o in re.finditer(_JAAS_OPT, text)}
+
+
+def _translate_jaas(value: str, props: Mapping[str, str], source: str) -> dict[str, str]:
+    mechanism = props.get("sasl.mechanism", "GSSAPI")
     m = re.match(_JAAS, value)
     if not m:
         raise UsageError(f"{source}: sasl.jaas.config is not of the form '<LoginModule> required key=\"value\" ...;'")
     module = m.group("module")
+    opts = _jaas_options(m.group("opts"))
+    mech = mechanism.upper()
+    handler = props.get("sasl.login.callback.handler.class", "").strip()
+    if module == _MSK_MODULE or (module == _OAUTH_MODULE and handler in _MSK_HANDLERS):
+        if mech not in ("AWS_MSK_IAM", "OAUTHBEARER"):
+            raise UsageError(f"{source}: sasl.jaas.config uses Amazon MSK's IAM login but sasl.mechanism is "
+                             f"{mechanism}; set sasl.mechanism=AWS_MSK_IAM")
+        from kgroup.kafka.oauth import require_aws_signer
+
+        try:
+            require_aws_signer()
+        except UsageError as e:
+            raise UsageError(f"{source}: {e.message}") from None
+        out = {"sasl.mechanisms": "OAUTHBEARER", TOKEN_PROVIDER: MSK_IAM}
+        if opts.get("awsProfileName"):
+            out[AWS_PROFILE] = opts["awsProfileName"]
+        if opts.get("awsRoleArn"):
+            out[AWS_ROLE_ARN] = opts["awsRoleArn"]
+        return out
+    if module == _OAUTH_MODULE:
+        if mech != "OAUTHBEARER":
+            raise UsageError(f"{source}: sasl.jaas.config uses OAuthBearerLoginModule but sasl.mechanism is "
+                             f"{mechanism}; set sasl.mechanism=OAUTHBEARER")
+        url = props.get("sasl.oauthbearer.token.endpoint.url", "").strip()
+        if not url:
+            raise UsageError(f"{source}: OAuthBearerLoginModule without sasl.oauthbearer.token.endpoint.url "
+                             "(Kafka's unsecured test tokens) cannot be translated; kgroup speaks OIDC client "
+                             "credentials (sasl.oauthbearer.token.endpoint.url with clientId and clientSecret)")
+        if handler and handler not in _OIDC_HANDLERS:
+            raise UsageError(f"{source}: sasl.login.callback.handler.class {handler} cannot be translated")
+        client_id = opts.get("clientId") or props.get("sasl.oauthbearer.client.credentials.client.id")
+        secret = opts.get("clientSecret") or props.get("sasl.oauthbearer.client.credentials.client.secret")
+        if not client_id or secret is None:
+            raise UsageError(f"{source}: sasl.jaas.config's OAuthBearerLoginModule has no clientId and clientSecret")
+        out = {"sasl.mechanisms": "OAUTHBEARER", "sasl.oauthbearer.method": "oidc",
+               "sasl.oauthbearer.token.endpoint.url": url, "sasl.oauthbearer.client.id": client_id,
+               "sasl.oauthbearer.client.secret": secret}
+        scope = opts.get("scope") or props.get("sasl.oauthbearer.scope")
+        if scope:
+            out["sasl.oauthbearer.scope"] = scope
+        extensions = [(k[len("extension_"):], v) for k, v in opts.items() if k.startswith("extension_")]
+        if any("," in k + v or "=" in k for k, v in extensions):
+            raise UsageError(f"{source}: an OAuth extension holds ',' or '=', which librdkafka cannot take")
+        if extensions:
+            out["sasl.oauthbearer.extensions"] = ",".join(f"{k}={v}" for k, v in extensions)
+        return out
     if module not in (_PLAIN_MODULE, _SCRAM_MODULE):
         short = module.rsplit(".", 1)[-1]
+        kerberos = module.endswith("Krb5LoginModule") or mech == "GSSAPI"
         raise UsageError(
             f"{source}: sasl.jaas.config uses {short}, which kgroup cannot translate; "
-            "only PlainLoginModule and ScramLoginModule (username/password) are; for Kerberos or OAUTHBEARER "
-            "pass librdkafka's sasl.kerberos.* or sasl.oauthbearer.* properties with -X")
-    mech = mechanism.upper()
+            "kgroup translates PlainLoginModule and ScramLoginModule (username/password), OAuthBearerLoginModule "
+            "(OIDC client credentials) and Amazon MSK's IAM login"
+            + ("; for Kerberos pass librdkafka's sasl.kerberos.* properties with -X (-X sasl.mechanisms=GSSAPI "
+               "-X sasl.kerberos.keytab=... -X sasl.kerberos.principal=...)" if kerberos else ""))
     if module == _PLAIN_MODULE and mech != "PLAIN":
         raise UsageError(f"{source}: sasl.jaas.config uses PlainLoginModule but sasl.mechanism is {mechanism}; "
                          "set sasl.mechanism=PLAIN")
     if module == _SCRAM_MODULE and mech not in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
         raise UsageError(f"{source}: sasl.jaas.config uses ScramLoginModule but sasl.mechanism is {mechanism}; "
                          "set sasl.mechanism=SCRAM-SHA-256 or SCRAM-SHA-512")
-    opts = {o.group(1): next(v for v in o.groups()[1:] if v is not None)
-            for o in re.finditer(_JAAS_OPT, m.group("opts"))}
     missing = [k for k in ("username", "password") if k not in opts]
     if missing:
         raise UsageError(f"{source}: sasl.jaas.config has no {' and '.join(missing)}")
-    return {"sasl.username": _unescape(opts["username"]), "sasl.password": _unescape(opts["password"])}
+    return {"sasl.username": opts["username"], "sasl.password": opts["password"]}
 
 
 def parse_x_options(items: list[str]) -> dict[str, str]:
@@ -194,10 +306,6 @@ def parse_x_options(items: list[str]) -> dict[str, str]:
             raise UsageError(f"-X expects key=value; -X number {position} has no key=value form")
         out[key.strip()] = value
     return out
-
-
-# -X properties of kgroup's own: read by kgroup, never passed to librdkafka
-BATCHED = "kgroup.batched"
 
 
 def _switch(key: str, value: str) -> bool:
@@ -229,6 +337,45 @@ class ConnectionSettings:
     # -X kgroup.batched: may questions about many groups go through kgroup's batched client
     # (kgroup.kafka.routing)? A property of kgroup's own, kept out of ``properties``.
     batched: bool = True
+    # kgroup's own -X properties other than kgroup.batched (MSK IAM: kgroup.sasl.oauthbearer.provider,
+    # kgroup.aws.*), kept out of ``properties``
+    own: dict[str, str] = field(default_factory=dict)
+    _tokens: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def makes_tokens(self) -> bool:
+        """Whether kgroup makes the OAUTHBEARER tokens itself (Amazon MSK IAM) for both clients."""
+        return self.own.get(TOKEN_PROVIDER, "").strip().lower() == MSK_IAM
+
+    def token_source(self) -> TokenSource | None:
+        """Where OAUTHBEARER tokens come from for kgroup's own client (and, for MSK IAM, for
+        librdkafka's oauth_cb); None without OAUTHBEARER. Made once."""
+        if self._tokens is None:
+            self._tokens = self._make_token_source() or False
+        return self._tokens or None
+
+    def _make_token_source(self) -> TokenSource | None:
+        from kgroup.kafka import oauth
+
+        props = self.properties
+        if self.makes_tokens:
+            region = self.own.get(AWS_REGION) or oauth.msk_region(self.bootstrap or "", os.environ)
+            if not region:
+                raise UsageError("Amazon MSK IAM login: cannot tell the AWS region from the bootstrap servers; "
+                                 f"set AWS_REGION or -X {AWS_REGION}=REGION")
+            return oauth.MskIamTokens(region, self.own.get(AWS_PROFILE), self.own.get(AWS_ROLE_ARN))
+        mechanism = props.get("sasl.mechanisms", props.get("sasl.mechanism", "")).strip().upper()
+        if mechanism != "OAUTHBEARER" or props.get("sasl.oauthbearer.method", "").strip().lower() != "oidc":
+            return None
+        url = props.get("sasl.oauthbearer.token.endpoint.url", "").strip()
+        client_id = props.get("sasl.oauthbearer.client.id", "")
+        if not url or not client_id:
+            raise UsageError("sasl.oauthbearer.method=oidc needs sasl.oauthbearer.token.endpoint.url and "
+                             "sasl.oauthbearer.client.id (and .client.secret)")
+        return oauth.OidcTokens(url, client_id, props.get("sasl.oauthbearer.client.secret", ""),
+                                props.get("sasl.oauthbearer.scope") or None,
+                                oauth.parse_extensions(props.get("sasl.oauthbearer.extensions", "")),
+                                props.get("https.ca.location") or None, props.get("https.ca.pem") or None)
 
     @property
     def bootstrap(self) -> str | None:
@@ -253,9 +400,17 @@ class ConnectionSettings:
             props["bootstrap.servers"] = env[BOOTSTRAP_ENV]
         props.update(parse_x_options(x_options))
         batched = _switch(BATCHED, props.pop(BATCHED, "true"))
+        own = {k: props.pop(k) for k in _OWN if k in props}
+        if own.get(TOKEN_PROVIDER, MSK_IAM).strip().lower() != MSK_IAM:
+            raise UsageError(f"-X {TOKEN_PROVIDER} takes {MSK_IAM}")
+        if TOKEN_PROVIDER in own:
+            from kgroup.kafka.oauth import require_aws_signer
+
+            require_aws_signer()
+            props["sasl.mechanisms"] = "OAUTHBEARER"
         check_timeout(timeout)
-        secrets = sorted({v for k, v in props.items() if is_secret_key(k) and v}, key=len, reverse=True)
-        return cls(properties=props, timeout=timeout, verbose=verbose, secrets=secrets, batched=batched)
+        return cls(properties=props, timeout=timeout, verbose=verbose, secrets=secrets_of(props),
+                   batched=batched, own=own)
 
     def to_json(self) -> str:
         """The settings as JSON text, for a process of kgroup's own that needs the same cluster
@@ -264,7 +419,7 @@ class ConnectionSettings:
         import json
 
         return json.dumps({"properties": self.properties, "timeout": self.timeout, "verbose": self.verbose,
-                           "secrets": self.secrets})
+                           "secrets": self.secrets, "batched": self.batched, "own": self.own})
 
     @classmethod
     def from_json(cls, text: str) -> "ConnectionSettings":
@@ -273,7 +428,7 @@ class ConnectionSettings:
 
         d = json.loads(text)
         return cls(properties=dict(d["properties"]), timeout=float(d["timeout"]), verbose=bool(d["verbose"]),
-                   secrets=list(d["secrets"]))
+                   secrets=list(d["secrets"]), batched=bool(d.get("batched", True)), own=dict(d.get("own", {})))
 
     def require_bootstrap(self) -> str:
         if not self.bootstrap:
@@ -303,6 +458,19 @@ class ConnectionSettings:
         return redact_patterns(line)
 
 
+def secrets_of(props: Mapping[str, str]) -> list[str]:
+    """The values to mask in any output, longest first: every secret property's value, and each
+    line of a secret that spans lines (a key in PEM), so a line of it printed alone is masked too."""
+    found = set()
+    for key, value in props.items():
+        if is_secret_key(key) and value:
+            found.add(value)
+            if "\n" in value:
+                found.update(line.strip() for line in value.splitlines()
+                             if len(line.strip()) >= 16 and not line.startswith("-----"))
+    return sorted(found, key=len, reverse=True)
+
+
 # A secret shorter than this is never masked in place: the whole line goes instead.
 MIN_MASKED_SECRET = 4
 REDACTED_LINE = "[line redacted: it held a secret too short to mask in place]"
@@ -320,8 +488,8 @@ def _with_its_word(secret: str) -> "re.Pattern[str]":
 
 _SECRET_PATTERNS = [
     r"(?i)(password\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s;,]+)",
-    r"(?i)((?:sasl\.password|ssl\.key\.password|ssl\.keystore\.password|sasl\.jaas\.config|"
-    r"sasl\.oauthbearer\.client\.secret|ssl\.key\.pem)\s*[=:]\s*)(\S+)",
+    r"(?i)((?:sasl\.password|ssl\.key\.password|ssl\.keystore\.password|ssl\.truststore\.password|"
+    r"sasl\.jaas\.config|sasl\.oauthbearer\.client\.secret|ssl\.key\.pem|clientSecret)\s*[=:]\s*)(\S+)",
 ]
 
 

@@ -137,3 +137,32 @@ DESCRIBE_GROUPS = Api(15, 5, Layout('DescribeGroupsRequest', versions='5', flexi
         F('authorizedOperations', 'int32', '3+'),
     )),
 )))
+
+# SASL (KIP-152): the mechanism is agreed with SaslHandshake v1, whose answer only says so; the
+# mechanism's own bytes then travel in SaslAuthenticate requests. An answer with a session
+# lifetime (KIP-368, v1+) asks the client to log in again on the same connection before it ends.
+SASL_HANDSHAKE = Api(17, 1, Layout('SaslHandshakeRequest', versions='1', flexible=None, fields=(
+    F('mechanism', 'string', '0+'),
+)), Layout('SaslHandshakeResponse', versions='1', flexible=None, fields=(
+    F('errorCode', 'int16', '0+'),
+    F('mechanisms', '[]string', '0+'),
+)))
+
+SASL_AUTHENTICATE = Api(36, 2, Layout('SaslAuthenticateRequest', versions='2', flexible='2+', fields=(
+    F('authBytes', 'bytes', '0+'),
+)), Layout('SaslAuthenticateResponse', versions='2', flexible='2+', fields=(
+    F('errorCode', 'int16', '0+'),
+    F('errorMessage', 'string', '0+', nullable='0+'),
+    F('authBytes', 'bytes', '0+'),
+    F('sessionLifetimeMs', 'int64', '1+', default=0),
+)))
+
+# the version before flexible encoding (Kafka 1.0 to 2.3 brokers answer no other)
+SASL_AUTHENTICATE_V1 = Api(36, 1, Layout('SaslAuthenticateRequest', versions='1', flexible=None, fields=(
+    F('authBytes', 'bytes', '0+'),
+)), Layout('SaslAuthenticateResponse', versions='1', flexible=None, fields=(
+    F('errorCode', 'int16', '0+'),
+    F('errorMessage', 'string', '0+', nullable='0+'),
+    F('authBytes', 'bytes', '0+'),
+    F('sessionLifetimeMs', 'int64', '1+', default=0),
+)))

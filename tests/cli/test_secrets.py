@@ -61,3 +61,37 @@ def test_short_secret_as_a_value_masks_the_whole_line(tmp_path):
     assert s.redact("tab1e and cab1n") == "tab1e and cab1n"  # inside words: no secret shown
     long = ConnectionSettings.build("h:1", [f"sasl.password={PASSWORD}"], None, 5.0)
     assert long.redact(f"x{PASSWORD}y and {PASSWORD}.") == "[redacted] and [redacted]."
+
+
+CLIENT_SECRET = "Oidc-Client-Secret-3c4d"
+STORE_PASSWORD = "Store-Pw-8e9f"
+
+
+def test_no_oauth_or_store_secret_when_unreachable(tmp_path):
+    """Every property this release reads: the OIDC client secret (JAAS and -X), store and key passwords."""
+    config = tmp_path / "oidc.properties"
+    config.write_text(
+        f"bootstrap.servers=127.0.0.1:{free_port()}\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\n"
+        f"sasl.oauthbearer.token.endpoint.url=http://127.0.0.1:{free_port()}/token\n"
+        "sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required "
+        f'clientId="app" clientSecret="{CLIENT_SECRET}" scope="kafka";\n'
+        f"ssl.truststore.password={STORE_PASSWORD}\nssl.keystore.password={STORE_PASSWORD}\n")
+    for extra in ([], ["-v", "-X", "debug=all"]):
+        r = run_kgroup("offsets", "--all-groups", "--command-config", str(config), "--timeout", "2", *extra)
+        assert r.returncode == 3 and "OAuth token endpoint" in r.stderr, r.stderr
+        for secret in (CLIENT_SECRET, STORE_PASSWORD):
+            assert secret not in r.stdout + r.stderr
+    r = run_kgroup("offsets", "G1", "-b", f"127.0.0.1:{free_port()}", "-v", "--timeout", "2",
+                   "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=OAUTHBEARER",
+                   "-X", "sasl.oauthbearer.method=oidc", "-X", "sasl.oauthbearer.client.id=app",
+                   "-X", f"sasl.oauthbearer.client.secret={CLIENT_SECRET}",
+                   "-X", f"sasl.oauthbearer.token.endpoint.url=http://127.0.0.1:{free_port()}/token")
+    assert r.returncode == 3 and CLIENT_SECRET not in r.stdout + r.stderr
+
+
+def test_redaction_knows_the_new_secret_properties():
+    from kgroup.kafka.settings import redact_patterns
+
+    for key in ("ssl.truststore.password", "ssl.keystore.password", "sasl.oauthbearer.client.secret", "clientSecret"):
+        assert STORE_PASSWORD not in redact_patterns(f"{key}={STORE_PASSWORD}")

@@ -43,8 +43,9 @@ def test_scram_translation_single_quotes():
 
 
 @pytest.mark.parametrize("props,needle", [
-    ({"ssl.truststore.location": "/etc/truststore.jks"}, "ssl.ca.location"),
-    ({"ssl.keystore.location": "/k.jks", "ssl.keystore.password": "x"}, "PKCS12"),
+    ({"ssl.truststore.location": "/nonexistent/truststore.jks"}, "cannot read ssl.truststore.location"),
+    ({"ssl.keystore.location": "/nonexistent/k.jks", "ssl.keystore.password": "x"}, "cannot read ssl.keystore.location"),
+    ({"ssl.truststore.location": "/t", "ssl.truststore.type": "BKS"}, "ssl.ca.location"),
     ({"sasl.mechanism": "GSSAPI", "sasl.jaas.config":
       "com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true;"}, "sasl.kerberos"),
     ({"sasl.mechanism": "SCRAM-SHA-256", "sasl.jaas.config":
@@ -58,12 +59,6 @@ def test_refusals_say_what_to_use_instead(props, needle):
         translate_java_config(props, "client.properties")
     assert needle in e.value.message
     assert "client.properties" in e.value.message
-
-
-def test_pkcs12_keystore_passes_through():
-    out = translate_java_config({"ssl.keystore.type": "PKCS12", "ssl.keystore.location": "/k.p12",
-                                 "ssl.keystore.password": "pw"}, "f")
-    assert out == {"ssl.keystore.location": "/k.p12", "ssl.keystore.password": "pw"}
 
 
 def test_precedence(tmp_path):

@@ -20,7 +20,7 @@ class _Connections:
         fakes = self
 
         class Fake:
-            def __init__(self, host, port, client_id, deadline, connect_within=None):
+            def __init__(self, host, port, client_id, deadline, connect_within=None, security=None):
                 nth = sum(1 for c in fakes.made if c.address == (host, port)) + 1
                 if (host, port, nth) in refuse:
                     raise WireError(f"cannot connect to {host}:{port}")
@@ -120,8 +120,11 @@ def test_verbose_says_the_batched_client_answered(monkeypatch, capsys):
 @pytest.mark.parametrize("x, groups, why", [
     (["kgroup.batched=false"], 12, "-X kgroup.batched=false"),
     ([], 9, "fewer than 10 groups"),
-    (["security.protocol=SSL"], 12, "the connection settings ask for what kgroup's batched client does not speak: "
-                                    "it speaks plaintext without authentication only"),
+    (["socket.nagle.disable=true"], 12, "the connection settings ask for what kgroup's batched client does not "
+                                        "speak: it does not read socket.nagle.disable"),
+    (["security.protocol=SASL_SSL", "sasl.mechanisms=GSSAPI"], 12,
+     "the connection settings ask for what kgroup's batched client does not speak: "
+     "it does not speak SASL mechanism GSSAPI"),
 ])
 def test_verbose_says_librdkafka_answered_and_why(monkeypatch, capsys, x, groups, why):
     from kgroup.kafka.wire.offset_fetch import OffsetFetch

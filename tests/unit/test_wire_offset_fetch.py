@@ -19,11 +19,24 @@ from kgroup.kafka.wire.offset_fetch import OffsetFetch, found_offsets
     ({"bootstrap.servers": "h:1", "client.id": "ops"}, True),
     ({"security.protocol": "PLAINTEXT"}, True),
     ({"security.protocol": "plaintext"}, True),
-    ({"security.protocol": "SSL"}, False),
-    ({"security.protocol": "sasl_plaintext", "sasl.mechanisms": "PLAIN"}, False),
-    ({"ssl.ca.location": "/ca.pem"}, False),
+    ({"security.protocol": "SSL"}, True),
+    ({"security.protocol": "sasl_plaintext", "sasl.mechanisms": "PLAIN"}, True),
+    ({"security.protocol": "SASL_SSL", "sasl.mechanisms": "SCRAM-SHA-512", "ssl.ca.location": "/ca.pem"}, True),
+    ({"security.protocol": "sasl_ssl", "sasl.mechanism": "scram-sha-256"}, True),
+    ({"security.protocol": "ssl", "ssl.certificate.location": "c", "ssl.key.location": "k", "ssl.key.password": "p",
+      "ssl.endpoint.identification.algorithm": "none"}, True),
+    ({"security.protocol": "ssl", "ssl.keystore.location": "k.p12", "ssl.keystore.password": "p"}, True),
+    ({"security.protocol": "sasl_ssl", "sasl.mechanisms": "OAUTHBEARER", "sasl.oauthbearer.method": "oidc",
+      "sasl.oauthbearer.token.endpoint.url": "https://t", "sasl.oauthbearer.client.id": "c",
+      "sasl.oauthbearer.client.secret": "s", "https.ca.location": "ca.pem"}, True),
+    # librdkafka's unsecured test tokens, Kerberos, socket and DNS settings: librdkafka's alone
+    ({"security.protocol": "sasl_ssl", "sasl.mechanisms": "OAUTHBEARER"}, False),
+    ({"security.protocol": "sasl_plaintext", "sasl.mechanisms": "GSSAPI"}, False),
+    ({"security.protocol": "sasl_plaintext"}, False),  # librdkafka's default mechanism: GSSAPI
+    ({"ssl.endpoint.identification.algorithm": "other"}, False),
     ({"socket.nagle.disable": "true"}, False),
     ({"client.dns.lookup": "use_all_dns_ips"}, False),
+    ({"debug": "all"}, False),
 ])
 def test_eligible_only_where_librdkafka_would_connect_the_same_way(properties, expected):
     assert eligible(properties) is expected
@@ -70,7 +83,7 @@ class _Script:
         script = self
 
         class FakeConnection:
-            def __init__(self, host, port, client_id, deadline, connect_within=None):
+            def __init__(self, host, port, client_id, deadline, connect_within=None, security=None):
                 self.address = (host, port)
                 script.connect_within.add(connect_within)
                 self.pending = deque()
@@ -178,7 +191,7 @@ def test_no_broker_answering_is_an_error(monkeypatch):
     (" PLAINTEXT://h1:1 , h2", [("h1", 1), ("h2", 9092)]),
     ("[::1]:9094,[fe80::1]", [("::1", 9094), ("fe80::1", 9092)]),
     ("h1:x,:9,", []),
-    ("SSL://h1:9093,SASL_PLAINTEXT://h2:9094,plaintext://h3:1", [("h3", 1)]),
+    ("SSL://h1:9093,SASL_PLAINTEXT://h2:9094,plaintext://h3:1", [("h1", 9093), ("h2", 9094), ("h3", 1)]),
 ])
 def test_bootstrap_servers_as_addresses(bootstrap, addresses):
     assert bootstrap_addresses(bootstrap) == addresses

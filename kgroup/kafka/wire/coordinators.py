@@ -17,7 +17,9 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol
 
-from kgroup.kafka.wire.connection import Connection, WireError
+from kgroup.kafka.wire.connection import Connection, Refused, WireError
+from kgroup.kafka.wire.security import Security
+from kgroup.kafka.wire.security import why_not as _why_not
 from kgroup.kmsg import errors
 from kgroup.kmsg.messages import FIND_COORDINATOR, Api
 
@@ -29,28 +31,22 @@ REQUESTS_IN_FLIGHT = 4
 # server is tried; its groups go to librdkafka), so one unreachable address (packets dropped)
 # cannot take the time librdkafka would need for the same requests
 CONNECT_WITHIN = 2.0
-# -X properties that change nothing this client does; any other (TLS, SASL, socket or DNS
-# settings, ...) keeps every request on librdkafka
-_NEUTRAL = frozenset({"bootstrap.servers", "client.id"})
 
 
-def eligible(properties: Mapping[str, str]) -> bool:
-    """Whether this client connects as librdkafka would with these -X properties: plaintext,
-    no authentication, no socket settings."""
-    return all(k in _NEUTRAL or (k == "security.protocol" and v.lower() == "plaintext")
-               for k, v in properties.items())
+def eligible(properties: Mapping[str, str], token_source: bool = False) -> bool:
+    """Whether this client connects as librdkafka would with these -X properties: plaintext or
+    TLS, no SASL or PLAIN, SCRAM or OAUTHBEARER (OIDC, or tokens kgroup makes: ``token_source``),
+    no socket settings (security.why_not says what it does not speak)."""
+    return _why_not(properties, token_source) is None
 
 
 def bootstrap_addresses(bootstrap: str) -> list[tuple[str, int]]:
     """(host, port) of each server of a bootstrap.servers list ("host:port,[::1]:9093,
-    PLAINTEXT://host"), 9092 where no port is given, as librdkafka reads it; a server named with
-    another protocol (SSL://host) is left out: this client speaks plaintext only."""
+    SASL_SSL://host"), 9092 where no port is given, as librdkafka reads it (a protocol named
+    before a server is librdkafka's to ignore: security.protocol says how to connect)."""
     out = []
     for server in bootstrap.split(","):
-        scheme, _, rest = server.strip().rpartition("://")
-        if scheme and scheme.lower() != "plaintext":
-            continue
-        server = rest
+        server = server.strip().rpartition("://")[2]
         host, port = server, "9092"
         if server.startswith("["):
             host, _, rest = server[1:].partition("]")
@@ -91,11 +87,15 @@ class Coordinators:
 
     ``brokers``: (host, port) of the brokers to ask for coordinators, tried in order. Raises
     WireError when none answers or the cluster does not speak FindCoordinator v4 (Kafka before
-    3.0). ``broken`` once a connection failed while requests were in flight."""
+    3.0). ``broken`` once a connection failed while requests were in flight. ``security``: TLS
+    and SASL for every connection; a Refused (a login refused, a TLS failure) is raised as it
+    comes, never passed over to the next broker."""
 
-    def __init__(self, brokers: list[tuple[str, int]], client_id: str, deadline: float) -> None:
+    def __init__(self, brokers: list[tuple[str, int]], client_id: str, deadline: float,
+                 security: Security | None = None) -> None:
         self._client_id = client_id
         self._deadline = deadline
+        self._security = security
         self._connections: dict[tuple[str, int], Connection | None] = {}
         self._coordinators: dict[str, Node] = {}
         self.broken = False
@@ -107,9 +107,13 @@ class Coordinators:
                     if not conn.supports(FIND_COORDINATOR):
                         raise WireError("the cluster does not answer FindCoordinator v4")
                     self._first = conn
-                    self._lookup = Connection(*address, client_id, deadline, CONNECT_WITHIN)  # its own: answers come in order
+                    # its own: answers come in order
+                    self._lookup = Connection(*address, client_id, deadline, CONNECT_WITHIN, security)
                     return
                 problems.append(f"{address[0]}:{address[1]}")
+        except Refused as e:
+            self.close()
+            raise e.error from None
         except BaseException:
             self.close()  # what was opened is not left open by a Coordinators never handed out
             raise
@@ -122,7 +126,8 @@ class Coordinators:
     def _connect(self, address: tuple[str, int]) -> Connection | None:
         if address not in self._connections:
             try:
-                self._connections[address] = Connection(*address, self._client_id, self._deadline, CONNECT_WITHIN)
+                self._connections[address] = Connection(*address, self._client_id, self._deadline, CONNECT_WITHIN,
+                                                        self._security)
             except WireError:
                 self._connections[address] = None
         return self._connections[address]
@@ -175,6 +180,9 @@ class Coordinators:
             for *_, batch in in_flight:
                 failed.extend(batch)
             failed.extend(carry)
+        except Refused as e:  # a login refused (a re-login, a new coordinator's), a TLS failure
+            self.close()
+            raise e.error from None
 
     @staticmethod
     def _pull(next_request: Callable[[], Request | None], carry: list[Request]) -> tuple[list[Request], list[Request]]:
