@@ -283,25 +283,10 @@ def test_kgroup_offsets_with_a_command_config_and_a_pem_truststore(sasl_ssl, tmp
     r = run_kgroup_process("offsets", GROUP, "--command-config", str(config), "-o", "json", "--timeout", "30")
     assert r.returncode == 0, r.stderr
     assert password not in r.stdout + r.stderr
-    doc = json.loads(r.stdout)
-    text = json.dumps(doc)
-    assert GROUP in text
-    found = {}
-    for row in _rows(doc):
-        found[(row["topic"], row["partition"])] = row.get("committed", row.get("committed_offset", row.get("offset")))
-    assert found == expected
-
-
-def _rows(doc):
-    """The per-partition rows of offsets -o json, wherever they sit in the document."""
-    if isinstance(doc, dict):
-        if "topic" in doc and "partition" in doc:
-            yield doc
-        for value in doc.values():
-            yield from _rows(value)
-    elif isinstance(doc, list):
-        for value in doc:
-            yield from _rows(value)
+    (group,) = json.loads(r.stdout)["groups"]
+    assert group["group"] == GROUP and group["incomplete"] is False
+    rows = {(p["topic"], p["partition"]): (p["committed"], p["log_end"], p["lag"]) for p in group["partitions"]}
+    assert rows == {tp: (offset, 10, 10 - offset) for tp, offset in expected.items()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -487,6 +472,23 @@ def test_after_login_requests_reach_tansu_which_advertises_the_front(sasl_ssl):
         assert _brokers(wire) == [(111, host, int(port))]
         # a second SaslHandshake without a session lifetime is not a re-authentication: refused, as KafkaApis does
         assert _handshake(wire, "PLAIN")[0] == ILLEGAL_SASL_STATE
+        assert _brokers(wire) == [(111, host, int(port))]
+    finally:
+        wire.close()
+
+
+def test_the_old_v0_handshake_with_raw_sasl_tokens_works_as_kafka_keeps_it(sasl_ssl):
+    """SaslHandshake v0 (before KIP-152): the SASL tokens follow as bare size-prefixed frames, no
+    SaslAuthenticate. Kafka's server code still serves it, so the front does too."""
+    front, _ = sasl_ssl
+    wire = Wire(front)
+    try:
+        r = Reader(wire.request(SASL_HANDSHAKE, 0, _string("PLAIN")))
+        assert r.take(">h") == 0
+        token = _plain("alice", front.users["alice"])
+        wire.sock.sendall(struct.pack(">i", len(token)) + token)
+        assert wire._exactly(4) == struct.pack(">i", 0)  # PLAIN's empty server token
+        host, port = front.bootstrap.rsplit(":", 1)
         assert _brokers(wire) == [(111, host, int(port))]
     finally:
         wire.close()
