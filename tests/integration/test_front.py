@@ -221,6 +221,9 @@ def test_librdkafka_wrong_credentials_are_refused(sasl_ssl, mechanism, user, pas
     else:
         assert f"invalid credentials with SASL mechanism {mechanism}" in errors
     assert password not in errors
+    log = front.log.read_text()
+    assert "AUTHENTICATION_FAILED" in log  # the front says why it closed the connection, and no secret
+    assert all(secret not in log for secret in [password, *front.users.values()])
 
 
 def test_librdkafka_without_tls_against_the_tls_listener_fails(sasl_ssl):
@@ -240,6 +243,22 @@ def test_mtls_without_a_client_certificate_or_with_one_from_another_ca_fails(mtl
     other = dict(conf, **{"ssl.certificate.location": str(front.certs.other_client_cert_pem),
                           "ssl.key.location": str(front.certs.other_client_key_pem)})
     _refused(_librdkafka_probe(other))
+
+
+def test_sasl_ssl_with_client_certificates_required(tmp_path, front_certs):
+    from kafkafront import start_front
+
+    front, stop = start_front(tmp_path, protocol="SASL_SSL", certs=front_certs, client_auth=True,
+                              mechanisms=("SCRAM-SHA-256",))
+    try:
+        conf = front.client_config()
+        assert conf["sasl.mechanisms"] == "SCRAM-SHA-256" and "ssl.certificate.location" in conf
+        assert _librdkafka_probe(conf)["ok"] is True
+        no_cert = {k: v for k, v in conf.items() if k not in ("ssl.certificate.location", "ssl.key.location")}
+        errors = _refused(_librdkafka_probe(no_cert))
+        assert "_AUTHENTICATION" not in errors  # refused by TLS, before SASL
+    finally:
+        stop()
 
 
 def test_librdkafka_trusting_another_ca_fails(sasl_ssl):
@@ -572,6 +591,30 @@ def test_librdkafka_re_authenticates_when_the_session_lifetime_asks(reauth_front
     logged = reauth_front.log.read_text()[before:]  # what the front logged meanwhile
     assert "re-authentication begins" in logged
     assert "session expired" not in logged
+
+
+def test_librdkafka_refreshes_short_lived_tokens_and_re_authenticates(reauth_front):
+    """Tokens that live 3 s: the session ends with the token (shorter than the 4 s lifetime), so the
+    client must fetch a new token and re-authenticate on the same connection before then."""
+    from confluent_kafka.admin import AdminClient
+
+    endpoint = reauth_front.oauth
+    endpoint.lifetime_s = 3
+    try:
+        before_log, before_tokens = len(reauth_front.log.read_text()), len(endpoint.issued)
+        admin = AdminClient(reauth_front.client_config("OAUTHBEARER"))
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline:
+            assert admin.list_topics(timeout=10).brokers
+            time.sleep(0.3)
+        logged = reauth_front.log.read_text()[before_log:]
+        assert len(endpoint.issued) - before_tokens >= 3  # the first token and at least two refreshes
+        assert "re-authentication begins" in logged
+        assert "session expired" not in logged
+        secret = next(iter(endpoint.clients.values()))
+        assert secret not in logged and "auth=Bearer" not in logged
+    finally:
+        endpoint.lifetime_s = 3600
 
 
 def test_the_token_endpoint_answers_the_client_credentials_grant(front_certs):
