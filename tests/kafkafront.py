@@ -20,7 +20,7 @@ import os
 import select
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -51,8 +51,7 @@ class Front:
     session_lifetime_ms: int | None = None
     oauth: TokenEndpoint | None = None  # the token endpoint, when OAUTHBEARER is enabled
     log: Path | None = None  # the front's log file
-    pid: int = 0
-    extra: dict = field(default_factory=dict)
+    pid: int = 0  # the front's JVM
 
     def client_config(self, mechanism: str | None = None, user: str | None = None) -> dict[str, str]:
         """librdkafka settings that connect through this front (the first user, the first mechanism;
