@@ -286,6 +286,7 @@ SPARK_SESSION_FILES = (
 )
 LONGEST_FIRST = (
     SPARK_SESSION_UNIT,                     # 71
+    "integration/test_front.py",            # 58: the TLS/SASL fronts' JVMs, session lifetimes waited out
     "integration/test_scan_faults.py",      # 50: Spark JVMs of their own (Ctrl-C, a broker killed)
     "integration/test_faults.py",           # 42: mostly waiting for --timeout
     "differential/test_assignors_differential.py",  # 32: Kafka's assignors in a JVM

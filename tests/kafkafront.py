@@ -20,7 +20,7 @@ import os
 import select
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -43,14 +43,15 @@ class Front:
     security_protocol: str  # "SASL_SSL" | "SSL" | "SASL_PLAINTEXT"
     certs: Certs
     users: dict[str, str]  # user -> password, valid for PLAIN and both SCRAMs
-    tansu: str  # the upstream Tansu, plaintext without authentication (for seeding data directly)
+    # the upstream Tansu, plaintext without authentication. Its metadata names the front, so a Kafka
+    # client bootstrapped here is sent on to the front: seed data with ``seed`` (through the front)
+    tansu: str
     mechanisms: tuple[str, ...] = ()
     client_auth: bool = False
     session_lifetime_ms: int | None = None
     oauth: TokenEndpoint | None = None  # the token endpoint, when OAUTHBEARER is enabled
     log: Path | None = None  # the front's log file
-    pid: int = 0
-    extra: dict = field(default_factory=dict)
+    pid: int = 0  # the front's JVM
 
     def client_config(self, mechanism: str | None = None, user: str | None = None) -> dict[str, str]:
         """librdkafka settings that connect through this front (the first user, the first mechanism;
@@ -75,6 +76,32 @@ class Front:
                 user = user or next(iter(self.users))
                 conf.update({"sasl.username": user, "sasl.password": self.users[user]})
         return conf
+
+    def seed(self, topics: dict[str, int], records: int, commits: dict[str, dict[tuple[str, int], int]]) -> None:
+        """Create ``topics`` (name -> partitions), produce ``records`` records per partition (one per
+        batch: Tansu's latest offset is right only then) and commit ``commits`` (group -> {(topic,
+        partition): offset}), through the front with ``client_config()``."""
+        from confluent_kafka import Consumer, Producer, TopicPartition
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        conf = self.client_config()
+        admin = AdminClient(conf)
+        for future in admin.create_topics([NewTopic(t, n, 1) for t, n in topics.items()],
+                                          request_timeout=15).values():
+            future.result(timeout=30)
+        producer = Producer({**conf, "batch.num.messages": 1, "linger.ms": 0})
+        for topic, partitions in topics.items():
+            for partition in range(partitions):
+                for i in range(records):
+                    producer.produce(topic, value=f"{topic}-{partition}-{i}".encode(), partition=partition)
+                    producer.flush(15)
+        for group, offsets in commits.items():
+            consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False})
+            try:
+                consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in offsets.items()],
+                                asynchronous=False)
+            finally:
+                consumer.close()
 
     def java_properties(self, mechanism: str | None = None, user: str | None = None) -> dict[str, str]:
         """Kafka Java client properties (PEM truststore) that connect through this front."""

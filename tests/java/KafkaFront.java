@@ -28,6 +28,7 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.network.ByteBufferSend;
 import org.apache.kafka.common.network.ChannelBuilder;
 import org.apache.kafka.common.network.ChannelBuilders;
 import org.apache.kafka.common.network.ChannelState;
@@ -216,7 +217,7 @@ public class KafkaFront {
                         close(id);
                     }
                 } else {
-                    respond(id, new NetworkSend(id, org.apache.kafka.common.network.ByteBufferSend.sizePrefixed((ByteBuffer) item[1])));
+                    respond(id, new NetworkSend(id, ByteBufferSend.sizePrefixed((ByteBuffer) item[1])));
                 }
             }
             selector.poll(500);

@@ -1,5 +1,6 @@
 """The test suite's layout holds: every test file in its layer, the differential layer marked
-java and alone in running a JDK, the unit layer in process."""
+java, a JDK run only there and by integration files marked java (Kafka's Java clients through the
+TLS/SASL front), the unit layer in process."""
 from __future__ import annotations
 
 import re
@@ -26,13 +27,17 @@ def test_every_differential_test_is_marked_java():
         assert re.search(r"^pytestmark = pytest\.mark\.java\b", path.read_text(), re.M), path.name
 
 
-def test_only_differential_tests_run_a_jdk():
+def test_only_differential_tests_and_integration_tests_marked_java_run_a_jdk():
     jdk = re.compile(r'\["javac?"|compile_and_run|compile_driver|require_java|run_jdk_source|build_driver')
+    marked_java = re.compile(r"^pytestmark = .*\bpytest\.mark\.java\b", re.M)
     for layer in LAYERS - {"differential"}:
         for path in _files(layer):
             if path == Path(__file__).resolve():  # this file names what it looks for
                 continue
-            assert not jdk.search(path.read_text()), path.relative_to(TESTS)
+            text = path.read_text()
+            if layer == "integration" and marked_java.search(text):
+                continue
+            assert not jdk.search(text), path.relative_to(TESTS)
 
 
 def test_unit_tests_run_in_process():
