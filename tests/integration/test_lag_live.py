@@ -272,3 +272,76 @@ def test_a_lag_of_nothing_but_a_transaction_marker_is_none_and_ok_not_stall(tans
             in r.stdout.splitlines(), r.stdout
     finally:
         open_.abort_transaction(10)
+
+
+@pytest.fixture(scope="module")
+def compacted(tansu):
+    """A topic whose cleanup.policy is compact (Tansu keeps every record: nothing is removed).
+    Partition 0: 200 records one a second from BASE, as the data topic. Partition 1: records
+    0-9 at BASE + 0..9 s, a transaction of one record (offset 10, at BASE + 10 s) whose commit
+    marker is offset 11, then records 12-19 at BASE + 11..18 s: offset 11 holds no record a
+    consumer reads, as one compaction removed would look."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    topic = f"compacted-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": tansu})
+    for f in admin.create_topics([NewTopic(topic, 2, 1, config={"cleanup.policy": "compact"})],
+                                 request_timeout=10).values():
+        f.result(15)
+    producer = Producer({"bootstrap.servers": tansu, "linger.ms": 0})
+
+    def one(p: int, i: int, at_s: int, via=producer) -> None:
+        via.produce(topic, key=b"k%d" % (i % 7), value=b"x", partition=p, timestamp=BASE + at_s * 1000)
+        via.flush(10)  # one record per batch: Tansu's latest offset is right only then
+
+    for i in range(RECORDS):
+        one(0, i, i)
+    for i in range(10):
+        one(1, i, i)
+    txn = Producer({"bootstrap.servers": tansu, "transactional.id": f"{topic}-t", "linger.ms": 0})
+    txn.init_transactions(20)
+    txn.begin_transaction()
+    one(1, 10, 10, txn)
+    txn.commit_transaction(20)
+    for i in range(12, 20):
+        one(1, i, i - 1)
+    log = Log(partitions=1)
+    for k in range(1, 11):  # caught up on 0 at every commit, 10 s apart; the last at 100 s
+        log.commit("compact-ok", topic, 0, 10 * k, BASE + 10_000 * k)
+    log.commit("compact-gap", topic, 1, 5, BASE + 5_000)  # the end then: 5
+    log.commit("compact-gap", topic, 1, 8, BASE + 10_500)  # the end then: 11 or 12 (offset 11 holds no record)
+    offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    produce(tansu, offsets_topic, log)
+    return topic, offsets_topic
+
+
+def test_a_compacted_topic_whose_records_are_all_there_is_known_and_fail_on_answers(tansu, compacted):
+    """Before, every point of a compacted topic was unknown: lag 0, OK and exit 3 on every run,
+    so --fail-on never answered. The records before each end are there: every point is a fact."""
+    topic, offsets_topic = compacted
+    r = run_kgroup("lag", "compact-ok", "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-o", "json", "--fail-on", "warn", timeout=120)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    doc = json.loads(r.stdout)
+    part, = doc["partitions"]
+    assert part["points"] == [{"time_ms": BASE + 10_000 * k, "committed": 10 * k, "end": 10 * k, "lag": 0}
+                              for k in range(1, 11)]
+    assert (part["status"], part["lag"], part["end"], part["unknown"], doc["incomplete"]) == ("OK", 30, 130, [], False)
+    r = run_kgroup("report", "compact-ok", "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-o", "json", timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["incomplete"] is False
+
+
+def test_a_compacted_topic_where_an_offset_holds_no_record_says_which(tansu, compacted):
+    topic, offsets_topic = compacted
+    r = run_kgroup("lag", "compact-gap", "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(BASE + 30_000), "-o", "json", timeout=120)
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        f"kgroup: warning: {topic}-1: 1 of 2 points unknown: compacted topic: offset 11 holds no record now, so "
+        "where the log ended then (from 11 to 12) is unknown")
+    part, = json.loads(r.stdout)["partitions"]
+    assert [(pt["end"], pt["lag"]) for pt in part["points"]] == [(5, 0), (None, None)]
+    assert (part["end"], part["lag"]) == (20, 12)
