@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgroup.group.model import LogBounds
-from kgroup.lag.ends import COMPACTED, NO_BOUNDS, NO_POLICY, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, ends_at
+from kgroup.lag.ends import NO_BOUNDS, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, ends_at
 
 MODES = ("kafka", "start", "none")
 
