@@ -207,16 +207,44 @@ def top_coordinators(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]
     return sorted(rows, key=lambda r: (-r["commits"], -r["bytes_per_s"], r.get("offsets_partition", r.get("id"))))[:n]
 
 
+def unreadable_commits(cuts: list[dict[str, Any]]) -> dict[str, dict[tuple[str, int], list[Any]]]:
+    """The commit records that are no commit to read (kgroup.scan.merge.Merged.cuts), per group and
+    partition, as kgroup.lag.history.Unreadable: ``after`` is where it stands among the commits
+    (0: before the last readable one; a large number: after every one, as the status evaluation
+    reads it against the partition's commits)."""
+    from kgroup.lag.history import Unreadable
+
+    out: dict[str, dict[tuple[str, int], list[Any]]] = {}
+    for c in sorted(cuts, key=lambda c: (c["partition"], c["offset"])):
+        out.setdefault(c["group"], {}).setdefault((c["topic"], c["topic_partition"]), []).append(
+            Unreadable(c["partition"], c["offset"], c["error"], -1 if c["last"] else 0, c["detail"]))
+    return out
+
+
+def cut_reasons(cuts: list[dict[str, Any]]) -> dict[str, str]:
+    """Why each group with a commit record that is no commit to read is incomplete (its first such
+    record, by log position), as ``kgroup lag`` says it: ``{group: "topic-partition: why"}``."""
+    out: dict[str, str] = {}
+    for group, parts in unreadable_commits(cuts).items():
+        (topic, partition), us = min(parts.items(), key=lambda kv: (kv[1][0].log_partition, kv[1][0].log_offset))
+        out[group] = f"{topic}-{partition}: {us[0].reason(us[0].after == -1)}"
+    return out
+
+
 def group_statuses(tails: dict[str, dict[tuple[str, int], list[Any]]], ends: Any, until_ms: int,
-                   until_is_now: bool) -> dict[str, tuple[str | None, float, list[str]]]:
+                   until_is_now: bool, unreadable: dict[str, dict[tuple[str, int], list[Any]]] | None = None
+                   ) -> dict[str, tuple[str | None, float, list[str]]]:
     """Each group's status by Burrow's rules, as ``kgroup lag`` computes it (the same window and
-    rules: kgroup.lag.history.evaluate over the same commits): ``{group: (status, complete,
+    rules: kgroup.lag.history.evaluate over the same commits; ``unreadable``: per group, its commit
+    records that are no commit, see :func:`unreadable_commits`): ``{group: (status, complete,
     problems)}``; the status is None when no partition's could be known."""
     from kgroup.lag.history import evaluate
 
     out: dict[str, tuple[str | None, float, list[str]]] = {}
     for group, commits in tails.items():
-        r = evaluate(group, commits, ends, until_ms, until_ms, until_is_now)
+        cut = {tp: [u._replace(after=len(commits[tp])) if u.after == -1 and tp in commits else u for u in us]
+               for tp, us in (unreadable or {}).get(group, {}).items()}
+        r = evaluate(group, commits, ends, until_ms, until_ms, until_is_now, unreadable=cut)
         known = any(p.status is not None for p in r.partitions)
         out[group] = (r.status if known else None, r.complete, r.problems)
     return out

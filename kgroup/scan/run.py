@@ -279,9 +279,12 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
             for f in result.facts]
     coordinators = report.coordinator_rows(result.per_partition, result.window)
     broker_rows: list[dict[str, Any]] = []
-    unknown_lag: dict[str, str] = {}
+    # a commit record of a group that is no commit to read (cut short, a negative commit time): the
+    # group's numbers from it on are unknown, said with the record's position, live or not
+    unknown_lag: dict[str, str] = report.cut_reasons(result.cuts)
     if live:
-        unknown_lag = _live_columns(rows, coordinators, result, req)
+        for group, why in _live_columns(rows, coordinators, result, req).items():
+            unknown_lag.setdefault(group, why)
         broker_rows = report.broker_rows(result.per_partition, req.leaders or {}, req.brokers or {}, result.window)
     rows.sort(key=lambda r: r["group"])
     latest_commits, latest_events = result.latest_commits, result.latest_events
@@ -374,6 +377,9 @@ def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str
         ends = {tp: v[1] for tp, v in offsets.items()}
     leaders, brokers = req.leaders or {}, req.brokers or {}
     lag = group_lag(result.committed, ends)
+    for c in result.cuts:
+        if c["last"]:  # what the group has committed on that partition now is unknown: so is its lag
+            lag[c["group"]] = None
 
     def leader_of(offsets_partition: int) -> dict[str, Any] | None:
         """The broker leading an offsets-log partition, as every document names a broker."""
@@ -412,7 +418,8 @@ def _statuses(rows, result, req: ScanRequest, ends: dict[tuple[str, int], int | 
 
         answer = log_ends_at(connect(req.settings), wanted)
         found = answer.ends
-    statuses = group_statuses(result.tails, EndsAt.found(found, ends), until, until_is_now)
+    statuses = group_statuses(result.tails, EndsAt.found(found, ends), until, until_is_now,
+                              report.unreadable_commits(result.cuts))
     problems: dict[str, str] = {}
     for r in rows:
         status, complete, why = statuses.get(r["group"], (None, 0.0, []))
