@@ -239,7 +239,7 @@ def _verdict(report, fail_on: list, expiries=None, retention=None, expiry_by_ms:
 def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: float, input_: Optional[Path],
            offsets_topic: str, output: OutputFormat, conn: ConnectionOptions) -> None:
     """Sample, re-evaluate and show, every ``every`` seconds until Ctrl-C."""
-    from kgroup.lag.collect import sample, start_watch
+    from kgroup.lag.collect import sample, start_watch, watch_report
     from kgroup.lag.history import document
     from kgroup.output.progress import progress_bar
     from kgroup.output.render import json_line
@@ -253,7 +253,7 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
     while True:
         sample_ms = int(time.time() * 1000)
         watcher.add(sample_ms, *sample(settings, group, topics))
-        report = watcher.report(sample_ms + since_offset_ms, allowed_lag)
+        report = watch_report(settings, watcher, sample_ms + since_offset_ms, allowed_lag)
         if output == OutputFormat.json or not terminal and output.tabular:
             json_line(document(report))
         elif terminal:

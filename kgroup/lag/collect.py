@@ -137,6 +137,18 @@ def sample(settings: ConnectionSettings, group: str, topics: list[str] | None
     return {tp: o.committed for tp, o in pairs}, {tp: o.log_end for tp, o in pairs}
 
 
+def watch_report(settings: ConnectionSettings, watch: Watch, since_ms: int, allowed_lag: int) -> LagReport:
+    """``lag --watch``'s report at its last sample: as at --until now, a lag of nothing but
+    transaction markers or aborted records (read from the cluster, :func:`markers_at_until`) is
+    none, and the status follows."""
+    from kgroup.kafka.cluster import connect
+
+    report = watch.report(since_ms, allowed_lag)
+    skipped = markers_at_until(connect(settings), report) if any(
+        p.lag and p.committed is not None for p in report.partitions) else {}
+    return watch.report(since_ms, allowed_lag, undeliverable=skipped) if skipped else report
+
+
 def read_history(group: str, topics: list[str] | None, until_ms: int, input_: Path | None, offsets_topic: str,
                  settings: ConnectionSettings | None, progress: Progress, warn: Warn,
                  watch_hint: bool = False) -> tuple[Commits, GroupReplay]:

@@ -38,6 +38,15 @@ SCENARIOS = {
 }
 
 
+def table_rows(page: str, element_id: str) -> list[list[str]]:
+    """The cells of each body row of the page's table ``element_id``, as text."""
+    import html
+
+    body = page.split(f'<table id="{element_id}">', 1)[1].split("</table>", 1)[0].split("<tbody>", 1)[1]
+    return [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
 def end_at(ms: int) -> int:
     """Where a partition's log ended at ms: the first record at or after it (ceil), or the end."""
     return min(RECORDS, max(0, math.ceil((ms - BASE) / 1000)))
@@ -240,7 +249,7 @@ def test_the_report_says_the_same_unknowns(tansu, topics, facts_log, tmp_path):
     assert f"kgroup: warning: {data}-2: the commit record at offsets-log partition 0 offset {cut.offset}" in r.stderr
 
 
-def test_a_lag_of_nothing_but_a_transaction_marker_is_none_and_ok_not_stall(tansu):
+def test_a_lag_of_nothing_but_a_transaction_marker_is_none_and_ok_not_stall(tansu, tmp_path):
     """A consumer of a transactional topic that committed "last processed + 1" (3, the commit
     marker at 3 ending the log at 4) again and again is caught up: lag 0, OK, not STALL; one that
     keeps a real record unconsumed (partition 1, 2 of 3) keeps its lag 1 and is STALL."""
@@ -270,6 +279,19 @@ def test_a_lag_of_nothing_but_a_transaction_marker_is_none_and_ok_not_stall(tans
         r = run_kgroup("lag", group, "-b", tansu, "--offsets-topic", offsets_topic, "--since", "15m", timeout=120)
         assert f"{topic}-0: caught up; 1 offset is a transaction marker or an aborted record, never consumed" \
             in r.stdout.splitlines(), r.stdout
+        # the report's lag part and its page say the same
+        page = tmp_path / "r.html"
+        r = run_kgroup("report", group, "-b", tansu, "--offsets-topic", offsets_topic, "--since", "15m",
+                       "--out", str(page), "-o", "json", timeout=120)
+        assert r.returncode == 0, r.stderr
+        got = [(p["partition"], p["status"], p["lag"], p["transaction_markers"])
+               for p in json.loads(r.stdout)["lag"]["partitions"]]
+        assert got == [(0, "OK", 0, 1), (1, "STALL", 1, None)]
+        rows = {row[1]: row for row in table_rows(page.read_text(), "kgroup-status")}
+        assert (rows["0"][2], rows["0"][4], rows["0"][9]) == ("OK", "0", "caught up; 1 transaction marker")
+        assert (rows["1"][2], rows["1"][4], rows["1"][9]) == ("STALL", "1", "none: STALL")
+        assert f"{topic}-0: caught up; 1 offset is a transaction marker or an aborted record, never consumed" \
+            in page.read_text()
     finally:
         open_.abort_transaction(10)
 
