@@ -156,3 +156,30 @@ def test_a_commit_record_that_is_no_commit_makes_the_scan_incomplete_naming_it(s
     assert r.returncode == 3, r.stderr
     assert json.loads(r.stdout)["summary"]["lag_unknown"] == expected
     assert "kgroup: warning: INCOMPLETE: some commits of 3 groups are unknown: cut-before (" in r.stderr
+
+
+def test_a_lag_of_nothing_but_a_transaction_marker_is_none_in_the_scan(spark, tansu):
+    """As in kgroup lag at --until now: a group that committed 3 on a transactional partition
+    (records 0-2, commit marker 3, end 4) again and again has lag 0 (one transaction marker) and
+    is OK, not STALL; one that keeps a real record unconsumed (2 of 3) keeps lag 1 and is ERR."""
+    import transactions
+
+    base = int(time.time() * 1000) - 600_000
+    topic, open_ = transactions.transactional_topic(tansu, timestamp_ms=base)
+    try:
+        log = Log(partitions=3)
+        for k in range(1, 10):  # a commit a minute, the last a minute ago
+            log.commit("txn-caught", topic, 0, 3, base + k * 60_000)
+            log.commit("txn-behind", topic, 1, 2, base + k * 60_000)
+        offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+        produce(tansu, offsets_topic, log)
+        r = run_kgroup("scan", "-b", tansu, "--offsets-topic", offsets_topic, "-o", "json", timeout=600)
+    finally:
+        open_.abort_transaction(10)
+    assert r.returncode == 0, r.stderr
+    from schemas import validate
+
+    doc = json.loads(r.stdout)
+    validate("scan", doc)
+    got = {g["group"]: (g["lag"], g["transaction_markers"], g["status"]) for g in doc["groups"]}
+    assert got == {"txn-caught": (0, 1, "OK"), "txn-behind": (1, 0, "ERR")}
