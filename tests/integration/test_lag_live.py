@@ -117,12 +117,15 @@ def test_fail_on_and_the_table(tansu, topics):
     assert [line.split()[:5] for line in lines[2:7]] == [
         [data, "4", "REWIND", "1.0", "60"], [data, "3", "STOP", "0.5", "80"], [data, "2", "STALL", "1.0", "110"],
         [data, "1", "WARN", "1.0", "65"], [data, "0", "OK", "1.0", "0"]]
-    assert lines[-2].startswith(f"group {GROUP}: ERR (REWIND: {data}-4; STALL: {data}-2; STOP: {data}-3; "
+    assert lines[-3].startswith(f"group {GROUP}: ERR (REWIND: {data}-4; STALL: {data}-2; STOP: {data}-3; "
                                 f"WARN: {data}-1)")
+    # the group is no live group: nobody owns its partitions now
+    assert lines[-1] == "no member owns any of these partitions now (the group is unknown to the cluster now)", \
+        lines[-1]
     # Tansu reports no broker configuration: Kafka's default retention, said with the reason
     assert re.fullmatch(r"EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
                         r"\(offsets.retention.minutes 10080: Kafka's default \(broker \d+ does not report "
-                        r"offsets.retention.minutes\)\)", lines[-1]), lines[-1]
+                        r"offsets.retention.minutes\)\)", lines[-2]), lines[-2]
 
 
 def test_a_group_with_no_commit_is_refused(tansu, topics):
@@ -367,3 +370,39 @@ def test_a_compacted_topic_where_an_offset_holds_no_record_says_which(tansu, com
     part, = json.loads(r.stdout)["partitions"]
     assert [(pt["end"], pt["lag"]) for pt in part["points"]] == [(5, 0), (None, None)]
     assert (part["end"], part["lag"]) == (20, 12)
+
+
+def test_owners_tansu_does_not_name_are_said_unknown(tansu):
+    """A live group of three consumers on Tansu, whose offsets log holds a commit of partition 0
+    of three: Tansu describes the group as Stable with no member details, so the owners now and
+    the partitions never committed (which follow from the members' subscriptions) are unknown,
+    said once, not guessed as "no owner"; the lag is whole (exit 0). The owners themselves are
+    tested in tests/cli/test_lag.py."""
+    import seed
+
+    topic = f"owned-{uuid.uuid4().hex[:8]}"
+    counts = {topic: 3}
+    seed.create_topics(tansu, counts)
+    seed.produce(tansu, counts, count=lambda t, p: 4 + p)  # ends 4, 5, 6
+    group = seed.LiveGroup(tansu, f"owners-{uuid.uuid4().hex[:8]}", topics=dict(counts)).start()
+    try:
+        log = Log(partitions=1)
+        log.commit(group.group_id, topic, 0, 4, int(time.time() * 1000) - 5_000)
+        offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+        produce(tansu, offsets_topic, log)
+        r = run_kgroup("lag", group.group_id, "-b", tansu, "--offsets-topic", offsets_topic, "-o", "json",
+                       timeout=120)
+        table = run_kgroup("lag", group.group_id, "-b", tansu, "--offsets-topic", offsets_topic, timeout=120)
+    finally:
+        group.stop()
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    from schemas import validate
+
+    validate("lag", doc)
+    part, = doc["partitions"]
+    assert (part["partition"], part["lag"], part["owner"]) == (0, 0, None)
+    why = "the group is Stable but the broker returned no member details"
+    assert (doc["owners_unknown"], doc["never_committed"], doc["incomplete"]) == (why, [], False)
+    assert table.returncode == 0 and "CLIENT-ID" not in table.stdout.splitlines()[0]
+    assert table.stdout.splitlines()[-1] == f"the owners now and the partitions never committed are unknown: {why}"
