@@ -370,9 +370,9 @@ class TaskFold:
             self._pad("key", len(segments))
         if self.cuts:
             n = 0
-            for (p, group, topic, tp), found in self.cuts.items():
-                for o, why, what in found:
-                    for name, x in (("partition", p), ("offset", o), ("group", group), ("topic", topic),
+            for (log_partition, group, topic, tp), found in self.cuts.items():
+                for log_offset, why, what in found:
+                    for name, x in (("partition", log_partition), ("offset", log_offset), ("group", group), ("topic", topic),
                                     ("topic_partition", tp), ("error", why), ("detail", what)):
                         out[name].append(x)
                     n += 1
