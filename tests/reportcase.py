@@ -129,6 +129,11 @@ def write_log(path: Path, log: Log) -> Path:
 def use_fake_cluster(monkeypatch) -> FakeCluster:
     fake = FakeCluster()
     monkeypatch.setattr("kgroup.kafka.cluster.connect", lambda settings: fake)
+    from kgroup.lag.collect import GroupNow
+
+    # lag's owners now: this cluster has no group to describe (the report's group now is its snapshot)
+    monkeypatch.setattr("kgroup.lag.collect.group_now",
+                        lambda cluster, group, topics, committed: GroupNow({}, {}, "not described here"))
     monkeypatch.setattr("time.time", lambda: NOW_MS / 1000)
     return fake
 

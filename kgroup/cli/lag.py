@@ -114,9 +114,10 @@ def lag(
     if not commits:
         what = f" to topic {', '.join(topic)}" if topic else ""
         raise UsageError(f"the offsets log holds no commit of group {group}{what} at or before --until")
-    report, expiries, retention = lag_of(cluster, group, commits, replay, since_ms, until_ms, until is None,
-                                         allowed_lag, time_lag, warn, info if conn.verbose else None)
-    _render(report, output, time_lag, expiries, retention)
+    report, expiries, retention, now = lag_of(cluster, group, commits, replay, since_ms, until_ms, until is None,
+                                              allowed_lag, time_lag, warn, info if conn.verbose else None,
+                                              owners=True, topics=topic)
+    _render(report, output, time_lag, expiries, retention, now)
     _verdict(report, fail_on or [], expiries, retention, now_ms + warn_ms, expiry_warn, now_ms)
 
 
@@ -142,7 +143,10 @@ def _rate(value: Optional[float]) -> Optional[str]:
     return None if value is None else f"{value:.3g}"
 
 
-def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retention=None):
+NEVER_COMMITTED = "never committed"
+
+
+def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retention=None, now=None):
     from kgroup.lag.status import SAMPLES, WARMING_UP, WINDOW
     from kgroup.output import sparkline
     from kgroup.timeutil import format_ms
@@ -150,8 +154,19 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
 
     table = output.tabular
     blocks, blank = (sparkline.BLOCKS, sparkline.BLANK) if utf8_output() else (sparkline.ASCII_BLOCKS, sparkline.ASCII_BLANK)
+    from kgroup.text import printable
+
+    owned = now is not None and bool(now.owners)  # some partition's owner now is known: CLIENT-ID, HOST
     headers = (HEADERS + (["TIME-LAG"] if time_lag else []) + (["EXPIRES"] if expiries is not None else [])
-               + (["LAG OVER WINDOW"] if table else []))
+               + (["CLIENT-ID", "HOST"] if owned else []) + (["LAG OVER WINDOW"] if table else []))
+
+    def owner_cells(tp) -> list:
+        if not owned:
+            return []
+        o = now.owners.get(tp)
+        if o is None:
+            return ["(none)" if table else None, None]
+        return [printable(o.client_id), printable(o.host)] if table else [o.client_id, o.host]
     rows = []
     series = {}
     start = report.drawn_from_ms if report.drawn_from_ms is not None else report.since_ms
@@ -165,6 +180,7 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
                    _rate(p.consume_per_s), _rate(p.produce_per_s), _catch_up(p)]
             row += [duration(p.time_lag_ms)] if time_lag else []
             row += [expires_cell(expiries.get((p.topic, p.partition)))] if expiries is not None else []
+            row += owner_cells((p.topic, p.partition))
             row.append(sparkline.draw(sparkline.slots(points, start, report.until_ms), blocks, blank))
         else:
             row = [p.topic, p.partition, p.status, round(p.complete, 3), p.lag, p.committed, p.end,
@@ -172,13 +188,23 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
             if expiries is not None:
                 e = expiries.get((p.topic, p.partition))
                 row.append(None if e is None else e.expires_ms)
+            row += owner_cells((p.topic, p.partition))
         rows.append(row)
+    # the partitions of the subscribed topics never committed: their end now, no lag (it depends on
+    # the consumer's auto.offset.reset), after the others
+    never = sorted(now.never_committed.items()) if now is not None else []
+    for (t, part), end in never:
+        # the table says it under CATCH-UP; CSV (whose column there is eta_s, a number) under status
+        rows.append([printable(t) if table else t, part, None if table else NEVER_COMMITTED, None, None, None, end,
+                     None, None, NEVER_COMMITTED if table else None] + ([None] if time_lag else []) + ([None] if expiries is not None else [])
+                    + owner_cells((t, part)) + ([blank * sparkline.WIDTH] if table else []))
     notes = []
     if table:
         total = report.total_lag
         rows.append(["TOTAL", None, report.status, f"{report.complete:.1f}",
                      total if total is not None else None, None, None, None, None, None]
                     + ([None] if time_lag else []) + ([None] if expiries is not None else [])
+                    + ([None, None] if owned else [])
                     + [sparkline.draw(sparkline.total(series.values(), start, report.until_ms), blocks, blank)])
         named = "; ".join(f"{status}: {', '.join(names)}" for status, names in sorted(report.by_status().items())
                           if status != "OK")
@@ -196,18 +222,46 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
         if retention is not None:
             notes.append(f"EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
                          f"(offsets.retention.minutes {retention.retention_ms // 60_000}: {retention.source})")
+    if table:
+        if never:
+            notes.append(f"{NEVER_COMMITTED}: {len(never)} partition{'s' * (len(never) != 1)} of the subscribed topics "
+                         "with no commit: where a consumer starts there depends on its auto.offset.reset, so "
+                         "their lag is not known (not in TOTAL, not INCOMPLETE)")
+        if owned:
+            notes.append("CLIENT-ID, HOST: the member that owns the partition now (the group's description)")
+        elif now is not None and now.unknown is not None:
+            notes.append(f"the owners now and the partitions never committed are unknown: {printable(now.unknown)}")
+        elif now is not None:
+            notes.append(f"no member owns any of these partitions now (the group is {now.state or 'unknown to the cluster now'})")
     # at a terminal too narrow, the columns left out first come first (docs/commands/lag.md)
-    fit = Fit(drop=("PRODUCE/S", "CONSUME/S", "COMMITTED", "END", "TIME-LAG", "COMPLETE", "EXPIRES", "CATCH-UP",
-                    "LAG OVER WINDOW"))
+    fit = Fit(drop=("PRODUCE/S", "CONSUME/S", "HOST", "COMMITTED", "END", "TIME-LAG", "COMPLETE", "EXPIRES",
+                    "CLIENT-ID", "CATCH-UP", "LAG OVER WINDOW"))
     return [Table(headers, rows, None, notes, fit)]
 
 
-def _render(report, output: OutputFormat, time_lag: bool, expiries=None, retention=None) -> None:
+def _render(report, output: OutputFormat, time_lag: bool, expiries=None, retention=None, now=None) -> None:
     from kgroup.lag.history import document
     from kgroup.output.render import emit
 
-    emit(output, document(report, time_lag, expiries, retention) if output == OutputFormat.json else {},
-         _tables(report, output, time_lag, expiries, retention))
+    doc = {}
+    if output == OutputFormat.json:
+        doc = document(report, time_lag, expiries, retention)
+        if now is not None:
+            _now_json(doc, now)
+    emit(output, doc, _tables(report, output, time_lag, expiries, retention, now))
+
+
+def _now_json(doc: dict, now) -> None:
+    """lag -o json's owners now (``owner`` per partition, ``owners_unknown``: why they are not
+    known, else null) and ``never_committed`` (docs/schemas/lag.schema.json)."""
+    for p in doc["partitions"]:
+        o = now.owners.get((p["topic"], p["partition"]))
+        p["owner"] = None if o is None else o.to_json()
+    doc["owners_unknown"] = now.unknown
+    doc["never_committed"] = [
+        {"topic": t, "partition": part, "end": end, "lag": None, "committed": None,
+         "owner": None if (o := now.owners.get((t, part))) is None else o.to_json()}
+        for (t, part), end in sorted(now.never_committed.items())]
 
 
 def _verdict(report, fail_on: list, expiries=None, retention=None, expiry_by_ms: int = 0, within: str = "",
@@ -239,7 +293,7 @@ def _verdict(report, fail_on: list, expiries=None, retention=None, expiry_by_ms:
 def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: float, input_: Optional[Path],
            offsets_topic: str, output: OutputFormat, conn: ConnectionOptions) -> None:
     """Sample, re-evaluate and show, every ``every`` seconds until Ctrl-C."""
-    from kgroup.lag.collect import sample, start_watch
+    from kgroup.lag.collect import sample, start_watch, watch_report
     from kgroup.lag.history import document
     from kgroup.output.progress import progress_bar
     from kgroup.output.render import json_line
@@ -253,7 +307,7 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
     while True:
         sample_ms = int(time.time() * 1000)
         watcher.add(sample_ms, *sample(settings, group, topics))
-        report = watcher.report(sample_ms + since_offset_ms, allowed_lag)
+        report = watch_report(settings, watcher, sample_ms + since_offset_ms, allowed_lag)
         if output == OutputFormat.json or not terminal and output.tabular:
             json_line(document(report))
         elif terminal:

@@ -138,8 +138,9 @@ def scan(
         unknown = summary["lag_unknown"]
         named = "; ".join(f"{printable(u['group'])} ({printable(u['reason'])})" for u in unknown[:5])
         more = f"; and {len(unknown) - 5} more (-o json lists them)" if len(unknown) > 5 else ""
-        warn(f"INCOMPLETE: the lag of {len(unknown)} group{'s' * (len(unknown) != 1)} is unknown (shown as -): "
-             f"{named}{more}")
+        what = "the lag of" if input_ is None else "some commits of"
+        warn(f"INCOMPLETE: {what} {len(unknown)} group{'s' * (len(unknown) != 1)} "
+             f"{'is' if input_ is None else 'are'} unknown{' (shown as -)' * (input_ is None)}: {named}{more}")
         raise typer.Exit(ExitCode.CLUSTER)
     if summary["undecodable"]:
         raise typer.Exit(ExitCode.FLAGGED)

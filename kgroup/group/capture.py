@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kgroup.errors import ClusterError, UsageError
+from kgroup.errors import ClusterError, UnknownGroup, UsageError
 from kgroup.group.hashing import offsets_partition_for
 from kgroup.group.model import OFFSETS_TOPIC, Broker, GroupDescription, GroupState, PartitionOffsets, TopicLayout
 
@@ -233,7 +233,7 @@ class GroupStates:
                 except ClusterError:
                     pass
             if is_unknown(desc, has_offsets, self.listed):
-                raise UsageError(f"unknown group {desc.group_id}")
+                raise UnknownGroup(f"unknown group {desc.group_id}")
 
 
 class _StateBuilder:

@@ -137,6 +137,18 @@ def sample(settings: ConnectionSettings, group: str, topics: list[str] | None
     return {tp: o.committed for tp, o in pairs}, {tp: o.log_end for tp, o in pairs}
 
 
+def watch_report(settings: ConnectionSettings, watch: Watch, since_ms: int, allowed_lag: int) -> LagReport:
+    """``lag --watch``'s report at its last sample: as at --until now, a lag of nothing but
+    transaction markers or aborted records (read from the cluster, :func:`markers_at_until`) is
+    none, and the status follows."""
+    from kgroup.kafka.cluster import connect
+
+    report = watch.report(since_ms, allowed_lag)
+    skipped = markers_at_until(connect(settings), report) if any(
+        p.lag and p.committed is not None for p in report.partitions) else {}
+    return watch.report(since_ms, allowed_lag, undeliverable=skipped) if skipped else report
+
+
 def read_history(group: str, topics: list[str] | None, until_ms: int, input_: Path | None, offsets_topic: str,
                  settings: ConnectionSettings | None, progress: Progress, warn: Warn,
                  watch_hint: bool = False) -> tuple[Commits, GroupReplay]:
@@ -189,22 +201,85 @@ def groups_expiries(states: Mapping[str, Any], wanted: Iterable[str], offsets_to
     return expiries, retentions, None
 
 
+class Owner(NamedTuple):
+    """The member that owns a partition now, as kafka-consumer-groups.sh --describe shows it."""
+
+    member_id: str
+    client_id: str
+    host: str
+
+    def to_json(self) -> dict[str, str]:
+        return self._asdict()
+
+
+class GroupNow(NamedTuple):
+    """What the group's live description says beside the lag: the owner of each assigned
+    partition (a partition of no member: absent), the partitions of its subscribed topics it has
+    never committed (no commit in the log up to --until, none now) with their log end now (None:
+    unknown), and ``unknown``: why neither is known (then both are empty), else None."""
+
+    owners: dict[TopicPartition, Owner]
+    never_committed: dict[TopicPartition, int | None]
+    unknown: str | None = None
+    state: str | None = None  # the group's state now, as described
+
+
+def group_now(cluster: Any, group: str, topics: list[str] | None, committed: Iterable[TopicPartition]) -> GroupNow:
+    """The group's owners now and its never-committed partitions (:class:`GroupNow`), from its
+    live description and committed offsets, read as ``kgroup offsets`` reads them (the
+    partitions of the subscribed topics, or of ``topics``). ``committed``: the partitions with a
+    commit in the log."""
+    from kgroup.errors import KgroupError, UnknownGroup
+    from kgroup.group.capture import capture
+    from kgroup.lag.now import offset_table
+
+    try:
+        found = capture(cluster, [group], topics=topics)
+    except UnknownGroup:  # no member, no subscription: nobody owns a partition, none is expected to be committed
+        return GroupNow({}, {}, None, None)
+    except KgroupError as e:
+        return GroupNow({}, {}, f"the group's description could not be read: {e.message}")
+    state = found.states.get(group)
+    if state is None:
+        why = "; ".join(found.problems) or "the cluster does not know the group now"
+        return GroupNow({}, {}, why)
+    from kgroup.kmsg.states import DEAD, EMPTY, REBALANCING
+
+    if not state.group.members and state.group.state not in (EMPTY, DEAD):  # members it has, but does not name
+        what = ("rebalancing" if state.group.state in REBALANCING else state.group.state or "in no known state")
+        return GroupNow({}, {}, f"the group is {what} but the broker returned no member details")
+    seen = set(committed)
+    rows = offset_table(state, topics)[0]
+    owners = {(r[0], r[1]): Owner(r[6], r[7], r[8]) for r in rows if r[6] is not None}
+    never = {}
+    for r in rows:
+        tp = (r[0], r[1])
+        o = state.offsets.get(r[0], {}).get(r[1])
+        if tp not in seen and (o is None or o.committed is None):
+            never[tp] = r[4]
+    return GroupNow(owners, never, None, state.group.state)
+
+
 class LagAnswer(NamedTuple):
     """``lag``'s answer (and the report's lag part): the evaluated report, each shown partition's
-    offset expiry, and the retention those follow."""
+    offset expiry, the retention those follow, and the group now (owners, never-committed
+    partitions; None where not asked)."""
 
     report: LagReport
     expiries: dict[TopicPartition, Expiry]
     retention: Retention
+    now: GroupNow | None = None
 
 
 def lag_of(cluster: Any, group: str, commits: Commits, replay: GroupReplay, since_ms: int, until_ms: int,
            until_is_now: bool, allowed_lag: int, time_lag: bool, warn: Warn,
-           info: Callable[[str], None] | None = None, retention: Retention | None = None) -> LagAnswer:
+           info: Callable[[str], None] | None = None, retention: Retention | None = None,
+           owners: bool = False, topics: list[str] | None = None) -> LagAnswer:
     """The group's lag over the window from its commits: the log ends at each moment asked of the
     cluster, with ``time_lag`` the records' timestamps, Burrow's statuses; at --until now, a lag that
     is nothing but transaction markers or aborted records is none; and when each committed offset
-    expires under ``retention`` (default: the group's coordinator's)."""
+    expires under ``retention`` (default: the group's coordinator's). With ``owners``, the group now
+    (:func:`group_now`, over ``topics`` when given)."""
     from kgroup.offsets_log.expiry import group_expiries
 
     ends = ends_for_commits(cluster, commits, since_ms, until_ms, until_is_now, warn, info)
@@ -220,4 +295,5 @@ def lag_of(cluster: Any, group: str, commits: Commits, replay: GroupReplay, sinc
         retention = coordinator_retention(cluster, group)
     shown = {(p.topic, p.partition) for p in report.partitions}
     expiries = {tp: e for tp, e in group_expiries(replay, retention).items() if tp in shown}
-    return LagAnswer(report, expiries, retention)
+    now = group_now(cluster, group, topics, {*commits, *getattr(commits, "unreadable", {})}) if owners else None
+    return LagAnswer(report, expiries, retention, now)

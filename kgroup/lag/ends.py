@@ -13,7 +13,10 @@ The answer for (partition, T) is an :class:`EndAt`: the offset, or unknown with 
   is found by a binary search over record timestamps between the log start and the log end.
 - No record at or after T: every record is older than T, so the end at T is the log end now.
 - T before the log start, when retention removed records (log start > 0 and the first record
-  left is already at or after T): unknown, never guessed. A compacted topic: unknown.
+  left is already at or after T): unknown, never guessed. On a compacted topic (or one whose
+  cleanup.policy cannot be read) an end is a fact only where the record just before it is there:
+  where offsets before it hold no record now, compaction may have removed records of that moment,
+  and the end is unknown (the offsets gone are said).
 - Requests are batched: one ListOffsets per slot (the k-th moment of every partition) carries
   every partition with its own timestamp; the source sends one request per leader broker.
 
@@ -46,8 +49,8 @@ TopicPartition = tuple[str, int]
 
 # why an end is unknown (EndAt.reason)
 RETENTION = "retention removed the records of that time (the log now starts after it)"
-COMPACTED = "compacted topic: its log end at a past moment cannot be known"
-NO_POLICY = "whether the topic is compacted could not be read (its cleanup.policy)"
+COMPACTED = "compacted topic: whether records of that moment were removed could not be read"
+NO_POLICY = "whether the topic is compacted could not be read (its cleanup.policy), nor the record before that end"
 NO_BOUNDS = "the partition's log start and end could not be read"
 NO_RECORDS = "the partition's records could not be read"
 OUT_OF_ORDER = "record timestamps are out of offset order around that moment"
@@ -274,6 +277,33 @@ def _hint_read(known: _Known, answer: int | None) -> _Read | None:
     return _Read(position, a - position + 1, a, a)
 
 
+def _whole_before(known: _Known, e: EndAt, policy_unknown: bool) -> EndAt:
+    """An end found on a topic that may be compacted, where it is a fact: the record just before
+    it was read (at the log start: the record at the start). Where offsets before it hold no record
+    now, compaction may have removed records of that moment, so the end lies somewhere from the
+    first of them to the end found: unknown, said with the offsets that are gone."""
+    a = e.offset
+    if a is None:
+        return e
+    if a == known.start:
+        first = known.next_at(a)
+        if first == a:
+            return e
+        gone, to = a, known.end if first == _END else first
+    else:
+        before = known.last_before(a)
+        if before == a - 1:
+            return e
+        gone, to = known.start if before == _END else before + 1, a
+        first = before
+    if first == _UNKNOWN:
+        return EndAt(None, NO_POLICY if policy_unknown else COMPACTED)
+    offsets = f"offset {gone} holds" if gone == to - 1 else f"offsets {gone}-{to - 1} hold"
+    why = "whether the topic is compacted could not be read" if policy_unknown else "compacted topic"
+    return EndAt(None, f"{why}: {offsets} no record now, so where the log ended then (from {gone} to {to}) "
+                       "is unknown")
+
+
 def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]],
             bounds: Mapping[TopicPartition, LogBounds]) -> tuple[dict[tuple[str, int, int], EndAt], EndsAtStats]:
     """The log end of each partition at each of its moments (ms): ``{(topic, partition, T): EndAt}``."""
@@ -283,8 +313,7 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
     for tp, ts in moments.items():
         wanted = sorted(set(ts))
         b = bounds.get(tp)
-        reason = (NO_BOUNDS if b is None or b.start < 0 or b.end < b.start else COMPACTED if b.compacted
-                  else NO_POLICY if b.compacted is None else None)
+        reason = NO_BOUNDS if b is None or b.start < 0 or b.end < b.start else None
         if b is not None and reason is None and b.start == b.end:  # no record: the end was the end at every moment
             reason, offset = (RETENTION, None) if b.start > 0 else (None, b.end)
             out.update({(tp[0], tp[1], t): EndAt(offset, reason) for t in wanted})
@@ -363,6 +392,12 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
             records += len(got_records[tp])
             fresh[tp] = known[tp].add(r.position, r.size, got_records[tp])
 
+    for tp, ts in asking.items():  # maybe compacted: an end is a fact only where no record before it is gone
+        if bounds[tp].compacted is not False:
+            for t in ts:
+                e = out.get((tp[0], tp[1], t))
+                if e is not None and e.offset is not None:
+                    out[(tp[0], tp[1], t)] = _whole_before(known[tp], e, bounds[tp].compacted is None)
     unknown = sum(1 for e in out.values() if e.offset is None)
     return out, EndsAtStats(calls, checked, searched, reads, positions, records, unknown)
 
@@ -389,8 +424,9 @@ def log_ends_at(cluster: LogSource, moments: Mapping[TopicPartition, Iterable[in
     cluster, then :func:`ends_at` over a record reader of it (ListOffsets by timestamp, one call
     per slot, one request per leader broker; every answer checked against the records and,
     where it is wrong, found from them). Unknown where retention removed the records of a moment,
-    the topic is compacted (or its cleanup.policy cannot be read), or the partition's offsets or
-    records cannot be read; each such partition is named in the problems.
+    compaction may have (offsets just before the end hold no record on a compacted topic, or one
+    whose cleanup.policy cannot be read), or the partition's offsets or records cannot be read;
+    each partition whose offsets or records cannot be read is named in the problems.
 
     As reading the offsets log, this may rightly take longer than --timeout: it bounds each
     wait for the cluster (a slot, a round of reads), not the whole answer.

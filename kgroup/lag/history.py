@@ -537,7 +537,10 @@ class Watch:
             found = (True, end)
         return found
 
-    def report(self, since_ms: int, allowed_lag: int = 0) -> LagReport:
+    def report(self, since_ms: int, allowed_lag: int = 0,
+               undeliverable: Mapping[TopicPartition, int] | None = None) -> LagReport:
+        """The report at the last sample; ``undeliverable`` as :func:`evaluate` takes it (read at
+        that sample: the offsets after each committed offset that hold no record a consumer gets)."""
         until = self.last_ms if self.last_ms is not None else since_ms
         ends: dict[TopicPartition, dict[int, int | None]] = {}
         reasons: dict[TopicPartition, dict[int, str]] = {}
@@ -560,7 +563,8 @@ class Watch:
                     why[t] = ("the log end could not be read at that sample" if seen else
                               "before watching began (the offsets log was not read)")
         now = {tp: self._sampled(tp, until)[1] for tp in self.commits}
-        report = evaluate(self.group, self.commits, EndsAt(ends, reasons, now), since_ms, until, True, allowed_lag)
+        report = evaluate(self.group, self.commits, EndsAt(ends, reasons, now), since_ms, until, True, allowed_lag,
+                          undeliverable=undeliverable)
         parts = [self._warming(p) for p in report.partitions]
         known = [p.status for p in parts if p.status is not None and p.status != lag_status.WARMING_UP]
         begun = [pt.time_ms for p in parts for pt in p.points[:1]] + ([] if self.first_ms is None else [self.first_ms])

@@ -121,8 +121,11 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
                    ("rebalances", s.get("rebalance_count")), ("stale", s.get("stale_count")), ("storms", s.get("storm_count")),
                    ("expiring", s.get("expiring_count")), ("rewinds", s.get("rewinds")), ("undecodable", s.get("undecodable"))])]
     if s.get("lag_unknown"):
-        body.append('<p class="incomplete">INCOMPLETE: the lag of ' + esc(len(s["lag_unknown"]))
-                    + " groups is unknown (shown as -).</p>")
+        n = len(s["lag_unknown"])
+        body.append('<p class="incomplete">INCOMPLETE: some values of ' + esc(n) + f" group{'s' * (n != 1)} are "
+                    "unknown (shown as -): " + esc("; ".join(f"{u['group']} ({u['reason']})"
+                                                            for u in s["lag_unknown"][:5]))
+                    + ("; and more (-o json lists them)" if n > 5 else "") + ".</p>")
     if s.get("undecodable"):
         body.append('<div class="warnings">' + esc(s["undecodable"]) + " records could not be decoded.</div>")
     body.append("<h2>Charts</h2>")

@@ -17,6 +17,7 @@ from typing import Any
 
 from kgroup.group.assignment import compact
 from kgroup.group.broker import Broker
+from kgroup.lag.now import markers_notes
 from kgroup.offsets_log.expiry import NOT_WHILE_CONSUMED
 from kgroup.output.render import duration
 from kgroup.report.html import Charts, chart_text, chart_time, embed_json, esc, facts, frame, table
@@ -361,12 +362,12 @@ def _lag_tables(doc: dict[str, Any]) -> str:
     for p in lag["partitions"]:
         o = (owners or {}).get((p["topic"], p["partition"]), {})
         rows.append([p["topic"], p["partition"], p["status"], p["complete"], p["lag"], p["committed"], p["end"],
-                     p["consume_per_s"], p["produce_per_s"],
-                     "caught up" if p["lag"] == 0 else "not catching up" if p["catching_up"] is False else
-                     (None if p["eta_s"] is None else duration(int(p["eta_s"] * 1000))),
+                     p["consume_per_s"], p["produce_per_s"], _catch_up_cell(p),
                      len(p["points"]), "; ".join(p["unknown"]), o.get("member_id"), o.get("host"), o.get("client_id")])
     named = "; ".join(f"{s}: {', '.join(ps)}" for s, ps in sorted(lag["partitions_by_status"].items()) if s != "OK")
     notes = [f"group {lag['group']}: {lag['status']}" + (f" ({named})" if named else "")]
+    notes += markers_notes((p["topic"], p["partition"], p["transaction_markers"]) for p in lag["partitions"]
+                           if p.get("transaction_markers"))
     notes.append("CONSUMER-ID, HOST, CLIENT-ID: the member owning the partition now (the group now, below)"
                  if owners is not None else f"The owners now are not known: {now_missing(doc)}.")
     if len(rows) > MAX_ROWS:
@@ -380,6 +381,20 @@ def _lag_tables(doc: dict[str, Any]) -> str:
                      "CATCH-UP", "POINTS", "UNKNOWN", "CONSUMER-ID", "HOST", "CLIENT-ID"], rows[:MAX_ROWS], notes=notes,
                     element_id="kgroup-status")
             + _never_committed(doc))
+
+
+def _catch_up_cell(p: dict[str, Any]) -> str | None:
+    """CATCH-UP on the page: caught up (saying how many offsets are transaction markers or aborted
+    records, never consumed, where those are what lies between committed and end), else the
+    estimate, else why there is none (as ``kgroup lag`` says it)."""
+    markers = p.get("transaction_markers")
+    if p["lag"] == 0 and markers:
+        return f"caught up; {markers} transaction marker{'s' * (markers != 1)}"
+    if p["lag"] == 0:
+        return "caught up"
+    if p["eta_s"] is not None and p["catching_up"]:
+        return duration(int(p["eta_s"] * 1000))
+    return p.get("catch_up") or ("not catching up" if p["catching_up"] is False else None)
 
 
 def _never_committed(doc: dict[str, Any]) -> str:

@@ -25,6 +25,11 @@ The rows a task gives (``row`` says which; the other columns are null):
 - ``commit``: the newest ``latest`` offset records of the task, decoded (all of them with
   ``keep_commits``, for the ``commits`` table under ``--out``);
 - ``error``: the first ``ERROR_SAMPLE`` undecodable records of the task (position, type, why);
+- ``cut``: every offset-commit record of a group in the window that is no commit to read: its
+  key decodes (``group``, ``topic``, ``topic_partition``) but its value cannot be decoded, or its
+  value says a negative commit time (``partition``/``offset`` its position, ``error`` why,
+  ``detail`` "cannot be decoded" or "is not a commit"; kgroup.lag.history.Unreadable); one that
+  an offset deletion of its key later in the task removed is left out;
 - ``tail``: per (``group``, ``topic``, ``topic_partition``), the commits the status of that
   partition needs (kgroup.lag.history.tail_start): ``tail_ms``/``tail_offsets`` from the
   task's first record of the key at ``first_partition``/``first_offset`` on, read up to
@@ -119,6 +124,7 @@ class TaskFold:
         self.newest: list[tuple[Any, ...]] = []         # heap of (timestamp, partition, offset, key, value)
         self.errors: list[tuple[Any, ...]] = []         # heap of (-partition, -offset, ...) keeping the first ones
         self.tails: dict[tuple[Any, ...], list[Any]] = {}    # key -> [first offset, cut, [commit ms], [offset], trim point]
+        self.cuts: dict[tuple[Any, ...], list[tuple[int, str, str]]] = {}  # key -> [(offset, why, what)]: no commit
         self.out: dict[str, list[Any]] = {name: [] for name, _ in PARTIAL_FIELDS}
         self.out_rows = 0
         from kgroup.offsets_log import records
@@ -152,16 +158,26 @@ class TaskFold:
                 t, key, _, value = decode(k, v)
             except (DecodeError, TypeError):
                 self._count(p, None, ts, (len(k) if k is not None else 0) + (len(v) if v is not None else 0), 1)
-                self._error(p, o, k, _reason(generic, k, v))
+                why = _reason(generic, k, v)
+                self._error(p, o, k, why)
+                if k is not None and k[:2] in _OFFSET_KEY_TYPES:
+                    self._cut(p, o, k, why)
                 continue
             if t > 1:
                 self._count(p, key.get("group", key.get("groupId")), ts,
                             len(k) + (len(v) if v is not None else 0), 0)  # type: ignore[arg-type]  # decoded: bytes
                 state_at.append(i)
                 continue
-            commit_at.append(i)
             group, topic, tp = key.values()  # OffsetCommitKey: group, topic, partition
             kk = (p, group, topic, tp)
+            if value is not None and value["commitTimestamp"] < 0:  # before 1970: no coordinator writes it
+                self._count(p, group, ts, len(k) + len(v), 0)  # type: ignore[arg-type]  # decoded: bytes
+                self.cuts.setdefault(kk, []).append(
+                    (o, f"commit timestamp {value['commitTimestamp']} is not a time", "is not a commit"))
+                continue
+            if value is None and kk in self.cuts:
+                del self.cuts[kk]  # gone with what they committed
+            commit_at.append(i)
             if tails:
                 self._tail(kk, o, value)
             seg = opened.get(kk)
@@ -205,6 +221,16 @@ class TaskFold:
                 self._decoded("commit", commit_at, partitions, offsets, timestamps, keys, values)
             elif self.latest:
                 self._keep_newest(commit_at, partitions, offsets, timestamps, keys, values)
+
+    def _cut(self, p: int, o: int, k: bytes, why: str) -> None:
+        """An offset-commit record whose value cannot be decoded, kept for its key when the key decodes."""
+        from kgroup.offsets_log.records import decode_key
+
+        found = decode_key(k)
+        if found is None or found[0] not in (0, 1):
+            return
+        key = found[1]
+        self.cuts.setdefault((p, key["group"], key["topic"], key["partition"]), []).append((o, why, "cannot be decoded"))
 
     def _tail(self, kk: tuple[Any, ...], o: int, value: dict[str, Any] | None) -> None:
         """An offset record into its key's status tail (a tombstone cuts what came before)."""
@@ -342,6 +368,15 @@ class TaskFold:
                 for col, x in zip(cols, seg):
                     col.append(x)
             self._pad("key", len(segments))
+        if self.cuts:
+            n = 0
+            for (log_partition, group, topic, tp), found in self.cuts.items():
+                for log_offset, why, what in found:
+                    for name, x in (("partition", log_partition), ("offset", log_offset), ("group", group), ("topic", topic),
+                                    ("topic_partition", tp), ("error", why), ("detail", what)):
+                        out[name].append(x)
+                    n += 1
+            self._pad("cut", n)
         if self.tails:
             for (p, group, topic, tp), (first, cut, times, commits, _) in self.tails.items():
                 out["first_partition"].append(p)

@@ -13,7 +13,11 @@ undecodable records and the records-read counts, all go to one task); the task g
 - ``commit``, ``event``: the newest ``latest`` offset and group-state records (decoded rows);
 - ``error``: the first ``fold.ERROR_SAMPLE`` undecodable records;
 - ``tail``: per (group, topic, partition), the commits its status needs (``tail_ms``,
-  ``tail_offsets``): the tasks' tails in log order, each cut where an offset was deleted.
+  ``tail_offsets``): the tasks' tails in log order, each cut where an offset was deleted;
+- ``cut``: the tasks' commit records that are no commit to read (fold.py), but those before the
+  newest record of their key when that is an offset deletion; ``cut_last`` when it comes after
+  every readable offset record of its key (what is committed now is then unknown: no
+  ``committed`` row for that key).
 
 ``expires_ms`` on a fact is the earliest moment Kafka deletes one of the group's committed offsets
 under the state the group is in at its last record (kgroup.offsets_log.expiry, with the
@@ -47,6 +51,7 @@ FACT_FIELDS = (
     ("last_kind", "string"), ("last_meta_type", "int32"), ("last_meta_tombstone", "bool"),
     ("classic_protocol", "string"), ("classic_members", "int32"), ("live_members", "int32"),
     ("member_protocol", "string"), ("rebalance_times", "list<int64>"), ("expires_ms", "int64"),
+    ("cut_last", "bool"),
 )
 MERGED_FIELDS = PARTIAL_FIELDS + FACT_FIELDS
 MERGED_DDL = ddl(MERGED_FIELDS)
@@ -96,6 +101,7 @@ def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, late
     segments: dict[tuple[Any, ...], list[Any]] = {}      # (group, topic, partition) -> [segment index, ...]
     events: dict[str, list[int]] = {}     # group -> event row indexes
     tails: dict[tuple[Any, ...], list[int]] = {}     # (group, topic, partition) -> tail row indexes
+    cuts: dict[tuple[Any, ...], list[int]] = {}      # (group, topic, partition) -> cut row indexes
     errors, commits, newest_events = [], [], []
     for i, kind in enumerate(rows):
         if kind == "key":
@@ -132,6 +138,8 @@ def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, late
             errors.append({n: cols[n][i] for n in ("partition", "offset", "type", "error")})
         elif kind == "tail":
             tails.setdefault((cols["group"][i], cols["topic"][i], cols["topic_partition"][i]), []).append(i)
+        elif kind == "cut":
+            cuts.setdefault((cols["group"][i], cols["topic"][i], cols["topic_partition"][i]), []).append(i)
 
     out = _Columns(MERGED_FIELDS)
     for (g, topic, tp), at in tails.items():
@@ -144,11 +152,23 @@ def merge_columns(cols: dict[str, list[Any]], want_committed: bool = False, late
         out.add("part", {"partition": p, "records": records, "commits": n_commits, "bytes_total": size,
                          "first_ms": first, "last_ms": last, "bad": bad, "groups": len(groups)})
     by_group: dict[str, list[Any]] = {}
+    for key in cuts.keys() - segments.keys():  # a key with no readable record: its cuts are the last
+        home.setdefault(key[0], min(cols["partition"][i] for i in cuts[key]))
+    for key, at in cuts.items():
+        end = _key_stats(cols, segments[key]) if key in segments else None
+        for i in at:
+            position = (cols["partition"][i], cols["offset"][i])
+            if end is not None and position < end["end"] and end["gone"]:
+                continue  # deleted with what it committed
+            out.add("cut", {n: cols[n][i] for n in ("group", "topic", "topic_partition", "partition", "offset",
+                                                   "error", "detail")}
+                    | {"cut_last": end is None or position > end["end"]})
     for key, at in segments.items():
         stats = _key_stats(cols, at)
         stats["topic"] = key[1]
         by_group.setdefault(key[0], []).append(stats)
-        if want_committed and not stats["gone"] and stats["committed"] is not None:
+        last_cut = key in cuts and any((cols["partition"][i], cols["offset"][i]) > stats["end"] for i in cuts[key])
+        if want_committed and not stats["gone"] and stats["committed"] is not None and not last_cut:
             out.add("committed", {"group": key[0], "topic": key[1], "topic_partition": key[2],
                                   "committed_offset": stats["committed"]})
     for g, p in home.items():
@@ -395,6 +415,8 @@ class Merged:
     overlaps: int = 0
     committed: list[tuple[str, str, int, int]] = field(default_factory=list)
     tails: dict[str, dict[tuple[str, int], list[Commit]]] = field(default_factory=dict)  # group -> its status tails
+    # commit records that are no commit to read: group, topic, topic_partition, partition, offset, error, detail, last
+    cuts: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     latest_commits: list[dict[str, Any]] = field(default_factory=list)
     latest_events: list[dict[str, Any]] = field(default_factory=list)
@@ -414,6 +436,9 @@ def combine(cols: dict[str, list[Any]], latest: int = 0) -> Merged:
         elif kind == "tail":
             m.tails.setdefault(cols["group"][i], {})[(cols["topic"][i], cols["topic_partition"][i])] = [
                 Commit(t, o) for t, o in zip(cols["tail_ms"][i], cols["tail_offsets"][i])]
+        elif kind == "cut":
+            m.cuts.append({n: cols[n][i] for n in ("group", "topic", "topic_partition", "partition", "offset",
+                                                   "error", "detail")} | {"last": bool(cols["cut_last"][i])})
         elif kind == "committed":
             m.committed.append((cols["group"][i], cols["topic"][i], cols["topic_partition"][i],
                                 cols["committed_offset"][i]))

@@ -29,6 +29,7 @@ class ScanResult:
     latest_commits: list[dict[str, Any]] = field(default_factory=list)
     latest_events: list[dict[str, Any]] = field(default_factory=list)
     tails: dict[str, Any] = field(default_factory=dict)  # group -> {(topic, partition): its status commits}
+    cuts: list[dict[str, Any]] = field(default_factory=list)  # commit records that are no commit (merge.Merged.cuts)
 
 
 def stage(decoded, stage_dir: str | None):
@@ -118,7 +119,8 @@ def _merge(parts, stage_dir, since_ms, until_ms, want_committed, progress, lates
                       window=report.Window(since_ms, until_ms, m.first_ms, m.last_ms), facts=m.facts,
                       per_partition=m.per_partition, committed=m.committed, commits_df=commits_df,
                       events_df=events_df, latest_commits=[_columns(r, COMMIT_COLUMNS) for r in m.latest_commits],
-                      latest_events=[_columns(r, EVENT_COLUMNS) for r in m.latest_events], tails=m.tails)
+                      latest_events=[_columns(r, EVENT_COLUMNS) for r in m.latest_events], tails=m.tails,
+                      cuts=m.cuts)
 
 
 def _columns(row: dict[str, Any], names) -> dict[str, Any]:

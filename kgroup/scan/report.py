@@ -154,18 +154,24 @@ def error_entries(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for e in errors]
 
 
-def group_lag(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None]) -> dict[str, int | None]:
+def group_lag(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None],
+              undeliverable: dict[str, dict[tuple[str, int], int]] | None = None) -> dict[str, int | None]:
     """Lag per group now: sum over its committed partitions of (log end - committed); None when
     the end of one of them is unknown, or its committed offset is no offset (negative, or beyond
-    the log end: never floored to 0)."""
+    the log end: never floored to 0). ``undeliverable``: per group, the partitions whose offsets
+    between committed and end hold no record a consumer gets (transaction markers, aborted
+    records), with how many: where that is the partition's whole lag, it counts 0."""
     from kgroup.lag.history import point_lag
 
+    skipped = undeliverable or {}
     out: dict[str, int | None] = {}
     for group, topic, partition, offset in committed:
         if group in out and out[group] is None:
             continue
         so_far = out.get(group, 0)
         lag = point_lag(offset, ends.get((topic, partition)))[0]
+        if lag and skipped.get(group, {}).get((topic, partition)) == lag:
+            lag = 0
         out[group] = None if lag is None or so_far is None else so_far + lag
     return out
 
@@ -207,16 +213,68 @@ def top_coordinators(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]
     return sorted(rows, key=lambda r: (-r["commits"], -r["bytes_per_s"], r.get("offsets_partition", r.get("id"))))[:n]
 
 
+def unreadable_commits(cuts: list[dict[str, Any]]) -> dict[str, dict[tuple[str, int], list[Any]]]:
+    """The commit records that are no commit to read (kgroup.scan.merge.Merged.cuts), per group and
+    partition, as kgroup.lag.history.Unreadable: ``after`` is where it stands among the commits
+    (0: before the last readable one; a large number: after every one, as the status evaluation
+    reads it against the partition's commits)."""
+    from kgroup.lag.history import Unreadable
+
+    out: dict[str, dict[tuple[str, int], list[Any]]] = {}
+    for c in sorted(cuts, key=lambda c: (c["partition"], c["offset"])):
+        out.setdefault(c["group"], {}).setdefault((c["topic"], c["topic_partition"]), []).append(
+            Unreadable(c["partition"], c["offset"], c["error"], -1 if c["last"] else 0, c["detail"]))
+    return out
+
+
+def cut_reasons(cuts: list[dict[str, Any]]) -> dict[str, str]:
+    """Why each group with a commit record that is no commit to read is incomplete (its first such
+    record, by log position), as ``kgroup lag`` says it: ``{group: "topic-partition: why"}``."""
+    out: dict[str, str] = {}
+    for group, parts in unreadable_commits(cuts).items():
+        (topic, partition), us = min(parts.items(), key=lambda kv: (kv[1][0].log_partition, kv[1][0].log_offset))
+        out[group] = f"{topic}-{partition}: {us[0].reason(us[0].after == -1)}"
+    return out
+
+
+def marker_rounds(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None]
+                  ) -> list[dict[tuple[str, int], tuple[str, int, int]]]:
+    """The partitions whose lag now may be nothing but transaction markers or aborted records
+    (0 < lag <= kgroup.lag.now.MARKER_CHECK_MAX), to be read: in rounds, each partition at most
+    once a round (a read starts each partition at one committed offset), ``{(topic, partition):
+    (group, committed, end)}``."""
+    from kgroup.lag.now import MARKER_CHECK_MAX
+
+    rounds: list[dict[tuple[str, int], tuple[str, int, int]]] = []
+    for group, topic, partition, offset in committed:
+        end = ends.get((topic, partition))
+        if end is None or not 0 <= offset < end <= offset + MARKER_CHECK_MAX:
+            continue
+        tp = (topic, partition)
+        free = next((r for r in rounds if tp not in r), None)
+        if free is None:
+            free = {}
+            rounds.append(free)
+        free[tp] = (group, offset, end)
+    return rounds
+
+
 def group_statuses(tails: dict[str, dict[tuple[str, int], list[Any]]], ends: Any, until_ms: int,
-                   until_is_now: bool) -> dict[str, tuple[str | None, float, list[str]]]:
+                   until_is_now: bool, unreadable: dict[str, dict[tuple[str, int], list[Any]]] | None = None,
+                   undeliverable: dict[str, dict[tuple[str, int], int]] | None = None
+                   ) -> dict[str, tuple[str | None, float, list[str]]]:
     """Each group's status by Burrow's rules, as ``kgroup lag`` computes it (the same window and
-    rules: kgroup.lag.history.evaluate over the same commits): ``{group: (status, complete,
+    rules: kgroup.lag.history.evaluate over the same commits; ``unreadable``: per group, its commit
+    records that are no commit, see :func:`unreadable_commits`): ``{group: (status, complete,
     problems)}``; the status is None when no partition's could be known."""
     from kgroup.lag.history import evaluate
 
     out: dict[str, tuple[str | None, float, list[str]]] = {}
     for group, commits in tails.items():
-        r = evaluate(group, commits, ends, until_ms, until_ms, until_is_now)
+        cut = {tp: [u._replace(after=len(commits[tp])) if u.after == -1 and tp in commits else u for u in us]
+               for tp, us in (unreadable or {}).get(group, {}).items()}
+        r = evaluate(group, commits, ends, until_ms, until_ms, until_is_now, unreadable=cut,
+                     undeliverable=(undeliverable or {}).get(group) if until_is_now else None)
         known = any(p.status is not None for p in r.partitions)
         out[group] = (r.status if known else None, r.complete, r.problems)
     return out

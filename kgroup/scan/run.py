@@ -279,9 +279,12 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
             for f in result.facts]
     coordinators = report.coordinator_rows(result.per_partition, result.window)
     broker_rows: list[dict[str, Any]] = []
-    unknown_lag: dict[str, str] = {}
+    # a commit record of a group that is no commit to read (cut short, a negative commit time): the
+    # group's numbers from it on are unknown, said with the record's position, live or not
+    unknown_lag: dict[str, str] = report.cut_reasons(result.cuts)
     if live:
-        unknown_lag = _live_columns(rows, coordinators, result, req)
+        for group, why in _live_columns(rows, coordinators, result, req).items():
+            unknown_lag.setdefault(group, why)
         broker_rows = report.broker_rows(result.per_partition, req.leaders or {}, req.brokers or {}, result.window)
     rows.sort(key=lambda r: r["group"])
     latest_commits, latest_events = result.latest_commits, result.latest_events
@@ -373,7 +376,12 @@ def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str
         offsets, _problems = cluster.log_offsets(everything)
         ends = {tp: v[1] for tp, v in offsets.items()}
     leaders, brokers = req.leaders or {}, req.brokers or {}
-    lag = group_lag(result.committed, ends)
+    skipped = _never_consumed(req, result.committed, ends)
+    lag = group_lag(result.committed, ends, skipped)
+    markers = _markers(result.committed, ends, skipped)
+    for c in result.cuts:
+        if c["last"]:  # what the group has committed on that partition now is unknown: so is its lag
+            lag[c["group"]] = None
 
     def leader_of(offsets_partition: int) -> dict[str, Any] | None:
         """The broker leading an offsets-log partition, as every document names a broker."""
@@ -385,16 +393,53 @@ def _live_columns(rows, coordinators, result, req: ScanRequest) -> dict[str, str
 
     for r in rows:
         r["lag"] = lag.get(r["group"])
+        r["transaction_markers"] = markers.get(r["group"], 0)
         r["offsets_partition_leader"] = leader_of(r["offsets_partition"])
     for c in coordinators:
         c["offsets_partition_leader"] = leader_of(c["offsets_partition"])
     why = lag_unknown(result.committed, ends, unknown)
-    for group, reason in _statuses(rows, result, req, ends).items():
+    for group, reason in _statuses(rows, result, req, ends, skipped).items():
         why.setdefault(group, reason)  # a group whose lag is unknown is named for that already
     return why
 
 
-def _statuses(rows, result, req: ScanRequest, ends: dict[tuple[str, int], int | None]) -> dict[str, str]:
+def _never_consumed(req: ScanRequest, committed: list[tuple[str, str, int, int]],
+                    ends: dict[tuple[str, int], int | None]) -> dict[str, dict[tuple[str, int], int]]:
+    """Per group, the partitions whose lag now (at most kgroup.lag.now.MARKER_CHECK_MAX) is nothing
+    but transaction markers or aborted records, with how many offsets: read from the cluster as
+    ``kgroup lag`` reads them (kgroup.lag.collect.never_consumed), a round per committed offset of
+    a partition shared by groups."""
+    from kgroup.scan.report import marker_rounds
+
+    rounds = marker_rounds(committed, ends)
+    out: dict[str, dict[tuple[str, int], int]] = {}
+    if not rounds:
+        return out
+    from kgroup.kafka.cluster import connect
+    from kgroup.lag.collect import never_consumed
+
+    cluster = connect(req.settings)
+    for r in rounds:
+        for tp, n in never_consumed(cluster, {tp: (c, e) for tp, (_, c, e) in r.items()}).items():
+            out.setdefault(r[tp][0], {})[tp] = n
+    return out
+
+
+def _markers(committed: list[tuple[str, str, int, int]], ends: dict[tuple[str, int], int | None],
+             skipped: dict[str, dict[tuple[str, int], int]]) -> dict[str, int]:
+    """Per group, how many offsets of its lag now were counted 0 as transaction markers or aborted
+    records (those of ``skipped`` that were a partition's whole lag)."""
+    out: dict[str, int] = {}
+    for g, t, p, c in committed:
+        e = ends.get((t, p))
+        n = skipped.get(g, {}).get((t, p))
+        if n is not None and e is not None and e - c == n:
+            out[g] = out.get(g, 0) + n
+    return out
+
+
+def _statuses(rows, result, req: ScanRequest, ends: dict[tuple[str, int], int | None],
+              skipped: dict[str, dict[tuple[str, int], int]] | None = None) -> dict[str, str]:
     """Each group's status and how complete it is, by the rules and window of ``kgroup lag``: the
     log ends at the moments the statuses need are asked of the cluster in one batch for the
     whole fleet (one ListOffsets per leader broker per moment rank). Returns why a group's
@@ -412,7 +457,8 @@ def _statuses(rows, result, req: ScanRequest, ends: dict[tuple[str, int], int | 
 
         answer = log_ends_at(connect(req.settings), wanted)
         found = answer.ends
-    statuses = group_statuses(result.tails, EndsAt.found(found, ends), until, until_is_now)
+    statuses = group_statuses(result.tails, EndsAt.found(found, ends), until, until_is_now,
+                              report.unreadable_commits(result.cuts), skipped)
     problems: dict[str, str] = {}
     for r in rows:
         status, complete, why = statuses.get(r["group"], (None, 0.0, []))

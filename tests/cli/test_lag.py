@@ -37,6 +37,8 @@ class FakeCluster(OneCoordinator):
     LogSource). A moment in ``unknown`` is before the log start: retention removed its records."""
 
     def __init__(self, unknown=(), committed=None, markers=()):
+        self.members: list = []  # the group's members now (kgroup.group.model.Member)
+        self.layouts: dict = {}  # topic -> its partition count
         self.unknown = set(unknown)
         self.committed = committed or {}
         self.markers = set(markers)  # partitions whose offsets after the committed one hold no record
@@ -85,12 +87,18 @@ def cluster(monkeypatch):
     def capture(cluster, groups, topics=None):
         """What kgroup.group.capture makes of the group: its committed offsets and the log ends."""
         from kgroup.group.capture import Capture
-        from kgroup.group.model import GroupDescription, GroupState
+        from kgroup.group.model import GroupDescription, GroupState, TopicLayout
 
         offsets = {}
         for (t, p), o in cluster.committed.items():
             offsets.setdefault(t, {})[p] = PartitionOffsets(o, 0, end(NOW_MS))
-        return Capture({g: GroupState(GroupDescription(g), {}, offsets=offsets) for g in groups})
+        for t, n in cluster.layouts.items():  # every partition's log end, committed or not
+            for p in range(n):
+                offsets.setdefault(t, {}).setdefault(p, PartitionOffsets(None, 0, end(NOW_MS)))
+        layouts = {t: TopicLayout(n) for t, n in cluster.layouts.items()}
+        state = "Stable" if cluster.members else "Empty"
+        return Capture({g: GroupState(GroupDescription(g, state=state, members=list(cluster.members)), layouts,
+                                      offsets=offsets) for g in groups})
 
     monkeypatch.setattr("kgroup.group.capture.capture", capture)
     return fake
@@ -199,9 +207,10 @@ def test_the_table_has_a_sparkline_and_names_the_partitions_per_status(cluster, 
     assert row.endswith(".....======******######@")
     # a standalone consumer (commits, no group record): its last commit (40 s) + 100,000,000 minutes
     assert " 2160-02-18T10:40:40.000Z " in row
-    assert lines[-2] == "group G: WARN (WARN: T-1); window 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:40.000Z"
-    assert lines[-1] == ("EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
+    assert lines[-3] == "group G: WARN (WARN: T-1); window 1970-01-01T00:00:00.000Z to 1970-01-01T00:00:40.000Z"
+    assert lines[-2] == ("EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
                          "(offsets.retention.minutes 100000000: broker 1)")
+    assert lines[-1] == "no member owns any of these partitions now (the group is Empty)"
 
 
 def test_unknown_points_make_the_answer_incomplete_even_with_fail_on(cluster, log):
@@ -494,3 +503,70 @@ def test_the_table_fits_80_columns(cluster, log, monkeypatch):
     assert lines[0].split() == ["TOPIC", "PARTITION", "STATUS", "LAG", "CATCH-UP", "LAG", "OVER", "WINDOW"]
     assert lines[2].split()[:6] == ["T", "1", "STALL", "37", "none:", "STALL"]
     assert lines[3].split()[:5] == ["T", "0", "OK", "0", "caught"]
+
+
+def test_the_owner_now_of_each_partition_and_the_partitions_never_committed(cluster, log):
+    """As kafka-consumer-groups.sh --describe: the member owning each partition now (client id,
+    host), and every partition of the subscribed topic, those never committed too: their end
+    now, no lag (it depends on auto.offset.reset), neither in TOTAL nor INCOMPLETE."""
+    from kgroup.group.model import Member
+
+    cluster.layouts = {"T": 3}
+    cluster.members = [Member("m-1", "app-1", "/10.0.0.1", subscription=["T"], assignment={"T": [0, 2]}),
+                       Member("m-2", "app-2", "/10.0.0.2", subscription=["T"], assignment={"T": [1]})]
+    cluster.committed = {("T", 0): 200}
+    log.commit("G", "T", 0, 200, 200_000)
+    code, out, err = run("lag", "G", "-b", "x:1", "-o", "json")
+    assert (code, err) == (0, ""), err
+    doc = json.loads(out)
+    validate("lag", doc)
+    assert [(p["topic"], p["partition"], p["lag"], p["owner"]) for p in doc["partitions"]] == [
+        ("T", 0, 0, {"member_id": "m-1", "client_id": "app-1", "host": "/10.0.0.1"})]
+    assert doc["never_committed"] == [
+        {"topic": "T", "partition": 1, "end": 200, "lag": None, "committed": None,
+         "owner": {"member_id": "m-2", "client_id": "app-2", "host": "/10.0.0.2"}},
+        {"topic": "T", "partition": 2, "end": 200, "lag": None, "committed": None,
+         "owner": {"member_id": "m-1", "client_id": "app-1", "host": "/10.0.0.1"}}]
+    assert (doc["owners_unknown"], doc["incomplete"], doc["total_lag"]) == (None, False, 0)
+
+    code, out, _ = run("lag", "G", "-b", "x:1", "-o", "wide")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[-5:] == ["CLIENT-ID", "HOST", "LAG", "OVER", "WINDOW"]
+    rows = [line.split() for line in lines[2:5]]
+    assert [r[:2] + r[-3:-1] for r in rows] == [["T", "0", "app-1", "/10.0.0.1"], ["T", "1", "app-2", "/10.0.0.2"],
+                                               ["T", "2", "app-1", "/10.0.0.1"]]
+    assert rows[1][:9] == ["T", "1", "-", "-", "-", "-", "200", "-", "-"] and "never committed" in lines[3]
+    assert lines[5].split()[:5] == ["TOTAL", "-", "OK", "0.0", "0"]  # one commit of a window of ten
+    assert ("never committed: 2 partitions of the subscribed topics with no commit: where a consumer starts there "
+            "depends on its auto.offset.reset, so their lag is not known (not in TOTAL, not INCOMPLETE)") in lines
+
+    code, out, _ = run("lag", "G", "-b", "x:1", "-o", "csv")
+    assert code == 0
+    import csv
+
+    table = list(csv.reader(io.StringIO(out)))
+    assert table[0][-2:] == ["client_id", "host"]
+    assert [r[:3] + [r[4], r[6]] + r[-2:] for r in table[1:]] == [
+        ["T", "0", "OK", "0", "200", "app-1", "/10.0.0.1"], ["T", "1", "never committed", "", "200", "app-2", "/10.0.0.2"],
+        ["T", "2", "never committed", "", "200", "app-1", "/10.0.0.1"]]
+
+
+def test_owners_that_cannot_be_read_are_said_unknown(cluster, log, monkeypatch):
+    from kgroup.errors import NotAuthorized
+
+    def refused(cluster, groups, topics=None):
+        raise NotAuthorized("DescribeGroups on G: not authorized")
+
+    monkeypatch.setattr("kgroup.group.capture.capture", refused)
+    log.commit("G", "T", 0, 200, 200_000)
+    code, out, err = run("lag", "G", "-b", "x:1", "-o", "json")
+    assert (code, err) == (0, ""), err
+    doc = json.loads(out)
+    validate("lag", doc)
+    assert doc["owners_unknown"] == "the group's description could not be read: DescribeGroups on G: not authorized"
+    assert doc["never_committed"] == [] and doc["partitions"][0]["owner"] is None
+    code, out, _ = run("lag", "G", "-b", "x:1")
+    assert "CLIENT-ID" not in out.splitlines()[0]
+    assert out.splitlines()[-1] == ("the owners now and the partitions never committed are unknown: the group's "
+                                    "description could not be read: DescribeGroups on G: not authorized")

@@ -38,6 +38,15 @@ SCENARIOS = {
 }
 
 
+def table_rows(page: str, element_id: str) -> list[list[str]]:
+    """The cells of each body row of the page's table ``element_id``, as text."""
+    import html
+
+    body = page.split(f'<table id="{element_id}">', 1)[1].split("</table>", 1)[0].split("<tbody>", 1)[1]
+    return [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
 def end_at(ms: int) -> int:
     """Where a partition's log ended at ms: the first record at or after it (ceil), or the end."""
     return min(RECORDS, max(0, math.ceil((ms - BASE) / 1000)))
@@ -108,12 +117,15 @@ def test_fail_on_and_the_table(tansu, topics):
     assert [line.split()[:5] for line in lines[2:7]] == [
         [data, "4", "REWIND", "1.0", "60"], [data, "3", "STOP", "0.5", "80"], [data, "2", "STALL", "1.0", "110"],
         [data, "1", "WARN", "1.0", "65"], [data, "0", "OK", "1.0", "0"]]
-    assert lines[-2].startswith(f"group {GROUP}: ERR (REWIND: {data}-4; STALL: {data}-2; STOP: {data}-3; "
+    assert lines[-3].startswith(f"group {GROUP}: ERR (REWIND: {data}-4; STALL: {data}-2; STOP: {data}-3; "
                                 f"WARN: {data}-1)")
+    # the group is no live group: nobody owns its partitions now
+    assert lines[-1] == "no member owns any of these partitions now (the group is unknown to the cluster now)", \
+        lines[-1]
     # Tansu reports no broker configuration: Kafka's default retention, said with the reason
     assert re.fullmatch(r"EXPIRES: when Kafka deletes the committed offset under the group's state at --until "
                         r"\(offsets.retention.minutes 10080: Kafka's default \(broker \d+ does not report "
-                        r"offsets.retention.minutes\)\)", lines[-1]), lines[-1]
+                        r"offsets.retention.minutes\)\)", lines[-2]), lines[-2]
 
 
 def test_a_group_with_no_commit_is_refused(tansu, topics):
@@ -240,7 +252,7 @@ def test_the_report_says_the_same_unknowns(tansu, topics, facts_log, tmp_path):
     assert f"kgroup: warning: {data}-2: the commit record at offsets-log partition 0 offset {cut.offset}" in r.stderr
 
 
-def test_a_lag_of_nothing_but_a_transaction_marker_is_none_and_ok_not_stall(tansu):
+def test_a_lag_of_nothing_but_a_transaction_marker_is_none_and_ok_not_stall(tansu, tmp_path):
     """A consumer of a transactional topic that committed "last processed + 1" (3, the commit
     marker at 3 ending the log at 4) again and again is caught up: lag 0, OK, not STALL; one that
     keeps a real record unconsumed (partition 1, 2 of 3) keeps its lag 1 and is STALL."""
@@ -270,5 +282,127 @@ def test_a_lag_of_nothing_but_a_transaction_marker_is_none_and_ok_not_stall(tans
         r = run_kgroup("lag", group, "-b", tansu, "--offsets-topic", offsets_topic, "--since", "15m", timeout=120)
         assert f"{topic}-0: caught up; 1 offset is a transaction marker or an aborted record, never consumed" \
             in r.stdout.splitlines(), r.stdout
+        # the report's lag part and its page say the same
+        page = tmp_path / "r.html"
+        r = run_kgroup("report", group, "-b", tansu, "--offsets-topic", offsets_topic, "--since", "15m",
+                       "--out", str(page), "-o", "json", timeout=120)
+        assert r.returncode == 0, r.stderr
+        got = [(p["partition"], p["status"], p["lag"], p["transaction_markers"])
+               for p in json.loads(r.stdout)["lag"]["partitions"]]
+        assert got == [(0, "OK", 0, 1), (1, "STALL", 1, None)]
+        rows = {row[1]: row for row in table_rows(page.read_text(), "kgroup-status")}
+        assert (rows["0"][2], rows["0"][4], rows["0"][9]) == ("OK", "0", "caught up; 1 transaction marker")
+        assert (rows["1"][2], rows["1"][4], rows["1"][9]) == ("STALL", "1", "none: STALL")
+        assert f"{topic}-0: caught up; 1 offset is a transaction marker or an aborted record, never consumed" \
+            in page.read_text()
     finally:
         open_.abort_transaction(10)
+
+
+@pytest.fixture(scope="module")
+def compacted(tansu):
+    """A topic whose cleanup.policy is compact (Tansu keeps every record: nothing is removed).
+    Partition 0: 200 records one a second from BASE, as the data topic. Partition 1: records
+    0-9 at BASE + 0..9 s, a transaction of one record (offset 10, at BASE + 10 s) whose commit
+    marker is offset 11, then records 12-19 at BASE + 11..18 s: offset 11 holds no record a
+    consumer reads, as one compaction removed would look."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    topic = f"compacted-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": tansu})
+    for f in admin.create_topics([NewTopic(topic, 2, 1, config={"cleanup.policy": "compact"})],
+                                 request_timeout=10).values():
+        f.result(15)
+    producer = Producer({"bootstrap.servers": tansu, "linger.ms": 0})
+
+    def one(p: int, i: int, at_s: int, via=producer) -> None:
+        via.produce(topic, key=b"k%d" % (i % 7), value=b"x", partition=p, timestamp=BASE + at_s * 1000)
+        via.flush(10)  # one record per batch: Tansu's latest offset is right only then
+
+    for i in range(RECORDS):
+        one(0, i, i)
+    for i in range(10):
+        one(1, i, i)
+    txn = Producer({"bootstrap.servers": tansu, "transactional.id": f"{topic}-t", "linger.ms": 0})
+    txn.init_transactions(20)
+    txn.begin_transaction()
+    one(1, 10, 10, txn)
+    txn.commit_transaction(20)
+    for i in range(12, 20):
+        one(1, i, i - 1)
+    log = Log(partitions=1)
+    for k in range(1, 11):  # caught up on 0 at every commit, 10 s apart; the last at 100 s
+        log.commit("compact-ok", topic, 0, 10 * k, BASE + 10_000 * k)
+    log.commit("compact-gap", topic, 1, 5, BASE + 5_000)  # the end then: 5
+    log.commit("compact-gap", topic, 1, 8, BASE + 10_500)  # the end then: 11 or 12 (offset 11 holds no record)
+    offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    produce(tansu, offsets_topic, log)
+    return topic, offsets_topic
+
+
+def test_a_compacted_topic_whose_records_are_all_there_is_known_and_fail_on_answers(tansu, compacted):
+    """Before, every point of a compacted topic was unknown: lag 0, OK and exit 3 on every run,
+    so --fail-on never answered. The records before each end are there: every point is a fact."""
+    topic, offsets_topic = compacted
+    r = run_kgroup("lag", "compact-ok", "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-o", "json", "--fail-on", "warn", timeout=120)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    doc = json.loads(r.stdout)
+    part, = doc["partitions"]
+    assert part["points"] == [{"time_ms": BASE + 10_000 * k, "committed": 10 * k, "end": 10 * k, "lag": 0}
+                              for k in range(1, 11)]
+    assert (part["status"], part["lag"], part["end"], part["unknown"], doc["incomplete"]) == ("OK", 30, 130, [], False)
+    r = run_kgroup("report", "compact-ok", "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(UNTIL), "-o", "json", timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["incomplete"] is False
+
+
+def test_a_compacted_topic_where_an_offset_holds_no_record_says_which(tansu, compacted):
+    topic, offsets_topic = compacted
+    r = run_kgroup("lag", "compact-gap", "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE),
+                   "--until", str(BASE + 30_000), "-o", "json", timeout=120)
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        f"kgroup: warning: {topic}-1: 1 of 2 points unknown: compacted topic: offset 11 holds no record now, so "
+        "where the log ended then (from 11 to 12) is unknown")
+    part, = json.loads(r.stdout)["partitions"]
+    assert [(pt["end"], pt["lag"]) for pt in part["points"]] == [(5, 0), (None, None)]
+    assert (part["end"], part["lag"]) == (20, 12)
+
+
+def test_owners_tansu_does_not_name_are_said_unknown(tansu):
+    """A live group of three consumers on Tansu, whose offsets log holds a commit of partition 0
+    of three: Tansu describes the group as Stable with no member details, so the owners now and
+    the partitions never committed (which follow from the members' subscriptions) are unknown,
+    said once, not guessed as "no owner"; the lag is whole (exit 0). The owners themselves are
+    tested in tests/cli/test_lag.py."""
+    import seed
+
+    topic = f"owned-{uuid.uuid4().hex[:8]}"
+    counts = {topic: 3}
+    seed.create_topics(tansu, counts)
+    seed.produce(tansu, counts, count=lambda t, p: 4 + p)  # ends 4, 5, 6
+    group = seed.LiveGroup(tansu, f"owners-{uuid.uuid4().hex[:8]}", topics=dict(counts)).start()
+    try:
+        log = Log(partitions=1)
+        log.commit(group.group_id, topic, 0, 4, int(time.time() * 1000) - 5_000)
+        offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+        produce(tansu, offsets_topic, log)
+        r = run_kgroup("lag", group.group_id, "-b", tansu, "--offsets-topic", offsets_topic, "-o", "json",
+                       timeout=120)
+        table = run_kgroup("lag", group.group_id, "-b", tansu, "--offsets-topic", offsets_topic, timeout=120)
+    finally:
+        group.stop()
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    from schemas import validate
+
+    validate("lag", doc)
+    part, = doc["partitions"]
+    assert (part["partition"], part["lag"], part["owner"]) == (0, 0, None)
+    why = "the group is Stable but the broker returned no member details"
+    assert (doc["owners_unknown"], doc["never_committed"], doc["incomplete"]) == (why, [], False)
+    assert table.returncode == 0 and "CLIENT-ID" not in table.stdout.splitlines()[0]
+    assert table.stdout.splitlines()[-1] == f"the owners now and the partitions never committed are unknown: {why}"

@@ -70,3 +70,29 @@ def test_watch_redraws_a_table_in_a_terminal(tansu, seed_group):
     text = seen.decode()
     assert "group G1: " in text and "TOTAL" in text
     assert took < 1.0 and proc.returncode == 130
+
+
+def test_watch_samples_a_lag_of_nothing_but_a_transaction_marker_as_none(tansu):
+    """A consumer of a transactional topic that committed 3 (records 0-2, the commit marker at 3,
+    end 4) is caught up at every sample: lag 0, one transaction marker; one that committed 2 of
+    an ordinary partition ending at 3 keeps its lag 1 (tests/transactions.py)."""
+    import uuid
+
+    import transactions
+
+    topic, open_ = transactions.transactional_topic(tansu)
+    try:
+        group = f"txn-watch-{uuid.uuid4().hex[:8]}"
+        transactions.commit(tansu, group, topic, {0: 3, 1: 2})
+        proc = start(["lag", group, "-b", tansu, "--watch", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True)
+        try:
+            docs = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        finally:
+            interrupt(proc)
+    finally:
+        open_.abort_transaction(10)
+    for doc in docs:
+        got = {p["partition"]: (p["lag"], p["end"], p["committed"], p["transaction_markers"]) for p in doc["partitions"]}
+        assert got == {0: (0, 4, 3, 1), 1: (1, 3, 2, None)}, got
+        assert doc["total_lag"] == 1

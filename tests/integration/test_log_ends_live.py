@@ -20,7 +20,7 @@ import pytest
 from listoffsets import kafka_list_offsets, produce_one_per_batch
 
 from kgroup.kafka.cluster import Cluster
-from kgroup.lag.ends import COMPACTED, NO_BOUNDS, RETENTION, EndAt, log_ends_at
+from kgroup.lag.ends import NO_BOUNDS, RETENTION, EndAt, log_ends_at
 from kgroup.kafka.settings import ConnectionSettings
 
 pytestmark = pytest.mark.broker
@@ -144,7 +144,9 @@ def test_moments_before_the_log_start_are_unknown(broker, data):
     assert answer.stats.unknown == sum(1 for e in expected.values() if e.offset is None) > 0
 
 
-def test_a_compacted_topic_and_a_missing_partition_are_unknown(broker, data):
+def test_a_compacted_topic_is_read_and_a_missing_partition_is_unknown(broker, data):
+    """A topic whose cleanup.policy is compact, every record still there (Tansu does not compact):
+    the record before each end is read, so the ends are facts, as on any topic."""
     from faultproxy import LIST_OFFSETS
 
     compacted = f"compacted-{uuid.uuid4().hex[:8]}"
@@ -153,13 +155,13 @@ def test_a_compacted_topic_and_a_missing_partition_are_unknown(broker, data):
     broker.reset()
     moments = {(compacted, 0): [BASE - 1, BASE + 3, BASE + 99], (data, 0): [BASE + 2500], (data, 9): [BASE]}
     answer = log_ends_at(_cluster(broker, timeout=5), moments)
-    assert answer.ends == {(compacted, 0, BASE - 1): EndAt(None, COMPACTED), (compacted, 0, BASE + 3): EndAt(None, COMPACTED),
-                           (compacted, 0, BASE + 99): EndAt(None, COMPACTED), (data, 0, BASE + 2500): EndAt(3),
+    assert answer.ends == {(compacted, 0, BASE - 1): EndAt(0), (compacted, 0, BASE + 3): EndAt(3),
+                           (compacted, 0, BASE + 99): EndAt(6), (data, 0, BASE + 2500): EndAt(3),
                            (data, 9, BASE): EndAt(None, NO_BOUNDS)}
     assert answer.bounds[(compacted, 0)].compacted is True and answer.bounds[(data, 0)].compacted is False
     assert [line.split(":")[0] for line in answer.problems] == [f"{data}-9"] * len(answer.problems) != []
-    # the compacted topic is not asked by timestamp: earliest, latest, then one slot for data-0
-    assert broker.seen(LIST_OFFSETS) == 3
+    # earliest, latest, then one slot per moment of the compacted topic (data-0's in the first)
+    assert broker.seen(LIST_OFFSETS) == 2 + 3
 
 
 def test_finding_ends_joins_no_group_and_commits_nothing(broker, data, monkeypatch):
@@ -183,9 +185,9 @@ def test_finding_ends_joins_no_group_and_commits_nothing(broker, data, monkeypat
 
 
 def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
-    """librdkafka's mock cluster answers -1 to every timestamp (and has no DescribeConfigs, so
-    log_ends_at itself calls every end unknown there: whether a topic is compacted cannot be
-    read). The adapter's record source under ends_at, with the bounds as read: the ends equal the
+    """librdkafka's mock cluster answers -1 to every timestamp (and has no DescribeConfigs: whether
+    a topic is compacted cannot be read there, so bounds are built here as for a topic that is
+    not). The adapter's record source under ends_at, with the bounds as read: the ends equal the
     linear scan, and each slot sends one ListOffsets request to each leader broker."""
     import logging
     import re

@@ -194,7 +194,8 @@ def _live_request(bootstrap, topic, **kw):
 
 
 def _strip_live(rows):  # the live columns (status: tests/integration/test_scan_status.py)
-    return [{k: v for k, v in r.items() if k not in ("lag", "offsets_partition_leader", "status", "status_complete")}
+    return [{k: v for k, v in r.items() if k not in ("lag", "offsets_partition_leader", "status", "status_complete",
+                                                      "transaction_markers")}
             for r in rows]
 
 
@@ -293,6 +294,7 @@ def test_live_scan_matches_input_and_adds_lag_and_coordinators(spark, scenario, 
     rep = _scan(spark, **_live_request(bootstrap, topic))  # records decoded in the reading tasks
     assert _strip_live(rep.groups) == _strip_live(groups)
     assert {r["group"]: r["lag"] for r in rep.groups} == {g["group"]: g["lag"] for g in groups}
+    assert {r["transaction_markers"] for r in rep.groups} == {0}  # no transactional topic here
     host, port = bootstrap.rsplit(":", 1)
     leader = {"id": 111, "host": host, "port": int(port)}  # a broker as every document names one
     assert all(r["offsets_partition_leader"] == leader for r in rep.groups)

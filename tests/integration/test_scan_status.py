@@ -94,3 +94,92 @@ def test_a_commit_beyond_the_log_end_is_no_lag_and_no_status(spark, tansu, fleet
     assert doc["summary"]["lag_unknown"] == [
         {"group": "beyond", "reason": f"{data}-0: committed 10000 is beyond the log end {RECORDS}"}]
     assert doc["summary"]["incomplete"] is True
+
+
+def _no_commit_log(data: str) -> tuple[Log, dict[str, object]]:
+    """Groups whose commit records are no commit to read: cut short (key readable, value not), or
+    with a negative commit time; a record so as the last of its partition, and one before a
+    readable commit."""
+    log = Log(partitions=3)
+    log.commit("cut-last", data, 0, 50, BASE + 50_000)
+    last = log.cut_commit("cut-last", data, 0, 100, BASE + 100_000)
+    before = log.cut_commit("cut-before", data, 0, 40, BASE + 40_000)
+    log.commit("cut-before", data, 0, 130, BASE + 130_000)
+    log.commit("negative", data, 0, 60, BASE + 60_000)
+    negative = log.add("negative", BASE + 70_000, 1, {"group": "negative", "topic": data, "partition": 0}, 3,
+                       {"offset": 70, "leaderEpoch": -1, "metadata": "", "commitTimestamp": -5, "expireTimestamp": -1})
+    return log, {"cut-last": last, "cut-before": before, "negative": negative}
+
+
+def test_a_commit_record_that_is_no_commit_makes_the_scan_incomplete_naming_it(spark, tansu, fleet, tmp_path):
+    """Before, a cut commit record was skipped and the older commit shown as current (exit 1, an
+    undecodable record), and a negative commit time was taken for a commit: the group is INCOMPLETE
+    (exit 3) with the record's position, live and from a saved log; a cut record that is the last
+    of its partition makes the lag and the status unknown (the committed offset is)."""
+    from kgroup.offsets_log.raw import write_jsonl
+
+    data, _ = fleet
+    log, bad = _no_commit_log(data)
+    offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    produce(tansu, offsets_topic, log)
+
+    def reason(group: str, what: str, error: str, last: bool) -> str:
+        rec = bad[group]
+        then = ("the committed offset since then is unknown, so are the lag and the status" if last
+                else "one commit of its history is unknown")
+        return (f"{data}-0: the commit record at offsets-log partition {rec.partition} offset {rec.offset} {what} "
+                f"({error}): {then}")
+
+    expected = [{"group": "cut-before", "reason": reason("cut-before", "cannot be decoded",
+                                                         "truncated value of record type 1 v3", False)},
+                {"group": "cut-last", "reason": reason("cut-last", "cannot be decoded",
+                                                       "truncated value of record type 1 v3", True)},
+                {"group": "negative", "reason": reason("negative", "is not a commit",
+                                                       "commit timestamp -5 is not a time", True)}]
+    r = run_kgroup("scan", "-b", tansu, "--offsets-topic", offsets_topic, "--until", str(UNTIL), "-o", "json",
+                   timeout=600)
+    assert r.returncode == 3, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["summary"]["lag_unknown"] == expected
+    groups = {g["group"]: g for g in doc["groups"]}
+    # cut-last: its 50 is no longer what it has committed; cut-before: its readable 130 is
+    assert (groups["cut-last"]["lag"], groups["cut-last"]["status"]) == (None, None)
+    assert (groups["cut-before"]["lag"], groups["cut-before"]["commits"]) == (RECORDS - 130, 1)
+    # negative: its last record (offset 70 with a time before 1970) is no commit to read, as lag reads it
+    assert (groups["negative"]["lag"], groups["negative"]["status"], groups["negative"]["commits"]) == (None, None, 1)
+    assert "kgroup: warning: INCOMPLETE: the lag of 3 groups is unknown (shown as -): cut-before (" in r.stderr
+
+    saved = tmp_path / "log.jsonl"
+    with open(saved, "w", encoding="utf-8") as f:
+        write_jsonl(log.records, f)
+    r = run_kgroup("scan", "--input", str(saved), "-o", "json", timeout=600)
+    assert r.returncode == 3, r.stderr
+    assert json.loads(r.stdout)["summary"]["lag_unknown"] == expected
+    assert "kgroup: warning: INCOMPLETE: some commits of 3 groups are unknown: cut-before (" in r.stderr
+
+
+def test_a_lag_of_nothing_but_a_transaction_marker_is_none_in_the_scan(spark, tansu):
+    """As in kgroup lag at --until now: a group that committed 3 on a transactional partition
+    (records 0-2, commit marker 3, end 4) again and again has lag 0 (one transaction marker) and
+    is OK, not STALL; one that keeps a real record unconsumed (2 of 3) keeps lag 1 and is ERR."""
+    import transactions
+
+    base = int(time.time() * 1000) - 600_000
+    topic, open_ = transactions.transactional_topic(tansu, timestamp_ms=base)
+    try:
+        log = Log(partitions=3)
+        for k in range(1, 10):  # a commit a minute, the last a minute ago
+            log.commit("txn-caught", topic, 0, 3, base + k * 60_000)
+            log.commit("txn-behind", topic, 1, 2, base + k * 60_000)
+        offsets_topic = f"offsets-{uuid.uuid4().hex[:8]}"
+        produce(tansu, offsets_topic, log)
+        r = run_kgroup("scan", "-b", tansu, "--offsets-topic", offsets_topic, "-o", "json", timeout=600)
+    finally:
+        open_.abort_transaction(10)
+    assert r.returncode == 0, r.stderr
+    from schemas import validate
+
+    doc = json.loads(r.stdout)
+    validate("scan", doc)
+    got = {g["group"]: (g["lag"], g["transaction_markers"], g["status"]) for g in doc["groups"]}
+    assert got == {"txn-caught": (0, 1, "OK"), "txn-behind": (1, 0, "ERR")}

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgroup.group.model import LogBounds
-from kgroup.lag.ends import COMPACTED, NO_BOUNDS, NO_POLICY, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, ends_at
+from kgroup.lag.ends import NO_BOUNDS, NO_RECORDS, OUT_OF_ORDER, RETENTION, EndAt, ends_at
 
 MODES = ("kafka", "start", "none")
 
@@ -55,17 +55,28 @@ class MemoryLog:
 
 
 def linear_end(records, bounds: LogBounds, t: int) -> EndAt:
-    """The end at t by a linear scan of the records."""
-    if bounds.compacted:
-        return EndAt(None, COMPACTED)
+    """The end at t by a linear scan of the records; on a topic that may be compacted, unknown
+    where the offsets just before it hold no record (compaction may have removed records of t)."""
+    found: EndAt | None = None
+    before = bounds.start - 1  # the record just before the end found
     for i, (offset, ts) in enumerate(records):
         if ts >= t:
             if i == 0 and bounds.start > 0:
                 return EndAt(None, RETENTION)
-            return EndAt(offset)
-    if not records and bounds.start > 0:
-        return EndAt(None, RETENTION)
-    return EndAt(bounds.end)
+            found = EndAt(offset)
+            break
+        before = offset
+    if found is None:
+        if not records and bounds.start > 0:
+            return EndAt(None, RETENTION)
+        found = EndAt(bounds.end)
+    a = found.offset
+    if bounds.compacted is False or before == a - 1:
+        return found
+    gone = before + 1
+    why = "compacted topic" if bounds.compacted else "whether the topic is compacted could not be read"
+    offsets = f"offset {gone} holds" if gone == a - 1 else f"offsets {gone}-{a - 1} hold"
+    return EndAt(None, f"{why}: {offsets} no record now, so where the log ended then (from {gone} to {a}) is unknown")
 
 
 def contiguous(start: int, timestamps: list[int]) -> list[tuple[int, int]]:
@@ -169,25 +180,51 @@ def test_retention_before_the_log_start_is_unknown(mode):
     assert stats.unknown == 3
 
 
-def test_compacted_unknown_bounds_and_empty_logs_ask_nothing():
-    compacted, missing, empty, emptied, normal = ("c", 0), ("m", 0), ("e", 0), ("x", 0), ("n", 0)
-    policy = ("p", 0)
-    records = {compacted: contiguous(0, [1, 2, 3]), missing: contiguous(0, [1, 2, 3]), empty: [], emptied: [],
-               normal: contiguous(0, [10, 20, 30]), policy: contiguous(0, [10, 20, 30])}
-    bounds = {compacted: LogBounds(0, 3, compacted=True), empty: LogBounds(0, 0), emptied: LogBounds(7, 7),
-              normal: LogBounds(0, 3), policy: LogBounds(0, 3, compacted=None)}
+def test_unknown_bounds_and_empty_logs_ask_nothing():
+    missing, empty, emptied, normal = ("m", 0), ("e", 0), ("x", 0), ("n", 0)
+    records = {missing: contiguous(0, [1, 2, 3]), empty: [], emptied: [], normal: contiguous(0, [10, 20, 30])}
+    bounds = {empty: LogBounds(0, 0), emptied: LogBounds(7, 7), normal: LogBounds(0, 3)}
     moments = {tp: [0, 15, 99] for tp in records}
     log = MemoryLog(records, bounds)
     got, stats = ends_at(log, moments, bounds)
     for t in (0, 15, 99):
-        assert got[("c", 0, t)] == EndAt(None, COMPACTED)
         assert got[("m", 0, t)] == EndAt(None, NO_BOUNDS)
         assert got[("e", 0, t)] == EndAt(0)  # never a record: the end was 0 at every moment
         assert got[("x", 0, t)] == EndAt(None, RETENTION)  # every record removed: not known
-        assert got[("p", 0, t)] == EndAt(None, NO_POLICY)  # maybe compacted: not known
     assert [got[("n", 0, t)] for t in (0, 15, 99)] == [EndAt(0), EndAt(1), EndAt(3)]
     assert all(set(call) == {normal} for call in log.list_calls + log.read_calls)
-    assert stats.checked == 3 and stats.unknown == 12
+    assert stats.checked == 3 and stats.unknown == 6
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_compacted_topic_is_known_where_no_record_before_the_end_is_gone(mode):
+    """Compaction removes records and keeps the offsets of the others: where the record just
+    before an end is there, the end is a fact; where the offsets before it hold no record now,
+    records of that moment may have been among those removed, so the end is unknown, said with
+    the offsets gone. A topic whose cleanup.policy cannot be read is read the same way."""
+    whole, holed, policy = ("whole", 0), ("holed", 0), ("policy", 0)
+    # holed: offsets 3-5 and 0 removed by compaction; records 1, 2 at 10, 20; 6, 7 at 60, 70
+    records = {whole: contiguous(0, [10, 20, 30, 40]), holed: [(1, 10), (2, 20), (6, 60), (7, 70)],
+               policy: [(1, 10), (2, 20), (6, 60), (7, 70)]}
+    bounds = {whole: LogBounds(0, 4, compacted=True), holed: LogBounds(0, 9, compacted=True),
+              policy: LogBounds(0, 9, compacted=None)}
+    moments = {tp: [5, 10, 15, 20, 25, 60, 65, 70, 99] for tp in records}
+    got, stats = ends_at(MemoryLog(records, bounds, mode), moments, bounds)
+    assert [got[("whole", 0, t)] for t in (5, 10, 15, 20, 25, 60, 99)] == [
+        EndAt(0), EndAt(0), EndAt(1), EndAt(1), EndAt(2), EndAt(4), EndAt(4)]
+    gap_start = EndAt(None, "compacted topic: offset 0 holds no record now, so where the log ended then (from 0 to 1) "
+                            "is unknown")
+    gap_middle = EndAt(None, "compacted topic: offsets 3-5 hold no record now, so where the log ended then "
+                             "(from 3 to 6) is unknown")
+    gap_end = EndAt(None, "compacted topic: offset 8 holds no record now, so where the log ended then (from 8 to 9) "
+                          "is unknown")
+    assert [got[("holed", 0, t)] for t in moments[holed]] == [
+        gap_start, gap_start, EndAt(2), EndAt(2), gap_middle, gap_middle, EndAt(7), EndAt(7), gap_end]
+    assert got[("policy", 0, 25)] == EndAt(None, "whether the topic is compacted could not be read: offsets 3-5 "
+                                                 "hold no record now, so where the log ended then (from 3 to 6) is "
+                                                 "unknown")
+    assert got[("policy", 0, 65)] == EndAt(7)
+    assert stats.unknown == 5 + 5
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -258,7 +295,7 @@ def logs(draw):
             ts.append(t)
         records[tp] = list(zip(offsets, ts))
         end = (offsets[-1] + draw(st.integers(1, 3))) if offsets else start
-        bounds[tp] = LogBounds(start, end, compacted=draw(st.booleans()) and draw(st.booleans()))
+        bounds[tp] = LogBounds(start, end, compacted=draw(st.sampled_from([False, False, True, None])))
         moments[tp] = draw(st.lists(st.integers(900, t + 40), max_size=12))
     return records, bounds, moments, draw(st.sampled_from(MODES))
 
@@ -268,7 +305,7 @@ def logs(draw):
 def test_any_log_any_broker_answers_as_the_linear_scan(case):
     records, bounds, moments, mode = case
     log, stats = check_all(records, bounds, moments, mode)
-    asked = [tp for tp, ts in moments.items() if ts and not bounds[tp].compacted and bounds[tp].start < bounds[tp].end]
+    asked = [tp for tp, ts in moments.items() if ts and bounds[tp].start < bounds[tp].end]
     assert stats.list_offsets_calls == max((len(set(moments[tp])) for tp in asked), default=0)
     # the check reads from two before the answer: with at most one offset skipped at a time, it confirms every answer
     if mode == "kafka" and all(b.end - (r[-1][0] if r else b.start) <= 2 and all(q - o <= 2 for (o, _), (q, _) in zip(r, r[1:]))

@@ -227,3 +227,37 @@ def test_a_read_task_folds_with_the_cyclic_collector_paused_then_restores_it(mon
             gc.enable()
         assert sum(b.num_rows for b in batches) == len(real([columns(LOG)])["row"])
     assert seen == [False, False]
+
+
+def cut_commit(group, topic, partition, offset, ts):
+    """A commit whose key decodes and whose value is cut short."""
+    k, v = commit(group, topic, partition, offset, ts)
+    return k, v[:len(v) // 2]
+
+
+def test_a_commit_record_that_is_no_commit_is_kept_with_its_position_and_whether_it_is_the_last():
+    """A commit record whose key decodes but whose value does not, or whose value says a negative
+    commit time, is no commit: not counted as one, never taken for the committed offset, kept with
+    its position for the report (what ``kgroup lag`` reads as kgroup.lag.history.Unreadable)."""
+    log = [
+        (0, 1000, commit("g", "t", 0, 10, 5000)),
+        (1, 1001, cut_commit("g", "t", 0, 20, 5001)),   # cut, then a readable commit: not the last
+        (2, 1002, commit("g", "t", 0, 30, 5002)),
+        (3, 1003, commit("g", "t", 1, 5, 5003)),
+        (4, 1004, cut_commit("g", "t", 1, 9, 5004)),    # cut, the last of g t-1: what is committed is unknown
+        (5, 1005, commit("g", "t", 2, 7, -5)),          # a negative commit time, the last of g t-2
+        (6, 1006, cut_commit("h", "u", 0, 1, 5006)),    # h's only commit record
+        (7, 1007, cut_commit("k", "v", 0, 1, 5007)),    # deleted after: gone with what it committed
+        (8, 1008, delete("k", "v", 0)),
+    ]
+    for tasks in ([log], [log[:2], log[2:5], log[5:]]):
+        m = scan(tasks)
+        cuts = sorted((c["group"], c["topic"], c["topic_partition"], c["partition"], c["offset"], c["detail"],
+                       c["last"]) for c in m.cuts)
+        assert cuts == [("g", "t", 0, P, 1, "cannot be decoded", False), ("g", "t", 1, P, 4, "cannot be decoded", True),
+                        ("g", "t", 2, P, 5, "is not a commit", True), ("h", "u", 0, P, 6, "cannot be decoded", True)]
+        assert {c["offset"]: c["error"] for c in m.cuts}[5] == "commit timestamp -5 is not a time"
+        assert sorted(m.committed) == [("g", "t", 0, 30)]  # never t-1's 5 as if it were still committed
+        f = facts_of(m)
+        assert (f["g"].commits, f["g"].partitions, f["g"].first_commit_ms, f["g"].last_commit_ms) == (3, 2, 5000, 5003)
+        assert "h" in f and f["h"].commits == 0
