@@ -24,6 +24,9 @@ _kgroup() {
     find-coordinator)
         case "$prev" in
             --offsets-partitions) COMPREPLY=(); return ;;
+            --share-state) COMPREPLY=(); return ;;
+            --topic-id) COMPREPLY=(); return ;;
+            --share-state-partitions) COMPREPLY=(); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
@@ -31,7 +34,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --share-state --topic-id --share-state-partitions --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     history)
         case "$prev" in
             --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
