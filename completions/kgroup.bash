@@ -82,7 +82,9 @@ _kgroup() {
             --save) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
             --partition) COMPREPLY=(); return ;;
-            --type) COMPREPLY=($(compgen -W "offsets group consumer share streams regex" -- "$cur")); return ;;
+            --type) COMPREPLY=($(compgen -W "offsets group consumer share streams regex share-state" -- "$cur")); return ;;
+            --share-state-topic) COMPREPLY=(); return ;;
+            --delivery-limit) COMPREPLY=(); return ;;
             --since) COMPREPLY=(); return ;;
             --until) COMPREPLY=(); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
@@ -91,7 +93,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--input --save --offsets-topic --partition --type --since --until --follow -f --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--input --save --offsets-topic --partition --type --share-state-topic --replay --delivery-limit --since --until --follow -f --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     offsets)
         case "$prev" in
             --topic|-t) COMPREPLY=(); return ;;

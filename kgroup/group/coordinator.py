@@ -367,6 +367,8 @@ def share_survey(cluster: ShareStateSource, requests: list[tuple[str, str, int]]
     topic = metadata.topics.get(SHARE_STATE_TOPIC)
     reports = []
     for s in shares:
+        reason: str | None
+        leader: Broker | None
         partition = share_state_partition_for(s.group, s.topic_id, s.partition, count.count)
         info = topic.partitions.get(partition) if topic else None
         if topic is None or topic.error == "UNKNOWN_TOPIC_OR_PART":
