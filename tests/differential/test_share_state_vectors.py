@@ -27,6 +27,8 @@ from kgroup.java.jackson import dumps
 from kgroup.offsets_log.records import decode_share_state, encode_share_state, kafka_json
 from kgroup.offsets_log.share_state import Batch, combine
 
+pytestmark = pytest.mark.java
+
 VECTORS = Path(__file__).resolve().parent / "data" / "share-state-4.3.json.gz"
 
 
@@ -81,7 +83,6 @@ def test_batch_combining_matches_kafkas_combiner(vectors):
     assert nontrivial >= 500  # many merged or pruned something
 
 
-@pytest.mark.java
 def test_vectors_regenerate_byte_for_byte(tmp_path, vectors):
     """With Kafka's git repository at hand (KGROUP_KAFKA_GIT), the generator run again at the vectors'
     revision and seed on JDK 17 gives the committed file, byte for byte. Opt-in: a fresh clone has no
