@@ -24,6 +24,9 @@ _kgroup() {
     find-coordinator)
         case "$prev" in
             --offsets-partitions) COMPREPLY=(); return ;;
+            --share-state) COMPREPLY=(); return ;;
+            --topic-id) COMPREPLY=(); return ;;
+            --share-state-partitions) COMPREPLY=(); return ;;
             --snapshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
@@ -31,7 +34,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--all-groups --offline --offsets-partitions --fail-on-mismatch --share-state --topic-id --share-state-partitions --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     history)
         case "$prev" in
             --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -79,7 +82,9 @@ _kgroup() {
             --save) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --offsets-topic) COMPREPLY=(); return ;;
             --partition) COMPREPLY=(); return ;;
-            --type) COMPREPLY=($(compgen -W "offsets group consumer share streams regex" -- "$cur")); return ;;
+            --type) COMPREPLY=($(compgen -W "offsets group consumer share streams regex share-state" -- "$cur")); return ;;
+            --share-state-topic) COMPREPLY=(); return ;;
+            --delivery-limit) COMPREPLY=(); return ;;
             --since) COMPREPLY=(); return ;;
             --until) COMPREPLY=(); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
@@ -88,7 +93,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--input --save --offsets-topic --partition --type --since --until --follow -f --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--input --save --offsets-topic --partition --type --share-state-topic --replay --delivery-limit --since --until --follow -f --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     offsets)
         case "$prev" in
             --topic|-t) COMPREPLY=(); return ;;

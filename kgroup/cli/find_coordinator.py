@@ -9,9 +9,9 @@ from kgroup.output.render import OutputFormat, Table, emit, warn
 
 
 @app.command("find-coordinator", short_help="The coordinator of each group, checked against its hash.", epilog=examples(
-    "kgroup find-coordinator -b broker1:9092 G1",
     "kgroup find-coordinator --offline --offsets-partitions 50 G1 payments-etl",
     "kgroup find-coordinator -b broker1:9092 --all-groups --fail-on-mismatch",
+    "kgroup find-coordinator --offline SG1 --share-state 0c2xzWoOQ7i7A7k2P3pqXA:3",
 ))
 @connection_options
 def find_coordinator(
@@ -25,6 +25,16 @@ def find_coordinator(
         "--offsets-partitions", metavar="N", min=1,
         help="Partitions of __consumer_offsets when the cluster does not show it (default 50).")] = None,
     fail_on_mismatch: Annotated[bool, typer.Option("--fail-on-mismatch", help="Exit 1 on any mismatch.")] = False,
+    share_state: Annotated[Optional[List[str]], typer.Option(
+        "--share-state", metavar="TOPIC:PARTITION",
+        help="Instead: the share coordinator of this share partition of the (share) GROUP, its "
+             "__share_group_state partition (repeatable; TOPIC may be a topic id).")] = None,
+    topic_id: Annotated[Optional[str], typer.Option(
+        "--topic-id", metavar="ID", help="The topic id (base64) of --share-state's topic; needed --offline "
+                                         "unless TOPIC is the id.")] = None,
+    share_state_partitions: Annotated[Optional[int], typer.Option(
+        "--share-state-partitions", metavar="N", min=1,
+        help="Partitions of __share_group_state when the cluster does not show it (default 50).")] = None,
     snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
     *, conn: ConnectionOptions,
@@ -35,6 +45,12 @@ def find_coordinator(
     from kgroup.group.hashing import OFFSETS_TOPIC
 
     groups = list(groups or [])
+    if share_state:
+        _share_state(groups, share_state, topic_id, share_state_partitions, offline, all_groups, snapshot,
+                     offsets_partitions, output, conn)
+        return
+    if topic_id is not None or share_state_partitions is not None:
+        raise UsageError("--topic-id and --share-state-partitions go with --share-state")
     if snapshot is not None:
         from kgroup.cli.common import group_states
 
@@ -74,3 +90,47 @@ def find_coordinator(
         raise typer.Exit(ExitCode.FLAGGED)
 
 
+
+
+def _share_state(groups: list[str], specs: list[str], topic_id: Optional[str], state_partitions: Optional[int],
+                 offline: bool, all_groups: bool, snapshot: object, offsets_partitions: Optional[int],
+                 output: OutputFormat, conn: ConnectionOptions) -> None:
+    """find-coordinator --share-state: where each share partition's state lives."""
+    from kgroup.group import coordinator
+    from kgroup.group.hashing import SHARE_STATE_TOPIC
+    from kgroup.text import printable
+
+    if all_groups or snapshot is not None or offsets_partitions is not None:
+        raise UsageError("--share-state cannot be combined with --all-groups, --snapshot or --offsets-partitions")
+    if not groups:
+        raise UsageError("--share-state needs the share group: name it as GROUP")
+    parsed = []
+    for spec in specs:
+        topic, sep, number = spec.rpartition(":")
+        if not sep or not topic or not number.isdigit() or int(number) > 2**31 - 1:
+            raise UsageError(f"--share-state {printable(spec)}: expected TOPIC:PARTITION (a partition is a number "
+                             "from 0 to 2147483647)")
+        parsed.append((topic, int(number)))
+    if topic_id is not None and len({t for t, _ in parsed}) > 1:
+        raise UsageError("--topic-id names the topic of one --share-state topic; give TOPIC_ID:PARTITION for several")
+    requests = [(g, t, p) for g in groups for t, p in parsed]
+    if offline:
+        shares = coordinator.resolve_shares(requests, topic_id, None, {})
+        result = coordinator.offline_share_survey(shares, state_partitions)
+    else:
+        result = coordinator.share_survey(conn.cluster(), requests, topic_id, state_partitions)
+    count = result.count
+    if count.ignored is not None:
+        warn(f"--share-state-partitions {count.ignored} ignored: the cluster's {SHARE_STATE_TOPIC} has "
+             f"{count.count} partitions")
+    elif count.source == "default" and offline:
+        warn(f"--offline without --share-state-partitions: assuming {count.count} (Kafka's default)")
+    elif count.source == "default":
+        warn(f"{SHARE_STATE_TOPIC} is not visible to this client (no share coordinator, or not created yet); "
+             f"assuming share.coordinator.state.topic.num.partitions={count.count} (Kafka's default), pass "
+             "--share-state-partitions N if the cluster differs")
+    emit(output, result.to_json(), [Table(
+        ["GROUP", "TOPIC", "TOPIC-ID", "PARTITION", "STATE-PARTITION", "LEADER", "VERDICT", "REASON"],
+        [[r.share.group, r.share.topic, r.share.topic_id, r.share.partition,
+          f"{r.state_partition}/{r.state_partitions}", broker_label(r.state_partition_leader), r.verdict, r.reason]
+         for r in result.reports])])

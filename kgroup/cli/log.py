@@ -10,6 +10,7 @@ import typer
 from kgroup.cli.common import (ConnectionOptions, Input, OffsetsTopic, Output, Since, Until, app, connection_options,
                                examples, no_cluster_with)
 from kgroup.errors import ExitCode, UsageError
+from kgroup.group.hashing import SHARE_STATE_TOPIC
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import OutputFormat, warn
 from kgroup.text import printable
@@ -24,6 +25,7 @@ class LogKind(str, Enum):
     share = "share"
     streams = "streams"
     regex = "regex"
+    share_state = "share-state"  # __share_group_state's records: another topic, read alone
 
 
 LogGroups = Annotated[Optional[List[str]], typer.Argument(
@@ -46,8 +48,20 @@ def log(
     partition: Annotated[Optional[List[int]], typer.Option(
         "--partition", metavar="N", help="Only this offsets-log partition (repeatable).")] = None,
     type_: Annotated[Optional[List[LogKind]], typer.Option(
-        "--type", metavar="offsets|group|consumer|share|streams|regex",
-        help="Only records of this kind (repeatable).")] = None,
+        "--type", metavar="offsets|group|consumer|share|streams|regex|share-state",
+        help="Only records of this kind (repeatable). share-state: the share coordinator's "
+             "__share_group_state records instead of the offsets log.")] = None,
+    share_state_topic: Annotated[str, typer.Option(
+        "--share-state-topic", metavar="NAME", help="With --type share-state: read it from a topic of this name.")
+    ] = SHARE_STATE_TOPIC,
+    replay: Annotated[bool, typer.Option(
+        "--replay", help="With --type share-state: instead of the records, each share partition's state "
+                         "replayed as the share coordinator does, and the records at or near the delivery limit.")
+    ] = False,
+    delivery_limit: Annotated[int, typer.Option(
+        "--delivery-limit", metavar="N", min=1,
+        help="With --replay: the group's group.share.delivery.count.limit (share.delivery.count.limit).")
+    ] = 5,
     since: Since = None, until: Until = None,
     follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep reading new records until Ctrl-C.")] = False,
     output: Output = OutputFormat.table,
@@ -59,12 +73,23 @@ def log(
     """
     from kgroup.output import records as log_output
     from kgroup.offsets_log import read
-    from kgroup.offsets_log.records import KINDS
+    from kgroup.offsets_log.records import KINDS, SHARE_STATE
     from kgroup.offsets_log.selection import Selection, Tally, select
     from kgroup.offsets_log.window import Window
     from kgroup.output.progress import progress_bar
 
     kinds = list(dict.fromkeys(k.value for k in type_ or []))
+    share_state = SHARE_STATE in kinds
+    if share_state:
+        if len(kinds) > 1:
+            raise UsageError("--type share-state reads __share_group_state, not the offsets log: it goes alone")
+        kinds = []
+    elif share_state_topic != SHARE_STATE_TOPIC or replay:
+        raise UsageError("--share-state-topic and --replay go with --type share-state")
+    if replay and (follow or since):
+        raise UsageError("--replay needs every record from the start of the log: not with --follow or --since")
+    if not replay and delivery_limit != 5:
+        raise UsageError("--delivery-limit goes with --replay")
     assert set(kinds) <= set(KINDS)
     if input_ is not None and follow:
         raise UsageError("--follow reads a live cluster, not --input")
@@ -76,7 +101,8 @@ def log(
     if bad:
         raise UsageError(f"--partition {bad[0]}: a partition is a number from 0 to 2147483647")
     window = Window.parse(since, until, int(time.time() * 1000))
-    selection = Selection(frozenset(groups or []), frozenset(kinds), window)
+    selection = Selection(frozenset(groups or []), frozenset(kinds), window, share_state)
+    topic = share_state_topic if share_state else offsets_topic
     tally = Tally()
     with progress_bar() as progress:
         if input_ is not None:
@@ -87,7 +113,7 @@ def log(
         else:
             settings = conn.settings()
             if save is None:
-                raw = read.live_records(settings, offsets_topic, partition, follow, progress, selection, warn)
+                raw = read.live_records(settings, topic, partition, follow, progress, selection, warn)
             else:
                 out = read.open_save(save)
 
@@ -95,23 +121,37 @@ def log(
                     sys.stdout.flush()
                     out.flush()
 
-                raw = read.saving(read.live_records(settings, offsets_topic, partition, follow, progress, selection,
+                raw = read.saving(read.live_records(settings, topic, partition, follow, progress, selection,
                                                     warn, caught_up), out)
-        writer = log_output.writer(output.value, sys.stdout, printable)
         seen: set[str] = set()
-        for entry in select(raw, selection, tally):
-            if entry.record is not None and groups:
-                seen.add(entry.record.group_id)
-            writer(entry)
+        if replay:
+            from kgroup.offsets_log.share_state import ShareStateReplay
+
+            state = ShareStateReplay()
+            for entry in select(raw, selection, tally):
+                if entry.record is not None:
+                    seen.add(entry.record.group_id)
+                    state.apply(entry.record, entry.raw.offset, entry.raw.timestamp)
+        else:
+            writer = log_output.writer(output.value, sys.stdout, printable, 11 if share_state else 8)
+            for entry in select(raw, selection, tally):
+                if entry.record is not None and groups:
+                    seen.add(entry.record.group_id)
+                writer(entry)
+    if replay:
+        from kgroup.cli.render_share_state import render
+
+        render(output, state, delivery_limit)
     sys.stdout.flush()
     missing = [g for g in dict.fromkeys(groups or []) if g not in seen]
     if missing:
-        where = "the records read" if (since or until or kinds or partition) else "the offsets log"
+        where = "the records read" if (since or until or kinds or partition) else (
+            "the share-state log" if share_state else "the offsets log")
         if tally.shown == 0:
-            raise UsageError(f"{where} hold{'s' * (where == 'the offsets log')} no record of group "
+            raise UsageError(f"{where} hold{'s' * (where != 'the records read')} no record of group "
                              f"{printable(', '.join(missing))}")
         for g in missing:
-            warn(f"{where} hold{'s' * (where == 'the offsets log')} no record of group {printable(g)}")
+            warn(f"{where} hold{'s' * (where != 'the records read')} no record of group {printable(g)}")
     summary = f"{tally.shown} of {tally.read} records shown"
     if tally.undecodable:
         warn(f"{summary}; {tally.undecodable} could not be decoded (printed as error entries)")

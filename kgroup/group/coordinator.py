@@ -10,13 +10,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kgroup.group.hashing import DEFAULT_OFFSETS_PARTITIONS, OFFSETS_TOPIC, offsets_partition_for
+from kgroup.group.hashing import (DEFAULT_OFFSETS_PARTITIONS, DEFAULT_SHARE_STATE_PARTITIONS, OFFSETS_TOPIC,
+                                  SHARE_STATE_TOPIC, canonical_topic_id, offsets_partition_for, share_coordinator_key,
+                                  share_state_partition_for)
 
 if TYPE_CHECKING:  # the model is loaded where its classes are built: an offline survey needs none of them
     from kgroup.group.metadata import ClusterMetadata, CoordinatorLookup, GroupListing, TopicInfo
     from kgroup.group.model import Broker, GroupState
 
 AGREE, MISMATCH, UNVERIFIED, OFFLINE = "agree", "mismatch", "unverified", "offline"
+LOCATED = "located"  # a share partition's state partition and its leader, from the metadata
 
 
 class CoordinatorSource(Protocol):
@@ -76,16 +79,18 @@ class BrokerLoad:
                 "offsets_partitions_led": self.offsets_partitions_led, "hot": self.hot}
 
 
-def offsets_partition_count(metadata: ClusterMetadata | None, given: int | None) -> PartitionCount:
+def offsets_partition_count(metadata: ClusterMetadata | None, given: int | None, topic_name: str = OFFSETS_TOPIC,
+                            default: int = DEFAULT_OFFSETS_PARTITIONS) -> PartitionCount:
     """Metadata first, then the count ``given``, then Kafka's default (``source`` says which;
-    ``ignored`` holds a count given that the metadata contradicts)."""
-    topic = metadata.topics.get(OFFSETS_TOPIC) if metadata else None
+    ``ignored`` holds a count given that the metadata contradicts); of ``__consumer_offsets``
+    unless another internal topic is named."""
+    topic = metadata.topics.get(topic_name) if metadata else None
     if topic is not None and topic.partition_count > 0:
         ignored = given if given is not None and given != topic.partition_count else None
         return PartitionCount(topic.partition_count, "metadata", ignored)
     if given is not None:
         return PartitionCount(given, "option")
-    return PartitionCount(DEFAULT_OFFSETS_PARTITIONS, "default")
+    return PartitionCount(default, "default")
 
 
 def offline_report(group: str, offsets_partitions: int) -> CoordinatorReport:
@@ -228,3 +233,164 @@ def _single_partition_topic(partition: int, leader: int) -> TopicInfo:
     from kgroup.group.metadata import PartitionInfo, TopicInfo
 
     return TopicInfo(OFFSETS_TOPIC, {partition: PartitionInfo(partition, leader)})
+
+
+# --- the share coordinator of a share partition (KIP-932) ---------------------------------------
+
+
+class ShareStateSource(Protocol):
+    """What a share-state survey asks of a cluster (the adapter's Cluster answers it)."""
+
+    def metadata(self) -> ClusterMetadata: ...
+
+    def topic_ids(self, topics: list[str]) -> dict[str, str]: ...
+
+
+@dataclass(frozen=True)
+class SharePartition:
+    """A share partition asked about: the group, the topic (its name, when known) and its id, the partition."""
+
+    group: str
+    topic: str | None
+    topic_id: str
+    partition: int
+
+
+@dataclass(frozen=True)
+class ShareStateReport:
+    """Where a share partition's state lives: the ``__share_group_state`` partition its key
+    hashes to, and that partition's leader (the share coordinator) when the metadata shows it."""
+
+    share: SharePartition
+    coordinator_key: str
+    state_partition: int
+    state_partitions: int
+    state_partition_leader: Broker | None
+    verdict: str  # located | unverified | offline
+    reason: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "group": self.share.group,
+            "topic": self.share.topic,
+            "topic_id": self.share.topic_id,
+            "partition": self.share.partition,
+            "coordinator_key": self.coordinator_key,
+            "state_partition": self.state_partition,
+            "state_partitions": self.state_partitions,
+            "state_partition_leader": self.state_partition_leader.to_json() if self.state_partition_leader else None,
+            "verdict": self.verdict,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class ShareStateSurvey:
+    """Every share partition's report, the state topic's partition count used (and where it came
+    from), and whether the cluster shows ``__share_group_state`` (None: no cluster asked)."""
+
+    reports: list[ShareStateReport]
+    count: PartitionCount
+    topic_present: bool | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"share_partitions": [r.to_json() for r in self.reports], "state_topic": SHARE_STATE_TOPIC,
+                "state_topic_present": self.topic_present}
+
+
+def share_state_count(metadata: ClusterMetadata | None, given: int | None) -> PartitionCount:
+    """The partition count of ``__share_group_state``: metadata, else ``given``, else Kafka's default."""
+    return offsets_partition_count(metadata, given, SHARE_STATE_TOPIC, DEFAULT_SHARE_STATE_PARTITIONS)
+
+
+def offline_share_survey(shares: list[SharePartition], state_partitions: int | None) -> ShareStateSurvey:
+    """The state partition of each share partition, with no cluster (topic ids given)."""
+    count = share_state_count(None, state_partitions)
+    reports = [_share_report(s, count.count, None, OFFLINE, "computed without a cluster") for s in shares]
+    return ShareStateSurvey(reports, count, None)
+
+
+def resolve_shares(requests: list[tuple[str, str, int]], topic_id: str | None, metadata: ClusterMetadata | None,
+                   ids: dict[str, str]) -> list[SharePartition]:
+    """The share partitions asked for as (group, TOPIC, partition): TOPIC is a topic's name in the
+    ``metadata`` (its id from ``ids``, or ``topic_id`` when given), else a topic id itself. With no
+    metadata (offline) TOPIC must be a topic id unless ``topic_id`` is given. UsageError when a
+    topic cannot be resolved; kgroup.errors.ClusterError when the cluster hides a topic's id."""
+    from kgroup.errors import ClusterError, TopicMissing, UsageError
+
+    given = None
+    if topic_id is not None:
+        try:
+            given = canonical_topic_id(topic_id)
+        except ValueError as e:
+            raise UsageError(f"--topic-id: {e}") from None
+    out = []
+    for group, topic, partition in requests:
+        if metadata is not None and topic in metadata.topics:
+            known = ids.get(topic)
+            if given is not None and known is not None and known != given:
+                raise UsageError(f"--topic-id {given}: the cluster says topic {topic} has id {known}")
+            tid = given or known
+            if tid is None:
+                raise ClusterError(f"the cluster does not report the id of topic {topic}; pass --topic-id")
+            info = metadata.topics[topic]
+            if info.partitions and partition not in info.partitions:
+                raise UsageError(f"--share-state {topic}:{partition}: {topic} has partitions "
+                                 f"0-{info.partition_count - 1}")
+            out.append(SharePartition(group, topic, tid, partition))
+            continue
+        if given is not None:
+            if metadata is not None:
+                raise TopicMissing(f"topic {topic} is not in the cluster's metadata")
+            out.append(SharePartition(group, topic, given, partition))
+            continue
+        try:
+            tid = canonical_topic_id(topic)
+        except ValueError:
+            if metadata is None:
+                raise UsageError(f"--share-state {topic}:{partition}: --offline needs the topic's id "
+                                 "(TOPIC_ID:PARTITION, or --topic-id ID)") from None
+            raise TopicMissing(f"topic {topic} is not in the cluster's metadata") from None
+        out.append(SharePartition(group, None, tid, partition))  # an id given: its name is not looked up
+    return out
+
+
+def share_survey(cluster: ShareStateSource, requests: list[tuple[str, str, int]], topic_id: str | None,
+                 state_partitions: int | None) -> ShareStateSurvey:
+    """Where the state of each share partition asked for lives, from the cluster's metadata:
+    topic ids, the partition count of ``__share_group_state`` and its leaders."""
+    metadata = cluster.metadata()
+    names = sorted({t for _, t, _ in requests if t in metadata.topics})
+    ids = cluster.topic_ids(names) if names else {}
+    shares = resolve_shares(requests, topic_id, metadata, ids)
+    count = share_state_count(metadata, state_partitions)
+    topic = metadata.topics.get(SHARE_STATE_TOPIC)
+    reports = []
+    for s in shares:
+        reason: str | None
+        leader: Broker | None
+        partition = share_state_partition_for(s.group, s.topic_id, s.partition, count.count)
+        info = topic.partitions.get(partition) if topic else None
+        if topic is None or topic.error == "UNKNOWN_TOPIC_OR_PART":
+            verdict, reason, leader = UNVERIFIED, (f"{SHARE_STATE_TOPIC} is not visible (no share coordinator, "
+                                                   "not created yet, or no DESCRIBE ACL on it): partition leader "
+                                                   "unknown"), None
+        elif info is None:
+            verdict, reason, leader = UNVERIFIED, f"{SHARE_STATE_TOPIC} partition {partition} is missing from the metadata", None
+        elif info.leader < 0:
+            verdict, reason, leader = UNVERIFIED, f"{SHARE_STATE_TOPIC} partition {partition} has no live leader", None
+        else:
+            leader = metadata.broker(info.leader)
+            verdict, reason = (LOCATED, None) if leader else (
+                UNVERIFIED, f"{SHARE_STATE_TOPIC} partition {partition} is led by broker {info.leader}, "
+                            "which is not among the brokers in the metadata")
+        reports.append(_share_report(s, count.count, leader, verdict, reason))
+    present = topic is not None and topic.error != "UNKNOWN_TOPIC_OR_PART"
+    return ShareStateSurvey(reports, count, present)
+
+
+def _share_report(s: SharePartition, count: int, leader: Broker | None, verdict: str,
+                  reason: str | None) -> ShareStateReport:
+    return ShareStateReport(s, share_coordinator_key(s.group, s.topic_id, s.partition),
+                            share_state_partition_for(s.group, s.topic_id, s.partition, count), count, leader,
+                            verdict, reason)

@@ -15,6 +15,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 
 from kgroup.errors import ClusterError, NotAuthorized, TopicMissing, UsageError
+from kgroup.group.hashing import SHARE_STATE_TOPIC
 from kgroup.group.model import ClusterMetadata, TopicInfo
 from kgroup.kafka.client import NOT_AUTHORIZED, UNREACHABLE, Client, readonly_consumer
 from kgroup.kafka.cluster import connect
@@ -78,6 +79,9 @@ def _log_topic(client: _LogClient, topic: str) -> tuple[TopicInfo, ClusterMetada
 def _offsets_topic_of(md: ClusterMetadata, topic: str, bootstrap: str) -> TopicInfo:
     t = md.topics.get(topic)
     if t is None or t.error == "UNKNOWN_TOPIC_OR_PART":
+        if topic == SHARE_STATE_TOPIC:
+            raise TopicMissing(f"topic {topic} does not exist on the cluster at {bootstrap} (no share "
+                               "coordinator has written state yet, or it is under another name: see --share-state-topic)")
         raise TopicMissing(f"topic {topic} does not exist on the cluster at {bootstrap}"
                          " (is the offsets log under another name? see --offsets-topic)")
     if t.error is not None:

@@ -434,3 +434,49 @@ RECORD_TYPES = {
     22: RecordType(22, 'StreamsGroupCurrentMemberAssignment', STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT_KEY, STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE),
     23: RecordType(23, 'StreamsGroupTopology', STREAMS_GROUP_TOPOLOGY_KEY, STREAMS_GROUP_TOPOLOGY_VALUE),
 }
+
+# --- __share_group_state: the share coordinator's records (Kafka 4.3.0's share-coordinator
+# ShareSnapshotKey/Value and ShareUpdateKey/Value specs). Their record types 0 and 1 are numbers of
+# their own topic, not of __consumer_offsets: a table of their own.
+_STATE_BATCH = (
+    F('firstOffset', 'int64', '0+'),
+    F('lastOffset', 'int64', '0+'),
+    F('deliveryState', 'int8', '0+'),  # 0 available, 2 acknowledged, 4 archived
+    F('deliveryCount', 'int16', '0+'),
+)
+
+# --- share-state record type 0: ShareSnapshot (a share partition's whole state)
+SHARE_SNAPSHOT_KEY = Layout('ShareSnapshotKey', versions='0', flexible=None, fields=(
+    F('groupId', 'string', '0'),
+    F('topicId', 'uuid', '0'),
+    F('partition', 'int32', '0'),
+))
+SHARE_SNAPSHOT_VALUE = Layout('ShareSnapshotValue', versions='0', flexible='0+', fields=(
+    F('snapshotEpoch', 'int32', '0+'),
+    F('stateEpoch', 'int32', '0+'),
+    F('leaderEpoch', 'int32', '0+'),
+    F('startOffset', 'int64', '0+'),
+    F('deliveryCompleteCount', 'int32', '0+', tagged='0+', tag=0, default=-1),  # since Kafka 4.2 (KIP-1226)
+    F('createTimestamp', 'int64', '0+'),
+    F('writeTimestamp', 'int64', '0+'),
+    F('stateBatches', '[]struct', '0+', fields=_STATE_BATCH),
+))
+
+# --- share-state record type 1: ShareUpdate (the batches changed since the snapshot)
+SHARE_UPDATE_KEY = Layout('ShareUpdateKey', versions='0', flexible=None, fields=(
+    F('groupId', 'string', '0'),
+    F('topicId', 'uuid', '0'),
+    F('partition', 'int32', '0'),
+))
+SHARE_UPDATE_VALUE = Layout('ShareUpdateValue', versions='0', flexible='0+', fields=(
+    F('snapshotEpoch', 'int32', '0+'),
+    F('leaderEpoch', 'int32', '0+'),
+    F('startOffset', 'int64', '0+'),  # -1: not changed
+    F('deliveryCompleteCount', 'int32', '0+', tagged='0+', tag=0, default=-1),
+    F('stateBatches', '[]struct', '0+', fields=_STATE_BATCH),
+))
+
+SHARE_STATE_RECORD_TYPES = {
+    0: RecordType(0, 'ShareSnapshot', SHARE_SNAPSHOT_KEY, SHARE_SNAPSHOT_VALUE),
+    1: RecordType(1, 'ShareUpdate', SHARE_UPDATE_KEY, SHARE_UPDATE_VALUE),
+}

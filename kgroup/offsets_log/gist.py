@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgroup.offsets_log.records import CoordinatorRecord
+from kgroup.offsets_log.records import CoordinatorRecord, ShareStateRecord
 
 _STATE = {0: "stable", 1: "unrevoked-partitions", 2: "unreleased-partitions", 3: "unknown"}
 
@@ -21,7 +21,26 @@ def _tasks(tasks: list[Any] | None) -> int:
     return sum(len(t.get("partitions", [])) for t in tasks or [])
 
 
+def _share_state_gist(rec: ShareStateRecord) -> str:
+    k, v = rec.key, rec.value
+    where = f"{rec.group_id} {k['topicId']}:{k['partition']}"
+    if v is None:
+        return f"{where} state deleted"
+    batches = v["stateBatches"]
+    spans = ", ".join(f"{b['firstOffset']}-{b['lastOffset']} {_DELIVERY.get(b['deliveryState'], b['deliveryState'])}"
+                      f"×{b['deliveryCount']}" for b in batches[:3]) + (f", +{len(batches) - 3}" if len(batches) > 3 else "")
+    head = (f"snapshot {v['snapshotEpoch']} (state epoch {v['stateEpoch']})" if rec.type == 0
+            else f"update of snapshot {v['snapshotEpoch']}")
+    start = "" if v["startOffset"] == -1 else f" start {v['startOffset']}"
+    return f"{where} {head}{start}: {spans or 'no batches'}"
+
+
+_DELIVERY = {0: "available", 2: "acknowledged", 4: "archived"}
+
+
 def gist(rec: CoordinatorRecord) -> str:
+    if isinstance(rec, ShareStateRecord):
+        return _share_state_gist(rec)
     k, v, t = rec.key, rec.value, rec.type
     g = rec.group_id
     if t in (0, 1):

@@ -12,17 +12,18 @@ from typing import Any, NamedTuple
 
 from kgroup.kmsg import codec
 from kgroup.kmsg.codec import DecodeError, Reader
-from kgroup.kmsg.layouts import RECORD_TYPES
+from kgroup.kmsg.layouts import RECORD_TYPES, SHARE_STATE_RECORD_TYPES
 from kgroup.kmsg.schema import RecordType
 
-__all__ = ["CoordinatorRecord", "DecodeError", "KINDS", "RECORD_TYPES", "decode", "decode_key", "encode", "kind_of",
-           "kafka_json"]
+__all__ = ["CoordinatorRecord", "DecodeError", "KINDS", "RECORD_TYPES", "SHARE_STATE", "ShareStateRecord", "decode",
+           "decode_key", "decode_share_state", "encode", "encode_share_state", "kind_of", "kafka_json"]
 
 _KIND = {0: "offsets", 1: "offsets", 2: "group", 16: "regex"}
 _KIND.update({t: "consumer" for t in range(3, 9)})
 _KIND.update({t: "share" for t in range(10, 16)})
 _KIND.update({t: "streams" for t in (17, 19, 20, 21, 22, 23)})
 KINDS = ("offsets", "group", "consumer", "share", "streams", "regex")
+SHARE_STATE = "share-state"  # the kind of every __share_group_state record (a topic of its own)
 _I16 = struct.Struct(">h").unpack_from
 
 
@@ -56,6 +57,26 @@ class CoordinatorRecord(NamedTuple):
     @property
     def tombstone(self) -> bool:
         return self.value is None
+
+
+class ShareStateRecord(CoordinatorRecord):
+    """One decoded record of ``__share_group_state`` (the share coordinator's log): type 0
+    ShareSnapshot or 1 ShareUpdate, keyed by group, topic id and partition."""
+
+    __slots__ = ()
+
+    @property
+    def kind(self) -> str:
+        return SHARE_STATE
+
+    @property
+    def name(self) -> str:
+        return SHARE_STATE_RECORD_TYPES[self.type].name
+
+    @property
+    def group_id(self) -> str:
+        group: str = self.key["groupId"]
+        return group
 
 
 def record_type(type_id: int) -> RecordType:
@@ -150,13 +171,33 @@ def decode_key(key: bytes | None) -> tuple[int, dict[str, Any]] | None:
     return type_id, fields
 
 
-def _diagnose(key: bytes | None, value: bytes | None) -> DecodeError:
+def decode_share_state(key: bytes | None, value: bytes | None) -> ShareStateRecord:
+    """Decode one record of ``__share_group_state`` with the same generic reader (its own
+    record types: 0 ShareSnapshot, 1 ShareUpdate); DecodeError says why it cannot be read."""
+    try:
+        if key is None:
+            raise TypeError
+        type_id = _I16(key, 0)[0]
+        rt = SHARE_STATE_RECORD_TYPES[type_id]
+        key_fields = codec.reader(rt.key, 0)(key, 2)[0]
+        if value is None:
+            return ShareStateRecord(type_id, key_fields, None, None)
+        version = _I16(value, 0)[0]
+        if not rt.value.valid(version):
+            raise KeyError(version)
+        return ShareStateRecord(type_id, key_fields, version, codec.reader(rt.value, version)(value, 2)[0])
+    except (struct.error, KeyError, TypeError, DecodeError):
+        pass
+    raise _diagnose(key, value, SHARE_STATE_RECORD_TYPES)
+
+
+def _diagnose(key: bytes | None, value: bytes | None, table: dict[int, RecordType] = RECORD_TYPES) -> DecodeError:
     if key is None:
         return DecodeError("record without a key")
     if len(key) < 2:
         return DecodeError("key too short for a record type")
     type_id = _I16(key, 0)[0]
-    rt = RECORD_TYPES.get(type_id)
+    rt = table.get(type_id)
     if rt is None:
         return DecodeError(f"unknown record type {type_id}")
     try:
@@ -179,9 +220,11 @@ def _diagnose(key: bytes | None, value: bytes | None) -> DecodeError:
     return DecodeError(f"record type {type_id} v{version} cannot be read")
 
 
-def encode(type_id: int, key: dict[str, Any], version: int | None, value: dict[str, Any] | None) -> tuple[bytes, bytes | None]:
-    """The key and value bytes Kafka writes for this record (value None: a tombstone)."""
-    rt = record_type(type_id)
+def encode(type_id: int, key: dict[str, Any], version: int | None, value: dict[str, Any] | None,
+           table: dict[int, RecordType] | None = None) -> tuple[bytes, bytes | None]:
+    """The key and value bytes Kafka writes for this record (value None: a tombstone); of
+    ``__consumer_offsets`` unless another table of record types is given."""
+    rt = record_type(type_id) if table is None else table[type_id]
     key_bytes = struct.pack(">h", type_id) + codec.write(rt.key, 0, key)
     if value is None:
         return key_bytes, None
@@ -190,10 +233,17 @@ def encode(type_id: int, key: dict[str, Any], version: int | None, value: dict[s
     return key_bytes, struct.pack(">h", version) + codec.write(rt.value, version, value)
 
 
+def encode_share_state(type_id: int, key: dict[str, Any], version: int | None,
+                       value: dict[str, Any] | None) -> tuple[bytes, bytes | None]:
+    """The key and value bytes the share coordinator writes to ``__share_group_state``."""
+    return encode(type_id, key, version, value, SHARE_STATE_RECORD_TYPES)
+
+
 def kafka_json(rec: CoordinatorRecord) -> dict[str, Any]:
     """``{"key": {"type", "data"}, "value": {"version", "data"} | null}`` as Kafka 4.3.0's
-    CoordinatorRecordMessageFormatter prints the record."""
-    rt = RECORD_TYPES[rec.type]
+    CoordinatorRecordMessageFormatter prints the record (its subclass for ``__share_group_state``,
+    ShareGroupStateMessageFormatter, prints a ShareStateRecord the same way)."""
+    rt = (SHARE_STATE_RECORD_TYPES if isinstance(rec, ShareStateRecord) else RECORD_TYPES)[rec.type]
     out: dict[str, Any] = {"key": {"type": rec.type, "data": codec.to_json(rt.key, 0, rec.key)}}
     if rec.value is None:
         out["value"] = None

@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 
 from kgroup.group.hashing import offsets_partition_for
 from kgroup.offsets_log.raw import RawRecord
-from kgroup.offsets_log.records import KINDS, CoordinatorRecord, DecodeError, decode, kind_of
+from kgroup.offsets_log.records import KINDS, CoordinatorRecord, DecodeError, decode, decode_share_state, kind_of
 from kgroup.offsets_log.window import Window
 
 
@@ -27,6 +27,7 @@ class Selection:
     groups: frozenset[str] = frozenset()
     kinds: frozenset[str] = frozenset()  # empty: every kind
     window: Window = field(default_factory=Window)
+    share_state: bool = False  # the records are __share_group_state's (the share coordinator's log)
 
     def __post_init__(self) -> None:
         unknown = set(self.kinds) - set(KINDS)
@@ -39,7 +40,7 @@ class Selection:
 
     def partitions(self, offsets_partitions: int) -> list[int]:
         """The offsets-log partitions holding the selected groups (all when none is selected)."""
-        if not self.groups:
+        if not self.groups or self.share_state:  # a share partition's state is placed by topic and partition too
             return list(range(offsets_partitions))
         return sorted({offsets_partition_for(g, offsets_partitions) for g in self.groups})
 
@@ -57,6 +58,7 @@ def select(records: Iterable[RawRecord], sel: Selection, tally: Tally | None = N
     tally = tally if tally is not None else Tally()
     needles = sel._needles
     groups, kinds, window = sel.groups, sel.kinds, sel.window
+    decoder = decode_share_state if sel.share_state else decode
     for raw in records:
         tally.read += 1
         if window.since_ms is not None or window.until_ms is not None:
@@ -65,7 +67,7 @@ def select(records: Iterable[RawRecord], sel: Selection, tally: Tally | None = N
         if needles and raw.key is not None and not any(n in raw.key for n in needles):
             continue
         try:
-            rec = decode(raw.key, raw.value)
+            rec = decoder(raw.key, raw.value)
         except DecodeError as e:
             # an undecodable record cannot be attributed to a group or kind: always shown
             tally.undecodable += 1

@@ -26,8 +26,9 @@ def entry_json(e: Entry) -> dict[str, Any]:
     return head
 
 
-def writer(fmt: str, out: IO[str], printable: Callable[[str], str]) -> Callable[[Entry], None]:
-    """A function writing one entry in ``fmt`` (json | table | csv) to ``out``."""
+def writer(fmt: str, out: IO[str], printable: Callable[[str], str], kind_width: int = 8) -> Callable[[Entry], None]:
+    """A function writing one entry in ``fmt`` (json | table | csv) to ``out`` (the table's KIND
+    column ``kind_width`` wide: 11 for share-state records)."""
     if fmt == "json":
         write = out.write
 
@@ -49,10 +50,10 @@ def writer(fmt: str, out: IO[str], printable: Callable[[str], str]) -> Callable[
 
     def table_line(e: Entry) -> None:
         if not state["header"]:
-            out.write(f"{'TIME':<24}  {'PARTITION/OFFSET':<16}  {'KIND':<8}  RECORD\n")
+            out.write(f"{'TIME':<24}  {'PARTITION/OFFSET':<16}  {'KIND':<{kind_width}}  RECORD\n")
             state["header"] = True
         r = e.record
         where = f"{e.raw.partition}/{e.raw.offset}"
         text = printable(gist(r)) if r else f"cannot decode: {printable(e.error or '')}"
-        out.write(f"{format_ms(e.raw.timestamp):<24}  {where:<16}  {(r.kind if r else 'error'):<8}  {text}\n")
+        out.write(f"{format_ms(e.raw.timestamp):<24}  {where:<16}  {(r.kind if r else 'error'):<{kind_width}}  {text}\n")
     return table_line

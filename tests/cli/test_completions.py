@@ -32,4 +32,5 @@ def test_every_command_is_in_every_script():
 
 
 def test_bash_completes_the_record_kinds_of_log_type():
-    assert bash_complete("log", "--type", "") == ["offsets", "group", "consumer", "share", "streams", "regex"]
+    assert bash_complete("log", "--type", "") == ["offsets", "group", "consumer", "share", "streams", "regex",
+                                                  "share-state"]

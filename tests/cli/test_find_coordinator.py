@@ -123,3 +123,55 @@ def test_offsets_partitions_led_is_unknown_without_the_offsets_topic():
     # the snapshot records that broker 1 leads G1's offsets partition, not how many it leads
     assert report["offsets_partition_leader"]["id"] == broker["id"] == 1
     assert broker["offsets_partitions_led"] is None
+
+
+def test_share_state_offline_by_topic_id_and_by_name_with_topic_id():
+    """Values printed by tests/java/HashDriver.java (kafka-clients' Uuid, String.hashCode, Utils.abs):
+    SG1:AAAAAAAAAAAAAAAAAAAAAQ:3 hashes to -1881214682, partition 32 of 50, 9 of 13."""
+    r = run_kgroup("find-coordinator", "--offline", "--share-state-partitions", "13", "-o", "json", "SG1",
+                   "--share-state", "AAAAAAAAAAAAAAAAAAAAAQ==:3")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert json.loads(r.stdout) == {"share_partitions": [{
+        "group": "SG1", "topic": None, "topic_id": "AAAAAAAAAAAAAAAAAAAAAQ", "partition": 3,
+        "coordinator_key": "SG1:AAAAAAAAAAAAAAAAAAAAAQ:3", "state_partition": 9, "state_partitions": 13,
+        "state_partition_leader": None, "verdict": "offline", "reason": "computed without a cluster"}],
+        "state_topic": "__share_group_state", "state_topic_present": None}
+    r = run_kgroup("find-coordinator", "--offline", "-o", "csv", "SG1", "share-orders",
+                   "--share-state", "orders:3", "--topic-id", "AAAAAAAAAAAAAAAAAAAAAQ")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1:] == ["SG1,orders,AAAAAAAAAAAAAAAAAAAAAQ,3,32/50,,offline,computed without a cluster",
+                                         "share-orders,orders,AAAAAAAAAAAAAAAAAAAAAQ,3,"
+                                         f"{_p('share-orders', 'AAAAAAAAAAAAAAAAAAAAAQ', 3)}/50,,offline,"
+                                         "computed without a cluster"]
+    assert r.stderr.strip() == "kgroup: warning: --offline without --share-state-partitions: assuming 50 (Kafka's default)"
+
+
+def _p(group: str, topic_id: str, partition: int) -> int:
+    # by hand from the key's String.hashCode (h = 31*h + c over UTF-16 units, 32-bit): independent of kgroup
+    h = 0
+    units = f"{group}:{topic_id}:{partition}".encode("utf-16-be")
+    for i in range(0, len(units), 2):
+        h = (31 * h + int.from_bytes(units[i:i + 2], "big")) & 0xFFFFFFFF
+    h = h - 2**32 if h >= 2**31 else h
+    return (0 if h == -2**31 else abs(h)) % 50
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--offline", "SG1", "--share-state", "orders:1"], "--offline needs the topic's id"),
+    (["--offline", "SG1", "--share-state", "orders"], "expected TOPIC:PARTITION"),
+    (["--offline", "SG1", "--share-state", "orders:-1"], "expected TOPIC:PARTITION"),
+    (["--offline", "SG1", "--share-state", "orders:2147483648"], "expected TOPIC:PARTITION"),
+    (["--offline", "--share-state", "AAAAAAAAAAAAAAAAAAAAAQ:1"], "needs the share group"),
+    (["--offline", "SG1", "--share-state", "a:1", "--topic-id", "nope"], "--topic-id: not a Kafka topic id"),
+    (["--offline", "SG1", "--share-state", "a:1", "--share-state", "b:1", "--topic-id", "AAAAAAAAAAAAAAAAAAAAAQ"],
+     "--topic-id names the topic of one"),
+    (["--offline", "SG1", "--topic-id", "AAAAAAAAAAAAAAAAAAAAAQ"], "go with --share-state"),
+    (["--offline", "SG1", "--share-state", "AAAAAAAAAAAAAAAAAAAAAQ:1", "--offsets-partitions", "3"],
+     "cannot be combined"),
+    (["--offline", "SG1", "--share-state", "AAAAAAAAAAAAAAAAAAAAAQ:1", "--share-state-partitions", "0"],
+     "--share-state-partitions"),
+])
+def test_share_state_bad_usage_exits_2_with_one_line(args, needle):
+    r = run_kgroup("find-coordinator", *args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert needle in r.stderr and "Traceback" not in r.stderr and r.stdout == ""

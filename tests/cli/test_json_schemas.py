@@ -25,6 +25,9 @@ def _json(*args: str) -> dict:
 CASES = [
     ("find-coordinator", ["find-coordinator", "--snapshot", SEED]),
     ("find-coordinator", ["find-coordinator", "--offline", "--offsets-partitions", "50", "G1", "GROUPS"]),
+    ("find-coordinator", ["find-coordinator", "--offline", "SG1", "--share-state", "AAAAAAAAAAAAAAAAAAAAAQ:3"]),
+    ("find-coordinator", ["find-coordinator", "--offline", "SG1", "--share-state", "orders:3",
+                          "--topic-id", "AAAAAAAAAAAAAAAAAAAAAQ"]),
     ("describe", ["describe", "--snapshot", SEED]),
     ("describe", ["describe", "--snapshot", str(ROOT / "examples" / "kip848-reconciling.json")]),
     ("history", ["history", "K", "--input", str(ROOT / "examples" / "offsets-log-kip848.jsonl")]),

@@ -12,7 +12,7 @@ import json
 import uuid
 
 import pytest
-from conftest import run_kgroup
+from conftest import ROOT, run_kgroup
 from logbuilder import Log, produce
 from unit.test_replay import scenario
 
@@ -181,3 +181,43 @@ def test_follow_with_save_ended_by_ctrl_c_leaves_every_record_read_as_a_saved_lo
     assert proc.returncode == 130 and err == "kgroup: interrupted\n", err
     assert shown.read_text().count("\n") == records
     assert saved.read_text() == whole.read_text()
+
+
+@pytest.mark.broker
+def test_share_state_log_on_a_cluster_without_a_share_coordinator(tansu):
+    """Tansu has no share coordinator: __share_group_state does not exist, and that is said in one line (exit 2)."""
+    r = run_kgroup("log", "-b", tansu, "--type", "share-state")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == (f"kgroup: error: topic __share_group_state does not exist on the cluster at {tansu} "
+                                "(no share coordinator has written state yet, or it is under another name: see "
+                                "--share-state-topic)")
+
+
+@pytest.mark.broker
+def test_share_state_log_read_live_equals_the_saved_one(tansu, tmp_path):
+    """examples/share-state-sg1.jsonl written into a topic of Tansu's (as the share coordinator would,
+    partitions 13 and 14 of 50), read back live with --share-state-topic: the same records, the same
+    replay as from the file; --save keeps them for --input."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from kgroup.offsets_log.saved import iter_saved
+
+    topic = f"share-state-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": tansu})
+    for f in admin.create_topics([NewTopic(topic, 50, 1)], request_timeout=10).values():
+        f.result(15)
+    example = str(ROOT / "examples" / "share-state-sg1.jsonl")
+    p = Producer({"bootstrap.servers": tansu, "allow.auto.create.topics": False})
+    for r in iter_saved(example, lambda *a: None, lambda m: None):
+        p.produce(topic, key=r.key, value=r.value, partition=r.partition, timestamp=r.timestamp)
+    assert p.flush(30) == 0
+    saved = tmp_path / "state.jsonl"
+    live = run_kgroup("log", "-b", tansu, "--type", "share-state", "--share-state-topic", topic, "-o", "json",
+                      "--save", str(saved))
+    assert live.returncode == 0, live.stderr
+    offline = run_kgroup("log", "--input", example, "--type", "share-state", "-o", "json")
+    assert live.stdout == offline.stdout and len(live.stdout.splitlines()) == 6
+    replayed = run_kgroup("log", "--input", str(saved), "--type", "share-state", "--replay", "-o", "csv")
+    assert replayed.stdout.splitlines()[1:] == ["SG1,0c2xzWoOQ7i7A7k2P3pqXA,0,105,105,1,archived,5,archived",
+                                                "SG1,0c2xzWoOQ7i7A7k2P3pqXA,0,106,109,4,available,4,last-attempt"]

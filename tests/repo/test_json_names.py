@@ -70,7 +70,7 @@ def test_a_count_is_named_count_where_the_list_has_the_plain_name():
     for schema, path in [("scan", "groups/rebalance_count"), ("scan", "groups/partition_count"),
                          ("scan", "coordinators/group_count"), ("scan", "brokers/group_count"),
                          ("scan", "brokers/partition_count"), ("scan", "summary/group_count"),
-                         ("scan", "summary/rebalance_count"), ("find-coordinator", "brokers/group_count"),
+                         ("scan", "summary/rebalance_count"), ("find-coordinator", "oneOf/brokers/group_count"),
                          ("describe", "groups/members/partition_count"), ("list", "groups/member_count")]:
         assert (schema, path) in found, (schema, path)
     assert ("history", "rebalances") in found and ("lag", "partitions") in found
@@ -97,9 +97,11 @@ def test_a_broker_is_an_object_with_id_host_and_port_in_every_document():
     """A snapshot file names a broker by id only (its brokers are listed in cluster.brokers)."""
     seen = set()
     for schema, name, path, sub in _all():
-        if name in ("coordinator", "offsets_partition_leader") and schema != "snapshot":
+        if name in ("coordinator", "offsets_partition_leader", "state_partition_leader") and schema != "snapshot":
             assert sub.get("oneOf") == [BROKER, {"type": "null"}], (schema, path, sub)
             seen.add((schema, path))
-    assert seen == {("describe", "groups/coordinator"), ("find-coordinator", "groups/coordinator"),
-                    ("find-coordinator", "groups/offsets_partition_leader"), ("list", "groups/coordinator"),
+    # find-coordinator's document is one of two (a top-level oneOf): groups, or --share-state's share partitions
+    assert seen == {("describe", "groups/coordinator"), ("find-coordinator", "oneOf/groups/coordinator"),
+                    ("find-coordinator", "oneOf/groups/offsets_partition_leader"),
+                    ("find-coordinator", "oneOf/share_partitions/state_partition_leader"), ("list", "groups/coordinator"),
                     ("scan", "groups/offsets_partition_leader"), ("scan", "coordinators/offsets_partition_leader")}

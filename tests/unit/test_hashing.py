@@ -44,3 +44,35 @@ def test_utils_abs_maps_min_value_to_zero():
 def test_rejects_zero_partitions():
     with pytest.raises(ValueError):
         offsets_partition_for("G1", 0)
+
+
+# (group, topic id as given, partition, Uuid.fromString(id).toString(), key.hashCode(), partition of 50, of 13),
+# printed by tests/java/HashDriver.java through kafka-clients 4.3's Uuid and Utils.abs
+SHARE_JAVA_VALUES = [
+    ("SG1", "AAAAAAAAAAAAAAAAAAAAAQ", 3, "AAAAAAAAAAAAAAAAAAAAAQ", -1881214682, 32, 9),
+    ("share-orders", "0c2xzWoOQ7i7A7k2P3pqXA", 0, "0c2xzWoOQ7i7A7k2P3pqXA", -2087850671, 21, 10),
+    ("订单", "0c2xzWoOQ7i7A7k2P3pqXA==", 11, "0c2xzWoOQ7i7A7k2P3pqXA", 1871367295, 45, 5),
+    # the last character's 4 unused bits are dropped by the decoder: the same Uuid as ...AQ
+    ("SG1", "AAAAAAAAAAAAAAAAAAAAAR", 3, "AAAAAAAAAAAAAAAAAAAAAQ", -1881214682, 32, 9),
+]
+
+
+@pytest.mark.parametrize("group,topic_id,partition,canonical,hash_code,p50,p13", SHARE_JAVA_VALUES)
+def test_share_state_partition_matches_java(group, topic_id, partition, canonical, hash_code, p50, p13):
+    from kgroup.group.hashing import canonical_topic_id, share_coordinator_key, share_state_partition_for
+
+    assert canonical_topic_id(topic_id) == canonical
+    key = share_coordinator_key(group, topic_id, partition)
+    assert key == f"{group}:{canonical}:{partition}"
+    assert java_string_hash(key) == hash_code
+    assert share_state_partition_for(group, topic_id, partition, 50) == p50
+    assert share_state_partition_for(group, topic_id, partition, 13) == p13
+
+
+@pytest.mark.parametrize("text", ["", "orders", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAA",
+                                  "AAAAAAAAAAAAAAAAAAAAAQ=", "AAAAAAAAAAAAAAAAAAAA+Q", "AAAAAAAAAAAAAAAAAAAAAQ==="])
+def test_a_topic_id_that_uuid_fromstring_refuses_is_refused(text):
+    from kgroup.group.hashing import canonical_topic_id
+
+    with pytest.raises(ValueError):
+        canonical_topic_id(text)
