@@ -306,19 +306,22 @@ def _watch(group: str, topics, since_offset_ms: int, allowed_lag: int, every: fl
     terminal = output.tabular and sys.stdout.isatty()
     while True:
         sample_ms = int(time.time() * 1000)
-        watcher.add(sample_ms, *sample(settings, group, topics))
+        committed, ends, now = sample(settings, group, topics, watcher.commits)
+        watcher.add(sample_ms, committed, ends)
         report = watch_report(settings, watcher, sample_ms + since_offset_ms, allowed_lag)
         if output == OutputFormat.json or not terminal and output.tabular:
-            json_line(document(report))
+            doc = document(report)
+            _now_json(doc, now)
+            json_line(doc)
         elif terminal:
             from kgroup.output.render import tables_text, terminal_width
 
             width = terminal_width(sys.stdout) if output == OutputFormat.table else None
-            sys.stdout.write("\x1b[H\x1b[2J" + tables_text(_tables(report, output, False), width)
+            sys.stdout.write("\x1b[H\x1b[2J" + tables_text(_tables(report, output, False, now=now), width)
                              + f"\n\nsampling every {every:g} s; Ctrl-C to stop\n")
             sys.stdout.flush()
         else:  # csv, not at a terminal: the rows of each sample
             from kgroup.output.render import emit
 
-            emit(output, {}, _tables(report, output, False))
+            emit(output, {}, _tables(report, output, False, now=now))
         time.sleep(every)

@@ -125,16 +125,19 @@ def start_watch(group: str, topics: list[str] | None, now_ms: int, since_offset_
         return Watch(group)
 
 
-def sample(settings: ConnectionSettings, group: str, topics: list[str] | None
-           ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None]]:
-    """The group's committed offsets and log ends now, read as ``kgroup offsets`` reads them; a new
-    client each time, so that --timeout bounds each sample."""
+def sample(settings: ConnectionSettings, group: str, topics: list[str] | None, logged: Iterable[TopicPartition] = ()
+           ) -> tuple[dict[TopicPartition, int | None], dict[TopicPartition, int | None], GroupNow]:
+    """The group's committed offsets and log ends now, read as ``kgroup offsets`` reads them, and
+    the group now from the same description (:func:`group_now_of`; ``logged``: the partitions with a
+    commit in the log); a new client each time, so that --timeout bounds each sample."""
     from kgroup.group.capture import capture
     from kgroup.kafka.cluster import connect
 
-    state = capture(connect(settings), [group], topics=topics).states[group]
+    found = capture(connect(settings), [group], topics=topics)
+    state = found.states[group]
     pairs = [((t, p), o) for t, parts in state.offsets.items() for p, o in parts.items()]
-    return {tp: o.committed for tp, o in pairs}, {tp: o.log_end for tp, o in pairs}
+    return ({tp: o.committed for tp, o in pairs}, {tp: o.log_end for tp, o in pairs},
+            group_now_of(state, topics, logged))
 
 
 def watch_report(settings: ConnectionSettings, watch: Watch, since_ms: int, allowed_lag: int) -> LagReport:
@@ -231,7 +234,6 @@ def group_now(cluster: Any, group: str, topics: list[str] | None, committed: Ite
     commit in the log."""
     from kgroup.errors import KgroupError, UnknownGroup
     from kgroup.group.capture import capture
-    from kgroup.lag.now import offset_table
 
     try:
         found = capture(cluster, [group], topics=topics)
@@ -243,7 +245,13 @@ def group_now(cluster: Any, group: str, topics: list[str] | None, committed: Ite
     if state is None:
         why = "; ".join(found.problems) or "the cluster does not know the group now"
         return GroupNow({}, {}, why)
+    return group_now_of(state, topics, committed)
+
+
+def group_now_of(state: Any, topics: list[str] | None, committed: Iterable[TopicPartition]) -> GroupNow:
+    """:class:`GroupNow` from a group's captured state (its description and committed offsets now)."""
     from kgroup.kmsg.states import DEAD, EMPTY, REBALANCING
+    from kgroup.lag.now import offset_table
 
     if not state.group.members and state.group.state not in (EMPTY, DEAD):  # members it has, but does not name
         what = ("rebalancing" if state.group.state in REBALANCING else state.group.state or "in no known state")

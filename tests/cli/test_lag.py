@@ -570,3 +570,36 @@ def test_owners_that_cannot_be_read_are_said_unknown(cluster, log, monkeypatch):
     assert "CLIENT-ID" not in out.splitlines()[0]
     assert out.splitlines()[-1] == ("the owners now and the partitions never committed are unknown: the group's "
                                     "description could not be read: DescribeGroups on G: not authorized")
+
+
+def test_watch_shows_the_owner_now_and_the_partitions_never_committed(cluster, monkeypatch):
+    """lag --watch, as lag: each sample names the member owning each partition (from the same
+    description the sample reads) and lists the subscribed partitions with no commit."""
+    from kgroup.group.model import Member
+
+    def refused(*args):
+        raise NotAuthorized("not authorized to read topic __consumer_offsets (Broker: Topic authorization failed)")
+
+    monkeypatch.setattr("kgroup.offsets_log.read.group_entries", refused)
+    cluster.layouts = {"T": 2}
+    cluster.members = [Member("m-1", "app-1", "/10.0.0.1", subscription=["T"], assignment={"T": [0]}),
+                       Member("m-2", "app-2", "/10.0.0.2", subscription=["T"], assignment={"T": [1]})]
+    cluster.committed = {("T", 0): 150}
+    moves = iter([{"T": [0, 1]}])
+
+    def sleep(seconds):
+        try:  # m-2 leaves; m-1 takes T-1 over before the second sample
+            cluster.members = [Member("m-1", "app-1", "/10.0.0.1", subscription=["T"], assignment=next(moves))]
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    monkeypatch.setattr("time.sleep", sleep)
+    code, out, _ = run("lag", "G", "-b", "x:1", "--watch", "-o", "json")
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert code == 130 and len(docs) == 2
+    for d in docs:
+        validate("lag", d)
+        assert d["owners_unknown"] is None
+        assert [(p["topic"], p["partition"], p["owner"]["client_id"]) for p in d["partitions"]] == [("T", 0, "app-1")]
+    assert [[(n["partition"], n["end"], n["owner"]["member_id"]) for n in d["never_committed"]] for d in docs] == [
+        [(1, 200, "m-2")], [(1, 200, "m-1")]]
