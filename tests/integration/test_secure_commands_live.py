@@ -50,8 +50,9 @@ def java_hash_partition(group: str, partitions: int) -> int:
     return (0 if signed == -(1 << 31) else abs(signed)) % partitions
 
 
-def the_log() -> Log:
-    """GROUP's two generations (m1 and m2, then m1 alone) and commits on Stock, plus other groups."""
+def the_log(others: bool = True) -> Log:
+    """GROUP's two generations (m1 and m2, then m1 alone) and commits on Stock, plus (``others``)
+    other groups' commits."""
     log = Log(partitions=LOG_PARTITIONS)
     log.generation(GROUP, 1, BASE + 5_000, [{"id": "m1", "topics": ["Stock"], "assignment": {"Stock": [0, 1, 2]}},
                                             {"id": "m2", "topics": ["Stock"], "assignment": {"Stock": [3, 4]}}])
@@ -60,7 +61,7 @@ def the_log() -> Log:
     log.generation(GROUP, 2, BASE + 12_000, [{"id": "m1", "topics": ["Stock"], "assignment": {"Stock": [0, 1, 2, 3, 4]}}])
     for p in range(5):
         log.commit(GROUP, "Stock", p, SECOND, BASE + 15_000)
-    for i in range(OTHERS):
+    for i in range(OTHERS if others else 0):
         log.commit(f"other-{i}", "Order", i % 7, i, BASE + i)
     return log
 
