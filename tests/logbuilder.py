@@ -99,17 +99,19 @@ def kip848_epoch(log: Log, group: str, ts: int, epoch: int, targets: dict[str, d
             "partitionsPendingRevocation": []})
 
 
-def produce(bootstrap: str, topic: str, log: Log, batch: int = 1000) -> None:
+def produce(bootstrap: str, topic: str, log: Log, batch: int = 1000, conf: dict | None = None) -> None:
     """Create ``topic`` with the log's partition count and write its records, batched as a
-    broker stores them (many records per batch), keeping partitions and order."""
+    broker stores them (many records per batch), keeping partitions and order. ``conf``: more
+    client settings (TLS, SASL) for a broker behind the test front."""
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    conf = dict(conf or {})
+    admin = AdminClient({"bootstrap.servers": bootstrap, **conf})
     for f in admin.create_topics([NewTopic(topic, log.partitions, 1)], request_timeout=10).values():
         f.result(15)
     p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.num.messages": batch,
-                  "allow.auto.create.topics": False})
+                  "allow.auto.create.topics": False, **conf})
     for i, r in enumerate(log.records):
         p.produce(topic, key=r.key, value=r.value, partition=r.partition, timestamp=r.timestamp)
         if i % 10_000 == 9_999:

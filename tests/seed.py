@@ -56,6 +56,7 @@ class LiveGroup:
     clients: tuple[str, ...] = CLIENTS
     topics: dict[str, int] = field(default_factory=lambda: dict(TOPICS))
     strategy: str = "range"
+    conf: dict = field(default_factory=dict)  # more client settings (TLS, SASL) for a broker behind the test front
     consumers: dict = field(default_factory=dict)
     assignments: dict = field(default_factory=dict)
     rebalances: int = 0
@@ -69,7 +70,7 @@ class LiveGroup:
             c = Consumer({"bootstrap.servers": self.bootstrap, "group.id": self.group_id, "client.id": client,
                           "partition.assignment.strategy": self.strategy, "enable.auto.commit": False,
                           "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
-                          "auto.offset.reset": "earliest", "allow.auto.create.topics": False})
+                          "auto.offset.reset": "earliest", "allow.auto.create.topics": False, **self.conf})
             c.subscribe(list(self.topics), on_assign=self._on_assign(client), on_revoke=self._on_revoke(client))
             self.consumers[client] = c
         self._thread = threading.Thread(target=self._poll_all, daemon=True)

@@ -177,3 +177,54 @@ def test_oidc_from_a_java_config(sasl_ssl, tmp_path):
     assert_committed(rows)
     assert batched_line(err, f"committed offsets of {GROUPS} groups").endswith("SASL OAUTHBEARER over TLS")
     assert secret not in err
+
+
+def _matrix_args(case: str, front, tmp_path) -> list[str]:
+    """The connection options of each case of the matrix below."""
+    c = front.certs
+    if case in ("SCRAM-SHA-256", "PLAIN"):
+        return x_options(front.client_config(case))
+    if case == "SASL_PLAINTEXT":
+        return x_options(front.client_config("SCRAM-SHA-512"))
+    if case == "OIDC":
+        client_id, secret = next(iter(front.oauth.clients.items()))
+        return ["--command-config", _java_config(tmp_path, front, **{
+            "ssl.truststore.type": "PEM", "ssl.truststore.location": str(c.ca_pem), "sasl.mechanism": "OAUTHBEARER",
+            "sasl.oauthbearer.token.endpoint.url": front.oauth.url,
+            "sasl.jaas.config": "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required "
+                                f'clientId="{client_id}" clientSecret="{secret}" scope="kafka";'}),
+                "-X", f"https.ca.location={c.ca_pem}"]
+    assert case == "mTLS"
+    return ["--command-config", _java_config(tmp_path, front, **{
+        "ssl.truststore.type": "PEM", "ssl.truststore.location": str(c.ca_pem), "ssl.keystore.type": "PKCS12",
+        "ssl.keystore.location": str(c.keystore_p12), "ssl.keystore.password": c.password,
+        "ssl.key.password": c.password})]
+
+
+MATRIX = {  # case: (the fixture of its front, how -v names the connection)
+    "SCRAM-SHA-256": ("sasl_ssl", "SASL SCRAM-SHA-256 over TLS"),
+    "PLAIN": ("sasl_ssl", "SASL PLAIN over TLS"),
+    "OIDC": ("sasl_ssl", "SASL OAUTHBEARER over TLS"),
+    "SASL_PLAINTEXT": ("sasl_plaintext", "SASL SCRAM-SHA-512 over plaintext"),
+    "mTLS": ("mtls", "TLS"),
+}
+
+
+@pytest.mark.parametrize("case", list(MATRIX))
+def test_offsets_all_groups_and_describe_over_each_security(request, tmp_path, case):
+    """offsets --all-groups and describe --all-groups through kgroup's batched client for each
+    way in: the committed offsets, every group (Empty: commits, no member), no secret."""
+    fixture, named = MATRIX[case]
+    front = request.getfixturevalue(fixture)
+    args = _matrix_args(case, front, tmp_path)
+    secrets = [*front.users.values(), front.certs.password, *(front.oauth.clients.values() if front.oauth else ())]
+    rows, err = offsets(front.bootstrap, *args)
+    assert_committed(rows)
+    assert batched_line(err, f"committed offsets of {GROUPS} groups").endswith(f"many groups per request, {named}")
+    r = run_kgroup("describe", "--all-groups", "-b", front.bootstrap, "-o", "json", "-v", "--timeout", "30", *args)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert batched_line(r.stderr, f"describe of {GROUPS} groups").endswith(f"many groups per request, {named}")
+    assert sorted((g["group"], g["state"]) for g in json.loads(r.stdout)["groups"]) == [
+        (f"s{g:02d}", "Empty") for g in range(GROUPS)]
+    for secret in secrets:
+        assert secret not in err + r.stdout + r.stderr
