@@ -166,3 +166,78 @@ SASL_AUTHENTICATE_V1 = Api(36, 1, Layout('SaslAuthenticateRequest', versions='1'
     F('authBytes', 'bytes', '0+'),
     F('sessionLifetimeMs', 'int64', '1+', default=0),
 )))
+
+# KIP-1071 streams groups: StreamsGroupDescribe v0 (Kafka 4.1+). TaskOffsets / TaskEndOffsets are
+# left empty by Kafka 4.3 (its coordinator does not take them from members yet).
+_STREAMS_TOPIC_INFO = (  # StreamsGroupDescribeResponse's common struct TopicInfo
+    F('name', 'string', '0+'),
+    F('partitions', 'int32', '0+'),
+    F('replicationFactor', 'int16', '0+'),
+    F('topicConfigs', '[]struct', '0+', fields=(
+        F('key', 'string', '0+'),
+        F('value', 'string', '0+'),
+    )),
+)
+_STREAMS_TASK_IDS = (  # TaskIds
+    F('subtopologyId', 'string', '0+'),
+    F('partitions', '[]int32', '0+'),
+)
+_STREAMS_ASSIGNMENT = (  # Assignment
+    F('activeTasks', '[]struct', '0+', fields=_STREAMS_TASK_IDS),
+    F('standbyTasks', '[]struct', '0+', fields=_STREAMS_TASK_IDS),
+    F('warmupTasks', '[]struct', '0+', fields=_STREAMS_TASK_IDS),
+)
+_STREAMS_TASK_OFFSET = (  # TaskOffset
+    F('subtopologyId', 'string', '0+'),
+    F('partition', 'int32', '0+'),
+    F('offset', 'int64', '0+'),
+)
+
+STREAMS_GROUP_DESCRIBE = Api(89, 0, Layout('StreamsGroupDescribeRequest', versions='0', flexible='0+', fields=(
+    F('groupIds', '[]string', '0+'),
+    F('includeAuthorizedOperations', 'bool', '0+'),
+)), Layout('StreamsGroupDescribeResponse', versions='0', flexible='0+', fields=(
+    F('throttleTimeMs', 'int32', '0+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('errorMessage', 'string', '0+', nullable='0+'),
+        F('groupId', 'string', '0+'),
+        F('groupState', 'string', '0+'),
+        F('groupEpoch', 'int32', '0+'),
+        F('assignmentEpoch', 'int32', '0+'),
+        F('topology', 'struct', '0+', nullable='0+', fields=(
+            F('epoch', 'int32', '0+'),
+            F('subtopologies', '[]struct', '0+', nullable='0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('sourceTopics', '[]string', '0+'),
+                F('repartitionSinkTopics', '[]string', '0+'),
+                F('stateChangelogTopics', '[]struct', '0+', fields=_STREAMS_TOPIC_INFO),
+                F('repartitionSourceTopics', '[]struct', '0+', fields=_STREAMS_TOPIC_INFO),
+            )),
+        )),
+        F('members', '[]struct', '0+', fields=(
+            F('memberId', 'string', '0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('instanceId', 'string', '0+', nullable='0+'),
+            F('rackId', 'string', '0+', nullable='0+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('topologyEpoch', 'int32', '0+'),
+            F('processId', 'string', '0+'),
+            F('userEndpoint', 'struct', '0+', nullable='0+', fields=(
+                F('host', 'string', '0+'),
+                F('port', 'uint16', '0+'),
+            )),
+            F('clientTags', '[]struct', '0+', fields=(
+                F('key', 'string', '0+'),
+                F('value', 'string', '0+'),
+            )),
+            F('taskOffsets', '[]struct', '0+', fields=_STREAMS_TASK_OFFSET),
+            F('taskEndOffsets', '[]struct', '0+', fields=_STREAMS_TASK_OFFSET),
+            F('assignment', 'struct', '0+', fields=_STREAMS_ASSIGNMENT),
+            F('targetAssignment', 'struct', '0+', fields=_STREAMS_ASSIGNMENT),
+            F('isClassic', 'bool', '0+'),
+        )),
+        F('authorizedOperations', 'int32', '0+', default=-2147483648),
+    )),
+)))
