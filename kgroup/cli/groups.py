@@ -120,8 +120,19 @@ def describe(
     from kgroup.output.stream import GroupsWriter
 
     _quiet_gc()
+    if not all_groups:  # streams groups (KIP-1071) named, or a streams snapshot: described apart
+        from kgroup.cli import streams as streams_cli
+
+        streams, groups, problems = streams_cli.streams_groups(conn, list(dict.fromkeys(groups or [])), snapshot,
+                                                               capture=False)
+        if streams:
+            streams_cli.mixed(streams, groups, output, "describe")
+            streams_cli.describe(streams, output)
+            if not groups:
+                _report_problems(problems)
+                return
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
-    problems: list[str] = []
+    problems = []
     if snapshot is None and all_groups:
         # every group of the cluster: each written as its description arrives (sliding window)
         from kgroup.group.capture import describe_stream
@@ -223,6 +234,19 @@ def offsets(
                          "('kgroup scan' flags expiring groups fleet-wide)")
     if snapshot is not None and (expiry or fail_on is not None):
         raise UsageError("--expiry reads the offsets log of a cluster; a snapshot does not hold it")
+    if not all_groups:  # streams groups (KIP-1071) named, or a streams snapshot: their own tables
+        from kgroup.cli import streams as streams_cli
+
+        streams, groups, streams_problems = streams_cli.streams_groups(conn, list(dict.fromkeys(groups or [])),
+                                                                       snapshot)
+        if streams:
+            streams_cli.mixed(streams, groups, output, "offsets")
+            if time_lag or expiry or fail_on is not None or topic:
+                raise UsageError("--time-lag, --expiry, --fail-on and --topic are not available for streams groups yet")
+            if not groups:
+                streams_cli.offsets(streams, output, lag_above, streams_problems)
+                return
+            streams_cli.offsets(streams, output, None, streams_problems)
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
     # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
     # captured first, as the expiry of a group depends on its state
@@ -423,18 +447,32 @@ def snapshot(
     if at is None:
         if input_ is not None:
             raise UsageError("--input needs --at (a live capture reads the cluster)")
+        from kgroup.cli import streams as streams_cli
+
+        streams, _, problems = streams_cli.streams_groups(conn, [group], None)
+        if streams:  # a streams group (KIP-1071): its own snapshot format
+            from kgroup.group import streams_state
+
+            text = json.dumps(streams_state.dump(streams[group]), indent=2, ensure_ascii=False) + "\n"
+            _write_snapshot(text, out)
+            _report_problems(problems)
+            return
         states, problems = group_states(None, [group], conn, racks=True, drop_deleted=True)
         state = states[group]
     else:
         state = _state_from_log(group, at, input_, offsets_topic, conn)
     text = json.dumps(snapshot_format.dump(state), indent=2, ensure_ascii=False) + "\n"
+    _write_snapshot(text, out)
+    _report_problems(problems)
+
+
+def _write_snapshot(text: str, out: Optional[Path]) -> None:
     if out is None:
         sys.stdout.write(text)
     else:
         from kgroup.output.files import write_whole
 
         write_whole(out, text, str(out))
-    _report_problems(problems)
 
 
 def _state_from_log(group: str, at: str, input_: Optional[Path], offsets_topic: str, conn: ConnectionOptions):

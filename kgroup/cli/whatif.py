@@ -30,9 +30,17 @@ def whatif(
     remove: Annotated[Optional[List[str]], typer.Option(
         "--remove", metavar="MEMBER", help="Remove a member: member id, client id, group instance id or host "
                                            "(repeatable).")] = None,
+    remove_process: Annotated[Optional[List[str]], typer.Option(
+        "--remove-process", metavar="PROCESS-ID", help="A streams group: remove every member of this process "
+                                                       "(repeatable).")] = None,
     add: Annotated[Optional[List[str]], typer.Option(
         "--add", metavar="NAME[=TOPIC,...]", help="Add a member with this member id, subscribed to the topics "
-                                                   "(default: the group's topics) (repeatable).")] = None,
+                                                   "(default: the group's topics); a streams group: NAME[=PROCESS-ID], "
+                                                   "the member's process (default: one of its own) (repeatable).")
+    ] = None,
+    standby_replicas: Annotated[Optional[int], typer.Option(
+        "--standby-replicas", metavar="N", min=0, max=2**31 - 1,
+        help="A streams group: its num.standby.replicas (default: the most standby copies a task has now).")] = None,
     partitions: Annotated[Optional[List[str]], typer.Option(
         "--partitions", metavar="TOPIC=N", help="Grow a topic to N partitions (repeatable).")] = None,
     strategy: Annotated[str, typer.Option(
@@ -68,6 +76,24 @@ def whatif(
         raise UsageError("--protocols needs at least one protocol name, e.g. --protocols range,cooperative-sticky")
     if proto_list and not add:
         raise UsageError("--protocols gives the protocols of members added with --add; add one with --add NAME")
+    from kgroup.cli import streams as streams_cli
+
+    streams, _, problems = streams_cli.streams_groups(conn, [group] if group else [], snapshot)
+    if streams:  # a streams group (KIP-1071): its task assignor
+        if partitions or subscription or protocols or strategy != "all":
+            raise UsageError("a streams group takes --remove, --remove-process, --add and --standby-replicas; "
+                             "--partitions, --subscription, --protocols and --strategy are for other groups")
+        for p in problems:
+            warn(p)
+        (streams_state,) = streams.values()
+        streams_cli.whatif(streams_state, list(remove or []), list(remove_process or []), list(add or []),
+                           standby_replicas, output)
+        if problems:
+            warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
+            raise typer.Exit(ExitCode.CLUSTER)
+        return
+    if remove_process or standby_replicas is not None:
+        raise UsageError("--remove-process and --standby-replicas are for streams groups")
     states, problems = group_states(snapshot, [group] if group else [], conn, racks=True, drop_deleted=True)
     for p in problems:
         warn(p)

@@ -253,6 +253,13 @@ class Cluster(Session):
         kgroup.kafka.wire where it can be used (kgroup.kafka.routing), else through librdkafka's."""
         return self._routing.iter_describe_groups(self, groups, window, batch)
 
+    def describe_streams_groups(self, groups: list[str]) -> dict[str, Any] | None:
+        """StreamsGroupDescribe (KIP-1071) of ``groups`` through kgroup's own client: per group a
+        kgroup.group.streams.StreamsGroup, or a StreamsDescribeError (GROUP_ID_NOT_FOUND: not a
+        streams group); a group no answer covered is left out. None where the question cannot be
+        asked (connection settings the own client does not speak, a cluster without the API)."""
+        return self._routing.describe_streams_groups(self, list(dict.fromkeys(groups)))
+
     def rd_describe_groups(self, groups: list[str]) -> dict[str, GroupDescription]:
         out: dict[str, GroupDescription] = {}
         if not groups:

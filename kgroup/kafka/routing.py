@@ -192,6 +192,29 @@ class Routing:
             if exhausted:
                 return
 
+    # -- streams groups (KIP-1071) ----------------------------------------------------
+
+    def describe_streams_groups(self, cluster: OneByOne, names: list[str]) -> dict[str, Any] | None:
+        """Cluster.describe_streams_groups: StreamsGroupDescribe through kgroup's own client (librdkafka
+        has no call for it), whatever the number of groups; None when it cannot be asked (the
+        connection settings, or a cluster without the API: no streams group there), said on -v."""
+        from kgroup.kafka.wire.streams_describe import StreamsDescribe
+
+        question = f"streams groups among {', '.join(names)}"
+        exchange = StreamsDescribe()
+        coordinators = self._open(cluster)
+        if coordinators is None or coordinators.broken or not coordinators.speaks(exchange):
+            why = (self._why_not if coordinators is None else "a connection of kgroup's own client failed earlier"
+                   if coordinators.broken else "the cluster does not answer StreamsGroupDescribe v0")
+            self._say(f"{question}: not asked ({why})")
+            return None
+        failed: deque[Any] = deque()
+        pending = iter(names)
+        out = {group: result for _, group, result in
+               coordinators.iterate(exchange, lambda: next(((g, g, None) for g in pending), None), failed)}
+        self._say(f"{question}: kgroup's own client (StreamsGroupDescribe{self._over()})")
+        return out
+
     # -- committed offsets ---------------------------------------------------------
 
     def iter_committed_offsets(self, cluster: OneByOne,

@@ -1,0 +1,329 @@
+"""describe, offsets, lag, snapshot and whatif for streams groups (KIP-1071): which of the named
+groups are streams groups, and their tables. The computations are kgroup.group.streams,
+kgroup.group.streams_state and kgroup.whatif.streams."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from kgroup.cli.common import ConnectionOptions, broker_label
+from kgroup.errors import ClusterError, ExitCode, NotAuthorized, UsageError
+from kgroup.output.render import Fit, OutputFormat, Table, warn
+from kgroup.text import printable
+
+STREAMS_DESCRIBE_FIT = Fit(ids=("MEMBER-ID", "PROCESS-ID"), drop=("ENDPOINT", "HOST", "CLIENT-ID", "RECONCILING"))
+STREAMS_OFFSETS_FIT = Fit(ids=("MEMBER-ID",), drop=("LOG-START", "HOST", "CLIENT-ID", "PROCESS-ID", "COMMITTED"))
+
+
+def load_snapshot(path: Path) -> Any:
+    """The streams snapshot in ``path`` (kgroup.group.streams_state.StreamsState), or None when the
+    file is a group snapshot of another kind."""
+    from kgroup.group import snapshot as snapshot_format
+    from kgroup.group import streams_state
+
+    source = printable(str(path))
+    try:
+        with open(path, "rb") as f:
+            data = f.read(snapshot_format.MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise UsageError(f"cannot read snapshot {source}: {e.strerror or e}") from None
+    doc = snapshot_format.decode(data, source)
+    if not streams_state.is_streams_snapshot(doc):
+        return None
+    return streams_state.parse(doc, source)
+
+
+def _error_name(code: int) -> str:
+    from kgroup.kmsg import errors
+
+    return next((k for k, v in vars(errors).items() if k.isupper() and v == code), f"error {code}")
+
+
+def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[Path], capture: bool = True
+                   ) -> tuple[dict[str, Any], list[str], list[str]]:
+    """({group: StreamsState} of the streams groups among ``ids`` (or the streams snapshot), the
+    other groups in order, problems). Live, the groups are asked with StreamsGroupDescribe first
+    (where the cluster answers it); ``capture``: with their offsets and changelog bounds."""
+    from kgroup.group import streams_state
+    from kgroup.kafka.wire.streams_describe import StreamsDescribeError
+    from kgroup.kmsg.errors import GROUP_AUTHORIZATION_FAILED, GROUP_ID_NOT_FOUND, TOPIC_AUTHORIZATION_FAILED
+
+    if snapshot is not None:
+        state = load_snapshot(snapshot)
+        if state is None:
+            return {}, ids, []
+        missing = [g for g in ids if g != state.group.group_id]
+        if missing:
+            raise UsageError(f"snapshot {printable(str(snapshot))} holds group {state.group.group_id}, "
+                             f"not {', '.join(missing)}")
+        return {state.group.group_id: state}, [], []
+    if not ids:
+        return {}, ids, []
+    cluster = conn.cluster()
+    metadata = cluster.metadata()
+    answers = cluster.describe_streams_groups(ids)
+    if not answers:
+        return {}, ids, []
+    out: dict[str, Any] = {}
+    problems: list[str] = []
+    for g in ids:
+        a = answers.get(g)
+        if a is None:
+            continue
+        if isinstance(a, StreamsDescribeError):
+            if a.code == GROUP_ID_NOT_FOUND:
+                continue  # not a streams group (or no group): the other groups' way
+            detail = f"{_error_name(a.code)}" + (f": {printable(a.message)}" if a.message else "")
+            if a.code in (GROUP_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED):
+                raise NotAuthorized(f"describe streams group {g}: {detail}")
+            raise ClusterError(f"describe streams group {g}: {detail}")
+        if capture:
+            state, more = streams_state.capture(cluster, a, metadata)
+            problems += more
+        else:
+            state = streams_state.StreamsState(a)
+        out[g] = state
+    return out, [g for g in ids if g not in out], problems
+
+
+def mixed(streams: dict[str, Any], rest: list[str], output: OutputFormat, command: str) -> None:
+    if streams and rest and output != OutputFormat.table:
+        raise UsageError(f"{', '.join(streams)} {'is a streams group' if len(streams) == 1 else 'are streams groups'}: "
+                         f"with -o {output.value}, run 'kgroup {command}' on streams groups apart from other groups")
+
+
+def _endpoint(m: Any) -> Optional[str]:
+    return None if m.user_endpoint is None else f"{m.user_endpoint[0]}:{m.user_endpoint[1]}"
+
+
+def describe_document(state: Any) -> dict[str, Any]:
+    from kgroup.group.streams import explain, group_json
+
+    g = state.group
+    doc = {"group": g.group_id, "type": "streams", **group_json(g)}
+    doc.pop("group_id")
+    why = explain(g)
+    for m in doc["members"]:
+        m["reconciling"] = m["member_id"] in why
+        if m["member_id"] in why:
+            m["reconciliation"] = why[m["member_id"]]
+    return doc
+
+
+def describe_tables(doc: dict[str, Any]) -> list[Table]:
+    from kgroup.group.streams import compact_tasks, describe_line
+
+    head = (f"GROUP {doc['group']}  type=streams  state={doc['state']}  group-epoch={doc['group_epoch']}  "
+            f"assignment-epoch={doc['assignment_epoch']}  coordinator={broker_label(doc['coordinator']) or '-'}  "
+            f"members={len(doc['members'])}")
+    topology = doc["topology"]
+    t_rows = []
+    for s in topology["subtopologies"] if topology else []:
+        t_rows.append([s["subtopology_id"], ",".join(s["source_topics"]),
+                       ",".join(t["name"] for t in s["repartition_source_topics"]),
+                       ",".join(s["repartition_sink_topics"]),
+                       ",".join(t["name"] for t in s["state_changelog_topics"])])
+    t_notes = ["no topology in the answer"] if topology is None else [f"topology epoch {topology['epoch']}"]
+    for s in topology["subtopologies"] if topology else []:
+        for t in [*s["state_changelog_topics"], *s["repartition_source_topics"]]:
+            if t["configs"]:
+                t_notes.append(f"{t['name']} configs: " + ", ".join(f"{k}={v}" for k, v in sorted(t["configs"].items())))
+    tables = [Table(["SUBTOPOLOGY", "SOURCE-TOPICS", "REPARTITION-SOURCE", "REPARTITION-SINK", "CHANGELOGS"], t_rows,
+                    title=head, notes=t_notes)]
+    rows = []
+    for m in doc["members"]:
+        now, target = m["assignment"], m["target_assignment"]
+        rows.append([m["member_id"], m["process_id"], m["client_id"], m["host"], _endpoint_doc(m),
+                     ",".join(f"{k}={v}" for k, v in sorted(m["client_tags"].items())) or None, m["member_epoch"],
+                     compact_tasks(now["active"]), compact_tasks(now["standby"]), compact_tasks(now["warmup"]),
+                     _target_cell(now, target), m["reconciling"]])
+    notes = []
+    reconciling = [m for m in doc["members"] if m["reconciling"]]
+    if reconciling:
+        notes.append(f"{len(reconciling)} member(s) still reconciling towards their target tasks:")
+        notes += ["  " + describe_line(m["member_id"], m["reconciliation"]) for m in reconciling]
+    if any(m["task_offsets"] or m["task_end_offsets"] for m in doc["members"]):
+        notes.append("task offsets reported: " + "; ".join(
+            f"{m['member_id']}: " + ", ".join(f"{o['subtopology']}_{o['partition']}={o['offset']}"
+                                              for o in m["task_offsets"]) for m in doc["members"] if m["task_offsets"]))
+    else:
+        notes.append("task offsets (standby and warm-up progress): not reported by the broker")
+    tables.append(Table(["MEMBER-ID", "PROCESS-ID", "CLIENT-ID", "HOST", "ENDPOINT", "CLIENT-TAGS", "EPOCH",
+                         "ACTIVE", "STANDBY", "WARMUP", "TARGET", "RECONCILING"], rows, notes=notes,
+                        fit=STREAMS_DESCRIBE_FIT))
+    return tables
+
+
+def _endpoint_doc(m: dict[str, Any]) -> Optional[str]:
+    e = m["user_endpoint"]
+    return None if e is None else f"{e['host']}:{e['port']}"
+
+
+def _target_cell(now: dict[str, Any], target: dict[str, Any]) -> str:
+    from kgroup.group.streams import compact_tasks
+
+    if all(compact_tasks(now[k]) == compact_tasks(target[k]) for k in ("active", "standby", "warmup")):
+        return "="
+    return " ".join(f"{k}:{compact_tasks(target[k]) or '-'}" for k in ("active", "standby", "warmup")
+                    if compact_tasks(now[k]) != compact_tasks(target[k]))
+
+
+def describe_csv_rows(doc: dict[str, Any]) -> list[list[Any]]:
+    from kgroup.group.streams import compact_tasks
+
+    return [[doc["group"], m["member_id"], m["process_id"], m["client_id"], m["host"], m["member_epoch"],
+             compact_tasks(m["assignment"]["active"]), compact_tasks(m["assignment"]["standby"]),
+             compact_tasks(m["assignment"]["warmup"]), compact_tasks(m["target_assignment"]["active"]),
+             compact_tasks(m["target_assignment"]["standby"]), compact_tasks(m["target_assignment"]["warmup"]),
+             m["reconciling"]] for m in doc["members"]]
+
+
+DESCRIBE_CSV = ["GROUP", "MEMBER-ID", "PROCESS-ID", "CLIENT-ID", "HOST", "EPOCH", "ACTIVE", "STANDBY", "WARMUP",
+                "TARGET-ACTIVE", "TARGET-STANDBY", "TARGET-WARMUP", "RECONCILING"]
+
+
+def describe(states: dict[str, Any], output: OutputFormat) -> None:
+    from kgroup.output.render import emit
+
+    docs = [describe_document(s) for s in states.values()]
+    if output == OutputFormat.csv:
+        emit(output, {"groups": docs}, [Table(DESCRIBE_CSV, [r for d in docs for r in describe_csv_rows(d)])])
+    else:
+        emit(output, {"groups": docs}, [t for d in docs for t in describe_tables(d)])
+
+
+# -- offsets / lag ------------------------------------------------------------------------------
+
+def offsets_document(state: Any) -> dict[str, Any]:
+    from kgroup.group.streams_state import offsets_rows, state_rows
+
+    rows = offsets_rows(state)
+    known = [r["lag"] for r in rows]
+    never = [f"{r['topic']}:{r['partition']}" for r in rows if r["committed"] is None]
+    total = None if any(r["lag"] is None and r["committed"] is not None for r in rows) else sum(
+        x for x in known if x is not None)
+    return {"group": state.group.group_id, "type": "streams", "state": state.group.state, "partitions": rows,
+            "never_committed": never, "total_lag": total, "tasks_state": state_rows(state)}
+
+
+def offsets_problems(doc: dict[str, Any]) -> list[str]:
+    out = []
+    for r in doc["partitions"]:
+        if r["log_end"] is None:
+            out.append(f"group {doc['group']}: the log end of {r['topic']}:{r['partition']} was not read")
+    for t in doc["tasks_state"]:
+        for c in t["changelogs"]:
+            if c["log_end"] is None or c["log_start"] is None:
+                out.append(f"group {doc['group']}: the log start and end of changelog {c['topic']}:{c['partition']} "
+                           "were not read")
+    return out
+
+
+def offsets_tables(doc: dict[str, Any]) -> list[Table]:
+    rows = [[doc["group"], r["task"], r["topic"], r["partition"], r["committed"], r["log_start"], r["log_end"],
+             r["lag"], r["member_id"], r["process_id"], r["client_id"], r["host"]] for r in doc["partitions"]]
+    notes = [f"group {doc['group']} ({doc['state']}, streams): total lag "
+             f"{'unknown (INCOMPLETE)' if doc['total_lag'] is None else doc['total_lag']}"]
+    if doc["never_committed"]:
+        notes.append(f"never committed (no lag until the group commits; where it starts depends on the "
+                     f"application's auto.offset.reset): {', '.join(doc['never_committed'][:10])}"
+                     + (" ..." if len(doc["never_committed"]) > 10 else ""))
+    tables = [Table(["GROUP", "TASK", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
+                     "PROCESS-ID", "CLIENT-ID", "HOST"], rows, notes=notes, fit=STREAMS_OFFSETS_FIT)]
+    state_rows = []
+    for t in doc["tasks_state"]:
+        reported = "; ".join(f"{m}: {v['offset'] if v['offset'] is not None else '-'}/"
+                             f"{v['end_offset'] if v['end_offset'] is not None else '-'}"
+                             for m, v in t["reported"].items()) or "not reported"
+        for i, c in enumerate(t["changelogs"]):
+            state_rows.append([t["task"] if i == 0 else "", c["topic"], c["partition"], c["log_start"], c["log_end"],
+                               c["to_restore"], ",".join(t["active"]) if i == 0 else "",
+                               ",".join(t["standby"] + t["warmup"]) if i == 0 else "", reported if i == 0 else ""])
+    if state_rows:
+        tables.append(Table(["TASK", "CHANGELOG", "PARTITION", "LOG-START", "LOG-END", "TO-RESTORE", "ACTIVE",
+                             "STANDBY/WARMUP", "TASK-OFFSETS"], state_rows,
+                            title=f"State behind each task of {doc['group']}",
+                            notes=["TO-RESTORE: offsets a new owner restores from scratch (log end - log start; "
+                                   "on a compacted changelog the records are at most that)"]))
+    return tables
+
+
+OFFSETS_CSV = ["GROUP", "TASK", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
+               "PROCESS-ID", "CLIENT-ID", "HOST"]
+
+
+def offsets(states: dict[str, Any], output: OutputFormat, lag_above: Optional[int], problems: list[str]) -> None:
+    from kgroup.output.render import emit
+
+    docs = [offsets_document(s) for s in states.values()]
+    problems = [*problems, *(p for d in docs for p in offsets_problems(d))]
+    tables = [t for d in docs for t in offsets_tables(d)]
+    if output == OutputFormat.csv:
+        tables = [Table(OFFSETS_CSV, [row for t in tables[::1] if t.headers == OFFSETS_CSV for row in t.rows])]
+    emit(output, {"groups": docs}, tables)
+    if problems:
+        for p in problems[:10]:
+            warn(p)
+        warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
+        raise typer.Exit(ExitCode.CLUSTER)
+    if lag_above is not None:
+        over = [(d["group"], r["topic"], r["partition"], r["lag"]) for d in docs for r in d["partitions"]
+                if r["lag"] is not None and r["lag"] > lag_above]
+        if over:
+            warn(f"lag above {lag_above} on {len(over)} partition(s): "
+                 + ", ".join(f"{g} {t}-{p} ({n})" for g, t, p, n in over[:10]))
+            raise typer.Exit(ExitCode.FLAGGED)
+
+
+# -- whatif -------------------------------------------------------------------------------------
+
+def whatif(state: Any, remove: list[str], remove_process: list[str], add: list[str], standby: Optional[int],
+           output: OutputFormat) -> None:
+    from kgroup.group.streams import compact_tasks
+    from kgroup.output.render import emit
+    from kgroup.whatif.streams import StreamsChange, StreamsChangeError, run, standby_replicas_seen
+
+    added = []
+    for item in add:
+        name, sep, process = item.partition("=")
+        if not name or (sep and not process):
+            raise UsageError("--add on a streams group expects NAME or NAME=PROCESS-ID")
+        added.append((name, process or None))
+    if standby is None:
+        standby = standby_replicas_seen(state)
+        warn(f"num.standby.replicas taken as {standby}: the most standby copies a task has in the group's target "
+             "assignment (the group's description does not carry it); give --standby-replicas N to set it")
+    try:
+        doc = run(state, StreamsChange(list(remove), list(remove_process), added), standby)
+    except StreamsChangeError as e:
+        raise UsageError(str(e)) from None
+    if doc["error"]:
+        warn(f"Kafka's StickyTaskAssignor throws: {doc['error']} (the coordinator keeps the previous target)")
+    rows = []
+    for m in doc["members"]:
+        now, after = m["now"], m["after"]
+        rows.append([m["member_id"], m["process_id"],
+                     "(new)" if now is None else compact_tasks(now["active"]) or "-",
+                     "" if now is None else compact_tasks(now["standby"]) or "-",
+                     "(removed)" if after is None else compact_tasks(after["active"]) or "-",
+                     "" if after is None else compact_tasks(after["standby"]) or "-"])
+    bits = [f"remove {r}" for r in doc["removed"]] + [f"add {a['member_id']} (process {a['process_id']})"
+                                                      for a in doc["added"]]
+    title = (f"What if {doc['group']} (streams, sticky, num.standby.replicas {doc['num_standby_replicas']}): "
+             + ("; ".join(bits) or "no change (re-run the assignor)"))
+    total = doc["to_restore_from_scratch"]
+    moves = doc["moved_active_tasks"]
+    tables = [Table(["MEMBER-ID", "PROCESS-ID", "ACTIVE-NOW", "STANDBY-NOW", "ACTIVE-AFTER", "STANDBY-AFTER"], rows,
+                    title=title,
+                    notes=[f"{len(moves)} active task(s) move; state restored from scratch: "
+                           f"{'unknown' if total is None else total} offsets"
+                           + "".join(f"; {mv['task']}: less than {mv['restore_from_scratch']} (held as {mv['held_as']})"
+                                     for mv in moves if mv["held_as"] is not None and mv["stateful"])])]
+    if moves:
+        tables.append(Table(["TASK", "FROM", "TO", "TO-RESTORE", "NOTE"],
+                            [[mv["task"], ",".join(mv["from"]) or "(none)", mv["to"],
+                              mv["to_restore"] if mv["held_as"] is None else f"< {mv['restore_from_scratch']}",
+                              mv["note"] or "stateless"] for mv in moves], title="Moved active tasks"))
+    emit(output, doc, tables)
