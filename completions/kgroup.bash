@@ -174,7 +174,9 @@ _kgroup() {
     whatif)
         case "$prev" in
             --remove) COMPREPLY=(); return ;;
+            --remove-process) COMPREPLY=(); return ;;
             --add) COMPREPLY=(); return ;;
+            --standby-replicas) COMPREPLY=(); return ;;
             --partitions) COMPREPLY=(); return ;;
             --strategy|-s) COMPREPLY=($(compgen -W "range roundrobin sticky cooperative-sticky uniform server-range all" -- "$cur")); return ;;
             --subscription) COMPREPLY=(); return ;;
@@ -187,7 +189,7 @@ _kgroup() {
             --command-config) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --timeout) COMPREPLY=(); return ;;
         esac
-        COMPREPLY=($(compgen -W "--remove --add --partitions --strategy -s --subscription --protocols --broker-jdk --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--remove --remove-process --add --standby-replicas --partitions --strategy -s --subscription --protocols --broker-jdk --snapshot --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     esac
 }
 complete -F _kgroup kgroup
