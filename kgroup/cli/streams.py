@@ -98,20 +98,6 @@ def _endpoint(m: Any) -> Optional[str]:
     return None if m.user_endpoint is None else f"{m.user_endpoint[0]}:{m.user_endpoint[1]}"
 
 
-def describe_document(state: Any) -> dict[str, Any]:
-    from kgroup.group.streams import explain, group_json
-
-    g = state.group
-    doc = {"group": g.group_id, "type": "streams", **group_json(g)}
-    doc.pop("group_id")
-    why = explain(g)
-    for m in doc["members"]:
-        m["reconciling"] = m["member_id"] in why
-        if m["member_id"] in why:
-            m["reconciliation"] = why[m["member_id"]]
-    return doc
-
-
 def describe_tables(doc: dict[str, Any]) -> list[Table]:
     from kgroup.group.streams import compact_tasks, describe_line
 
@@ -187,6 +173,8 @@ DESCRIBE_CSV = ["GROUP", "MEMBER-ID", "PROCESS-ID", "CLIENT-ID", "HOST", "EPOCH"
 def describe(states: dict[str, Any], output: OutputFormat) -> None:
     from kgroup.output.render import emit
 
+    from kgroup.group.streams_state import describe_document
+
     docs = [describe_document(s) for s in states.values()]
     if output == OutputFormat.csv:
         emit(output, {"groups": docs}, [Table(DESCRIBE_CSV, [r for d in docs for r in describe_csv_rows(d)])])
@@ -195,31 +183,6 @@ def describe(states: dict[str, Any], output: OutputFormat) -> None:
 
 
 # -- offsets / lag ------------------------------------------------------------------------------
-
-def offsets_document(state: Any) -> dict[str, Any]:
-    from kgroup.group.streams_state import offsets_rows, state_rows
-
-    rows = offsets_rows(state)
-    known = [r["lag"] for r in rows]
-    never = [f"{r['topic']}:{r['partition']}" for r in rows if r["committed"] is None]
-    total = None if any(r["lag"] is None and r["committed"] is not None for r in rows) else sum(
-        x for x in known if x is not None)
-    return {"group": state.group.group_id, "type": "streams", "state": state.group.state, "partitions": rows,
-            "never_committed": never, "total_lag": total, "tasks_state": state_rows(state)}
-
-
-def offsets_problems(doc: dict[str, Any]) -> list[str]:
-    out = []
-    for r in doc["partitions"]:
-        if r["log_end"] is None:
-            out.append(f"group {doc['group']}: the log end of {r['topic']}:{r['partition']} was not read")
-    for t in doc["tasks_state"]:
-        for c in t["changelogs"]:
-            if c["log_end"] is None or c["log_start"] is None:
-                out.append(f"group {doc['group']}: the log start and end of changelog {c['topic']}:{c['partition']} "
-                           "were not read")
-    return out
-
 
 def offsets_tables(doc: dict[str, Any]) -> list[Table]:
     rows = [[doc["group"], r["task"], r["topic"], r["partition"], r["committed"], r["log_start"], r["log_end"],
@@ -256,6 +219,8 @@ OFFSETS_CSV = ["GROUP", "TASK", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", 
 
 def offsets(states: dict[str, Any], output: OutputFormat, lag_above: Optional[int], problems: list[str]) -> None:
     from kgroup.output.render import emit
+
+    from kgroup.group.streams_state import offsets_document, offsets_problems
 
     docs = [offsets_document(s) for s in states.values()]
     problems = [*problems, *(p for d in docs for p in offsets_problems(d))]

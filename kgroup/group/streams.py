@@ -245,7 +245,7 @@ def _tasks_json(t: Tasks) -> dict[str, TaskMap]:
 
 
 def _topic_json(t: StreamsTopic) -> dict[str, Any]:
-    return {"name": t.name, "partitions": t.partitions, "replication_factor": t.replication_factor,
+    return {"name": t.name, "partition_count": t.partitions, "replication_factor": t.replication_factor,
             "configs": dict(t.configs)}
 
 
@@ -290,7 +290,7 @@ def _tasks_from(doc: dict[str, Any]) -> Tasks:
 
 
 def _topic_from(doc: dict[str, Any]) -> StreamsTopic:
-    return StreamsTopic(doc["name"], doc["partitions"], doc["replication_factor"], dict(doc.get("configs", {})))
+    return StreamsTopic(doc["name"], doc["partition_count"], doc["replication_factor"], dict(doc.get("configs", {})))
 
 
 def group_from_json(doc: dict[str, Any]) -> StreamsGroup:

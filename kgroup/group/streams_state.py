@@ -15,12 +15,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kgroup.errors import UsageError
-from kgroup.group.model import ClusterMetadata, PartitionOffsets
-from kgroup.group.streams import (StreamsGroup, active_owners, changelog_partitions, group_from_json, group_json,
+from kgroup.group.model import PartitionOffsets
+from kgroup.group.streams import (StreamsGroup, active_owners, changelog_partitions, explain, group_from_json, group_json,
                                   task_count)
+
+if TYPE_CHECKING:  # kgroup.group.metadata is loaded only by commands that talk to a cluster
+    from kgroup.group.metadata import ClusterMetadata
 
 TP = tuple[str, int]
 SNAPSHOT_KEY = "kgroup_streams_snapshot"
@@ -175,6 +178,45 @@ def restore_of(state: StreamsState) -> dict[tuple[str, int], int | None]:
     """Each stateful task -> the offsets a new owner restores from scratch (None: not known)."""
     return {(r["subtopology"], r["partition"]): r["to_restore"] for r in state_rows(state)}
 
+# -- the documents of describe and offsets ------------------------------------------------------
+
+def describe_document(state: StreamsState) -> dict[str, Any]:
+    """describe's document of a streams group (docs/schemas/describe-streams.schema.json)."""
+    g = state.group
+    doc = {"group": g.group_id, "type": "streams", **group_json(g)}
+    doc.pop("group_id")
+    why = explain(g)
+    for m in doc["members"]:
+        m["reconciling"] = m["member_id"] in why
+        if m["member_id"] in why:
+            m["reconciliation"] = why[m["member_id"]]
+    return doc
+
+
+def offsets_document(state: StreamsState) -> dict[str, Any]:
+    """offsets' document of a streams group (docs/schemas/offsets-streams.schema.json)."""
+    rows = offsets_rows(state)
+    known = [r["lag"] for r in rows]
+    never = [f"{r['topic']}:{r['partition']}" for r in rows if r["committed"] is None]
+    total = None if any(r["lag"] is None and r["committed"] is not None for r in rows) else sum(
+        x for x in known if x is not None)
+    return {"group": state.group.group_id, "type": "streams", "state": state.group.state, "partitions": rows,
+            "never_committed": never, "total_lag": total, "tasks_state": state_rows(state)}
+
+
+def offsets_problems(doc: dict[str, Any]) -> list[str]:
+    """What an offsets document lacks (its answer is INCOMPLETE)."""
+    out = []
+    for r in doc["partitions"]:
+        if r["log_end"] is None:
+            out.append(f"group {doc['group']}: the log end of {r['topic']}:{r['partition']} was not read")
+    for t in doc["tasks_state"]:
+        for c in t["changelogs"]:
+            if c["log_end"] is None or c["log_start"] is None:
+                out.append(f"group {doc['group']}: the log start and end of changelog {c['topic']}:{c['partition']} "
+                           "were not read")
+    return out
+
 
 # -- the streams snapshot -----------------------------------------------------------------------
 
@@ -187,7 +229,7 @@ def dump(state: StreamsState) -> dict[str, Any]:
     return {
         SNAPSHOT_KEY: SNAPSHOT_VERSION, "captured_at": state.captured_at,
         "group": group_json(state.group),
-        "partitions": dict(sorted(state.partitions.items())),
+        "partition_counts": dict(sorted(state.partitions.items())),
         "offsets": {_tp_key(tp): {"committed": o.committed, "log_start": o.log_start, "log_end": o.log_end,
                                   "metadata": o.metadata}
                     for tp, o in sorted(state.offsets.items())},
@@ -225,7 +267,7 @@ def parse(doc: Mapping[str, Any], source: str) -> StreamsState:
                for k, v in doc.get("offsets", {}).items()}
     changelogs = {tp(k, "$.changelogs"): (v.get("log_start"), v.get("log_end"))
                   for k, v in doc.get("changelogs", {}).items()}
-    return StreamsState(group, dict(doc.get("partitions", {})), offsets, changelogs, doc.get("captured_at"))
+    return StreamsState(group, dict(doc.get("partition_counts", {})), offsets, changelogs, doc.get("captured_at"))
 
 
 # the snapshot's structure, checked before it is read: a dict of key -> (spec, required); a
@@ -233,7 +275,7 @@ def parse(doc: Mapping[str, Any], source: str) -> StreamsState:
 # a tuple of types a value of that type (None in the tuple: may be null)
 _STR, _INT, _NSTR, _NINT = str, int, (str, type(None)), (int, type(None))
 _TASKS = {"active": (("map", [_INT]), True), "standby": (("map", [_INT]), True), "warmup": (("map", [_INT]), True)}
-_TOPIC = {"name": (_STR, True), "partitions": (_INT, True), "replication_factor": (_INT, True),
+_TOPIC = {"name": (_STR, True), "partition_count": (_INT, True), "replication_factor": (_INT, True),
           "configs": (("map", _STR), False)}
 _OFFSET = {"subtopology": (_STR, True), "partition": (_INT, True), "offset": (_INT, True)}
 _MEMBER = {"member_id": (_STR, True), "process_id": (_STR, True), "member_epoch": (_INT, True),
@@ -254,7 +296,7 @@ _GROUP = {"group_id": (_STR, True), "state": (_STR, True), "group_epoch": (_INT,
 _BOUNDS = {"committed": (_NINT, False), "log_start": (_NINT, False), "log_end": (_NINT, False),
            "metadata": (_NSTR, False)}
 _SNAPSHOT = {SNAPSHOT_KEY: (_INT, True), "captured_at": (_NSTR, False), "group": (_GROUP, True),
-             "partitions": (("map", _INT), False), "offsets": (("map", _BOUNDS), False),
+             "partition_counts": (("map", _INT), False), "offsets": (("map", _BOUNDS), False),
              "changelogs": (("map", _BOUNDS), False)}
 
 

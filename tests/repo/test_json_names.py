@@ -104,4 +104,5 @@ def test_a_broker_is_an_object_with_id_host_and_port_in_every_document():
     assert seen == {("describe", "groups/coordinator"), ("find-coordinator", "oneOf/groups/coordinator"),
                     ("find-coordinator", "oneOf/groups/offsets_partition_leader"),
                     ("find-coordinator", "oneOf/share_partitions/state_partition_leader"), ("list", "groups/coordinator"),
+                    ("describe-streams", "groups/coordinator"), ("streams-snapshot", "group/coordinator"),
                     ("scan", "groups/offsets_partition_leader"), ("scan", "coordinators/offsets_partition_leader")}
