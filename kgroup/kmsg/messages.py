@@ -166,3 +166,67 @@ SASL_AUTHENTICATE_V1 = Api(36, 1, Layout('SaslAuthenticateRequest', versions='1'
     F('authBytes', 'bytes', '0+'),
     F('sessionLifetimeMs', 'int64', '1+', default=0),
 )))
+
+# Share groups (KIP-932). ShareGroupDescribe: v1 only (Kafka 4.1+; v0 was early access and
+# is gone). Its Assignment and TopicPartitions are ConsumerGroupDescribe's common structs.
+SHARE_GROUP_DESCRIBE = Api(77, 1, Layout('ShareGroupDescribeRequest', versions='1', flexible='0+', fields=(
+    F('groupIds', '[]string', '0+'),
+    F('includeAuthorizedOperations', 'bool', '0+'),
+)), Layout('ShareGroupDescribeResponse', versions='1', flexible='0+', fields=(
+    F('throttleTimeMs', 'int32', '0+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('errorMessage', 'string', '0+', nullable='0+', default=None),
+        F('groupId', 'string', '0+'),
+        F('groupState', 'string', '0+'),
+        F('groupEpoch', 'int32', '0+'),
+        F('assignmentEpoch', 'int32', '0+'),
+        F('assignorName', 'string', '0+'),
+        F('members', '[]struct', '0+', fields=(
+            F('memberId', 'string', '0+'),
+            F('rackId', 'string', '0+', nullable='0+', default=None),
+            F('memberEpoch', 'int32', '0+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('subscribedTopicNames', '[]string', '0+'),
+            F('assignment', 'struct', '0+', fields=_ASSIGNMENT),
+        )),
+        F('authorizedOperations', 'int32', '0+', default=-2147483648),
+    )),
+)))
+
+# DescribeShareGroupOffsets: v0 (Kafka 4.1) and v1 (adds the broker's Lag; -1 where it does not
+# know it, and what a v0 answer reads as). Topics null in a request: every partition of the group.
+_SHARE_OFFSETS_REQUEST = (
+    F('groups', '[]struct', '0+', fields=(
+        F('groupId', 'string', '0+'),
+        F('topics', '[]struct', '0+', nullable='0+', fields=(
+            F('topicName', 'string', '0+'),
+            F('partitions', '[]int32', '0+'),
+        )),
+    )),
+)
+_SHARE_OFFSETS_RESPONSE = (
+    F('throttleTimeMs', 'int32', '0+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('groupId', 'string', '0+'),
+        F('topics', '[]struct', '0+', fields=(
+            F('topicName', 'string', '0+'),
+            F('topicId', 'uuid', '0+'),
+            F('partitions', '[]struct', '0+', fields=(
+                F('partitionIndex', 'int32', '0+'),
+                F('startOffset', 'int64', '0+'),
+                F('leaderEpoch', 'int32', '0+'),
+                F('lag', 'int64', '1+', default=-1),
+                F('errorCode', 'int16', '0+'),
+                F('errorMessage', 'string', '0+', nullable='0+', default=None),
+            )),
+        )),
+        F('errorCode', 'int16', '0+'),
+        F('errorMessage', 'string', '0+', nullable='0+', default=None),
+    )),
+)
+DESCRIBE_SHARE_GROUP_OFFSETS = Api(90, 1, Layout(
+    'DescribeShareGroupOffsetsRequest', versions='0-1', flexible='0+', fields=_SHARE_OFFSETS_REQUEST),
+    Layout('DescribeShareGroupOffsetsResponse', versions='0-1', flexible='0+', fields=_SHARE_OFFSETS_RESPONSE))
+DESCRIBE_SHARE_GROUP_OFFSETS_V0 = Api(90, 0, DESCRIBE_SHARE_GROUP_OFFSETS.request, DESCRIBE_SHARE_GROUP_OFFSETS.response)
