@@ -16,13 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.errors import NotSupported
+from kgroup.errors import KgroupError, NotSupported
 from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing,
                                 LogBounds, PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.kafka import answers, records
 from kgroup.kafka.client import READ_ONLY, SLICE, UNREACHABLE, Deadline, Session, invalid_configuration
 from kgroup.kafka.routing import Routing
 from kgroup.kafka.settings import ConnectionSettings
+from kgroup.kmsg.errors import GROUP_ID_NOT_FOUND
+
+if TYPE_CHECKING:
+    from kgroup.group.share import ShareOffsets
 
 if TYPE_CHECKING:  # imported where used: a command that needs neither does not load them
     import concurrent.futures
@@ -389,6 +393,65 @@ class Cluster(Session):
                                                        epoch if epoch is not None and epoch >= 0 else None)
                 yield key, group, found
 
+    # -- share groups (KIP-932): kgroup's own client only ------------------------
+
+    def describe_share_groups(self, groups: list[str]) -> dict[str, GroupDescription | None]:
+        """ShareGroupDescribe v1 of each group, through kgroup's own client (librdkafka has no such
+        call): its description (type ``share``), or None where the cluster knows no share group of
+        that name (GROUP_ID_NOT_FOUND: no such group, or a group of another type). Raises the
+        command's error (kgroup.kafka.routing.Routing.own_client) where the own client cannot ask,
+        and for a group answered with any other error (share_error)."""
+        from kgroup.kafka.wire.share import GroupError, ShareDescribe
+
+        groups = list(dict.fromkeys(groups))
+        question = f"describe share group{'' if len(groups) == 1 else 's'} {', '.join(groups)}"
+        exchange = ShareDescribe()
+        coordinators = self._routing.own_client(self, question, exchange, "ShareGroupDescribe v1, Kafka 4.1+")
+        answers_ = self._routing.ask_own(self, coordinators, exchange, [(g, g, None) for g in groups])
+        out: dict[str, GroupDescription | None] = {}
+        for g in groups:
+            answer = answers_[g]
+            if isinstance(answer, GroupError):
+                if answer.code == GROUP_ID_NOT_FOUND:
+                    out[g] = None
+                    continue
+                raise share_error(g, "describe share group", answer)
+            out[g] = answer
+        return out
+
+    def share_groups_among(self, groups: list[str]) -> tuple[dict[str, GroupDescription], str | None]:
+        """The share groups among ``groups`` with their descriptions, as far as kgroup's own client
+        can tell, and why it could not where it could not (None: it could; a cluster without
+        ShareGroupDescribe has no share group). A group answered with an error is not called a
+        share group here: the command's usual path meets the same error."""
+        from kgroup.errors import KgroupError, NotSupported
+
+        try:
+            found = self.describe_share_groups(groups)
+        except NotSupported:
+            return {}, None
+        except KgroupError as e:
+            return {}, e.message
+        return {g: d for g, d in found.items() if d is not None}, None
+
+    def share_group_offsets(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, ShareOffsets]:
+        """DescribeShareGroupOffsets (v1, v0 on a 4.1 broker) of each group, through kgroup's own
+        client: the listed partitions, or every partition the group has state for when None.
+        Raises as describe_share_groups does; an unknown group is UnknownGroup."""
+        from kgroup.kafka.wire.share import GroupError, ShareOffsetsExchange
+
+        question = f"read the offsets of share group{'' if len(groups) == 1 else 's'} {', '.join(groups)}"
+        exchange = ShareOffsetsExchange()
+        coordinators = self._routing.own_client(self, question, exchange, "DescribeShareGroupOffsets, Kafka 4.1+")
+        answers_ = self._routing.ask_own(self, coordinators, exchange, [(g, g, ps) for g, ps in groups.items()])
+        out: dict[str, ShareOffsets] = {}
+        for g in groups:
+            answer = answers_[g]
+            if isinstance(answer, GroupError):
+                raise share_error(g, "read the offsets of share group", answer)
+            out[g] = answer
+        return out
+
     # -- data partitions: their offsets and records (kgroup.kafka.records) ---------
 
     def log_offsets(self, partitions: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
@@ -426,6 +489,24 @@ class Cluster(Session):
         """ListOffsets by timestamp and records at offsets, read by assignment only (records.RecordReader);
         the caller closes it. With log_bounds, what kgroup.lag.ends asks of a cluster."""
         return records.RecordReader(self)
+
+
+def share_error(group: str, what: str, error: Any) -> KgroupError:
+    """The command's error for a share group's answer carrying ``error`` (a wire.share.GroupError),
+    typed by Kafka's code: an unknown group (exit 2), not authorized, the coordinator not
+    available or still loading after --timeout, any other (exit 3)."""
+    from kgroup.errors import ClusterError, CoordinatorNotAvailable, NotAuthorized, UnknownGroup
+    from kgroup.kmsg import errors
+
+    text = f"cannot {what} {group}: {error.text}"
+    if error.code == errors.GROUP_ID_NOT_FOUND:
+        return UnknownGroup(f"unknown share group {group}: {error.text}")
+    if error.code in (errors.GROUP_AUTHORIZATION_FAILED, errors.TOPIC_AUTHORIZATION_FAILED,
+                      errors.CLUSTER_AUTHORIZATION_FAILED):
+        return NotAuthorized(text)
+    if error.code in (errors.COORDINATOR_LOAD_IN_PROGRESS, errors.COORDINATOR_NOT_AVAILABLE, errors.NOT_COORDINATOR):
+        return CoordinatorNotAvailable(text + " (still so at --timeout)")
+    return ClusterError(text)
 
 
 def connect(settings: ConnectionSettings) -> Cluster:

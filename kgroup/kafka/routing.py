@@ -21,6 +21,7 @@ the process exits).
 """
 from __future__ import annotations
 
+import functools
 import sys
 import time
 import weakref
@@ -71,6 +72,7 @@ class Routing:
         self.settings = settings
         self._coordinators: Coordinators | str | None = None  # None: not tried yet; _OFF: not usable
         self._why_not = ""
+        self._why_not_settings = False  # whether _why_not is the settings' doing (else the cluster's)
         self._security: Security | None = None  # how the own client connects, once opened
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
@@ -218,6 +220,62 @@ class Routing:
                 return
             yield from cluster.rd_iter_committed_offsets(lambda: failed.popleft() if failed else None, window)
 
+    # -- share groups (KIP-932): kgroup's own client only ------------------------
+
+    def own_client(self, cluster: OneByOne, question: str, exchange: Exchange, api: str) -> Coordinators:
+        """kgroup's own client to ask ``exchange`` (named ``api``), which librdkafka cannot ask:
+        UsageError (exit 2) where the connection settings keep it from being used, ClusterError
+        (exit 3) where no broker answered it or a connection of it failed earlier, NotSupported
+        where the cluster does not speak ``api``."""
+        from kgroup.errors import ClusterError, NotSupported, UsageError
+
+        coordinators = self._open(cluster)
+        if coordinators is None:
+            why = self._why_not.replace("kgroup's batched client: ", "")
+            text = f"cannot {question}: only kgroup's own client can ask it ({api}), and it cannot be used: {why}"
+            raise UsageError(text) if self._why_not_settings else ClusterError(text)
+        if coordinators.broken:
+            raise ClusterError(f"cannot {question}: a connection of kgroup's own client failed earlier")
+        if not coordinators.speaks(exchange):
+            raise NotSupported(f"cannot {question}: the cluster does not answer {api}")
+        self._say(f"{question}: kgroup's own client ({api}{self._over()})")
+        return coordinators
+
+    def ask_own(self, cluster: OneByOne, coordinators: Coordinators, exchange: Any, requests: list[Any]
+                ) -> dict[str, Any]:
+        """{group: result} of ``exchange`` (kgroup.kafka.wire.share) for each request, asked of the
+        groups' coordinators many groups per request. A group handed back (its coordinator loading,
+        moved or not found) is asked again, its coordinator looked up anew, after a pause that
+        doubles up to a second, until the command's deadline; then its result is the last
+        GroupError it was handed back for. ClusterError when a connection fails."""
+        from kgroup.errors import ClusterError
+        from kgroup.kafka.wire.share import GroupError
+        from kgroup.kmsg import errors
+
+        results: dict[str, Any] = {}
+        pending = list(requests)
+        pause = 0.1
+        while pending:
+            failed: deque[Any] = deque()
+            items = iter(pending)
+            for _, group, result in coordinators.iterate(exchange, functools.partial(next, items, None), failed):
+                results[group] = result
+            if coordinators.broken:
+                raise ClusterError("a connection of kgroup's own client failed (no broker answered in time)")
+            if not failed:
+                break
+            pending = list({r[1]: r for r in failed}.values())
+            for r in pending:
+                coordinators.forget(r[1])
+            if time.monotonic() + pause >= cluster.deadline:
+                for r in pending:
+                    results[r[1]] = exchange.retry.get(r[1]) or GroupError(
+                        errors.COORDINATOR_NOT_AVAILABLE, "FindCoordinator found no coordinator")
+                break
+            time.sleep(pause)
+            pause = min(2 * pause, 1.0)
+        return results
+
     # -- the choice ----------------------------------------------------------------
 
     def _broke(self, question: str) -> None:
@@ -254,6 +312,7 @@ class Routing:
             addresses = ([(b.host, b.port) for b in sorted(cluster.brokers.values(), key=lambda b: b.id)]
                          or bootstrap_addresses(cluster.bootstrap))
             unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
+            self._why_not_settings = True
             if not self.settings.batched:
                 self._why_not = "-X kgroup.batched=false"
             elif unspoken is not None:
@@ -273,6 +332,7 @@ class Routing:
                     opened = Coordinators(addresses, self.settings.properties.get("client.id", "rdkafka"),
                                           now + (cluster.deadline - now) * 2 / 3, self._security)
                 except WireError as e:
+                    self._why_not_settings = False
                     self._why_not = f"kgroup's batched client: {e}"
                 else:
                     self._coordinators = opened

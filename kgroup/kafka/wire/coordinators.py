@@ -140,6 +140,11 @@ class Coordinators:
         self._connections = {address: None for address in self._connections}
         self.broken = True
 
+    def forget(self, group: str) -> None:
+        """Look the group's coordinator up again before the next question about it (it moved, or
+        was not found)."""
+        self._coordinators.pop(group, None)
+
     def _find_coordinators(self, groups: list[str]) -> None:
         unknown = [g for g in dict.fromkeys(groups) if g not in self._coordinators]
         if not unknown:
