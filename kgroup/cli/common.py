@@ -162,16 +162,38 @@ def connection_options(command):
 def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOptions, *, topics=None,
                  offsets: bool = True, racks: bool = False, drop_deleted: bool = False):
     """kgroup.group.load.group_states with a progress bar and its notes said; returns (states, problems)."""
+    from kgroup.errors import UnknownGroup
     from kgroup.group.load import group_states as load
     from kgroup.output.progress import progress_bar
     from kgroup.output.render import warn
 
-    with progress_bar() as progress:
-        loaded = load(snapshot, groups, conn.cluster, topics=topics, offsets=offsets, racks=racks,
-                      drop_deleted=drop_deleted, progress=progress)
+    cluster, why = conn.cluster, None
+    if snapshot is None and groups:  # share groups among them are described by kgroup's own client
+        shares, why = share_groups(conn, groups)
+        if shares:
+            from kgroup.group.share import WithShareGroups
+
+            def cluster():
+                return WithShareGroups(conn.cluster(), shares)
+    try:
+        with progress_bar() as progress:
+            loaded = load(snapshot, groups, cluster, topics=topics, offsets=offsets, racks=racks,
+                          drop_deleted=drop_deleted, progress=progress)
+    except UnknownGroup as e:
+        if why is None:
+            raise
+        raise UnknownGroup(f"{e.message} (whether it is a share group is not known: {why})") from None
     for note in loaded.notes:
         warn(note)
     return loaded.states, loaded.problems
+
+
+def share_groups(conn: ConnectionOptions, groups: list[str]) -> tuple[dict, Optional[str]]:
+    """The share groups (KIP-932) among ``groups``, described (kgroup.kafka.cluster.Cluster.share_groups_among),
+    and why that could not be asked, where it could not."""
+    cluster = conn.cluster()
+    among = getattr(cluster, "share_groups_among", None)  # a cluster held in memory (tests) has none
+    return ({}, None) if among is None else among(groups)
 
 
 # the options of the commands that read the offsets log (log, history, lag, report, snapshot --at)

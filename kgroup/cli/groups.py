@@ -124,9 +124,16 @@ def describe(
     problems: list[str] = []
     if snapshot is None and all_groups:
         # every group of the cluster: each written as its description arrives (sliding window)
+        from kgroup.cli.common import share_groups
         from kgroup.group.capture import describe_stream
 
-        stream = describe_stream(conn.cluster(), ids, listed)
+        shares, _ = share_groups(conn, ids)  # librdkafka's list names none; ListGroups v5 does
+        if shares:
+            from kgroup.group.share import WithShareGroups
+
+            stream = describe_stream(WithShareGroups(conn.cluster(), shares), ids, (listed or set()) | set(shares))
+        else:
+            stream = describe_stream(conn.cluster(), ids, listed)
         states, problems = iter(stream), stream.problems
     else:
         captured, problems = group_states(snapshot, ids, conn, offsets=False)
@@ -168,8 +175,14 @@ def describe(
                    if kip848 else [])
                 for m in g["members"]]
         coordinator = broker_label(g["coordinator"]) or "-"
+        epochs = ""
+        if g["type"] == "share":  # kafka-share-groups.sh --describe --members --state --verbose, and more
+            from kgroup.group.share import describe_rows
+
+            headers, rows = describe_rows(g)
+            epochs = f"  group-epoch={_dash(g['group_epoch'])}  assignment-epoch={_dash(g['assignment_epoch'])}"
         title = (f"GROUP {g['group']}  type={g['type'] or '-'}  state={g['state'] or '-'}  "
-                 f"assignor={g['assignor'] or '-'}  coordinator={coordinator}  "
+                 f"assignor={g['assignor'] or '-'}  coordinator={coordinator}{epochs}  "
                  f"members={g['member_count']}")
         # CSV: one table, its columns those of the first group's table, a GROUP column first
         writer.add(g, [[g["group"], *row] for row in rows] if output == OutputFormat.csv else (),
@@ -224,6 +237,25 @@ def offsets(
     if snapshot is not None and (expiry or fail_on is not None):
         raise UsageError("--expiry reads the offsets log of a cluster; a snapshot does not hold it")
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
+    share_docs: list = []
+    if snapshot is None and not all_groups:  # share groups (KIP-932): their start offsets and the broker's lag
+        from kgroup.cli.common import share_groups
+
+        shares, _ = share_groups(conn, ids)
+        if shares:
+            from kgroup.cli.share import share_offsets_documents, write_share_offsets
+
+            if time_lag or expiry or fail_on is not None:
+                raise UsageError(f"{', '.join(shares)}: a share group commits no offsets: --time-lag and --expiry "
+                                 "do not apply to it")
+            ids = [g for g in ids if g not in shares]
+            if ids and output == OutputFormat.csv:
+                raise UsageError("-o csv: name share groups apart from other groups (their columns differ)")
+            share_docs = share_offsets_documents(conn, shares, topic, lag_above)
+            if output != OutputFormat.json or not ids:
+                write_share_offsets(share_docs, output)
+            if not ids:
+                return _share_verdict(share_docs, [], lag_above)
     # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
     # captured first, as the expiry of a group depends on its state
     with_expiry = not all_groups and snapshot is None
@@ -267,6 +299,12 @@ def offsets(
         states = _Done(list(loaded.values()), problems)  # iterates as the live stream does
     writer = GroupsWriter(output, headers, fit=OFFSETS_FIT)
     verdict = LagVerdict(lag_above)
+    if share_docs and output == OutputFormat.json:
+        from kgroup.cli.share import write_share_offsets
+
+        write_share_offsets(share_docs, output, writer)
+    for doc in share_docs:
+        verdict.add(doc)
     table = output != OutputFormat.json
     live = isinstance(states, live_states)
     # live, groups named: a small lag may be nothing but transaction markers or aborted records (read);
@@ -326,6 +364,26 @@ def offsets(
                  + (f" and {over_count - verdict.shown} more" if over_count > verdict.shown else ""))
         warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
         raise typer.Exit(ExitCode.FLAGGED)
+
+
+def _share_verdict(docs: list, problems: list[str], lag_above: Optional[int]) -> None:
+    """offsets' verdict over share groups' documents alone: INCOMPLETE (exit 3), or over --lag-above (exit 1)."""
+    from kgroup.lag.now import LagVerdict
+
+    verdict = LagVerdict(lag_above)
+    for doc in docs:
+        verdict.add(doc)
+    _report_problems(verdict.problems(problems))
+    if verdict.verdict == "over":
+        shown = ", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
+        more = verdict.over_count - verdict.shown
+        warn(f"lag above {lag_above} on {verdict.over_count} partition(s): {shown}"
+             + (f" and {more} more" if more > 0 else ""))
+        raise typer.Exit(ExitCode.FLAGGED)
+
+
+def _dash(value: Any) -> str:
+    return "-" if value is None else str(value)
 
 
 def _quiet_gc() -> None:

@@ -43,7 +43,8 @@ def describe_group(s: GroupState) -> dict[str, Any]:
     from kgroup.group.reconciliation import explain
 
     g = s.group
-    why = explain(g)
+    share = g.type == "share"
+    why = {} if share else explain(g)
     members = []
     for m in sorted(g.members, key=lambda m: (m.group_instance_id is None, m.group_instance_id or "",
                                               m.member_id)):
@@ -55,9 +56,13 @@ def describe_group(s: GroupState) -> dict[str, Any]:
             "assignment": normalized(m.assignment), "target_assignment": target,
             "reconciling": r is not None,
             **({"reconciliation": r.to_json()} if r is not None else {}),
+            # a share group's member (ShareGroupDescribe): what kafka-share-groups.sh shows, and more
+            **({"rack": m.rack, "member_epoch": m.member_epoch, "subscription": sorted(m.subscription or ())}
+               if share else {}),
         })
     return {"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.assignor,
             "coordinator": g.coordinator.to_json() if g.coordinator else None,
+            **({"group_epoch": g.generation, "assignment_epoch": g.assignment_epoch} if share else {}),
             "member_count": len(members),
             "members": members}
 

@@ -14,6 +14,7 @@ end. A 4.1 broker (v0) reports no lag: it is unknown, never guessed.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from kgroup.group.model import GroupDescription
@@ -110,3 +111,73 @@ def offsets_document(group: GroupDescription, offsets: ShareOffsets, topics: lis
     return {"group": group.group_id, "type": SHARE, "state": group.state, "lag_reported": offsets.lag_reported,
             "partitions": rows, "topic_lag": per_topic, "total_lag": total, "incomplete": bool(unknown),
             "unknown": unknown, "over_threshold": over}
+
+
+class WithShareGroups:
+    """A GroupSource (kgroup.group.capture) that answers for the share groups ``shares`` (described
+    already, through kgroup's own client) and asks ``cluster`` about every other group: so the
+    group-state engine captures a share group as any group (its topics' layouts and log offsets).
+    A share group commits no offsets (OffsetFetch does not know it): its committed offsets are
+    answered as none, without asking. ListGroups names the share groups (librdkafka's lists none)."""
+
+    def __init__(self, cluster: Any, shares: dict[str, GroupDescription]) -> None:
+        self.cluster, self.shares = cluster, shares
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.cluster, name)
+
+    def list_groups(self) -> list[Any]:
+        from kgroup.group.metadata import GroupListing
+
+        listed: list[Any] = self.cluster.list_groups()
+        known = {g.group_id for g in listed}
+        return listed + [GroupListing(g, SHARE, d.state, SHARE) for g, d in self.shares.items() if g not in known]
+
+    def describe_groups(self, groups: list[str]) -> dict[str, GroupDescription]:
+        rest = [g for g in groups if g not in self.shares]
+        out = self.cluster.describe_groups(rest) if rest else {}
+        return {g: self.shares[g] if g in self.shares else out[g] for g in groups}
+
+    def iter_describe_groups(self, groups: list[str], window: int = 256) -> Iterator[GroupDescription]:
+        rest = [g for g in groups if g not in self.shares]
+        others = iter(self.cluster.iter_describe_groups(rest, window) if rest else ())
+        for g in groups:
+            yield self.shares[g] if g in self.shares else next(others)
+
+    def iter_committed_offsets(self, next_request: Callable[[], Any], window: int = 64, groups: int | None = None
+                               ) -> Iterator[tuple[Any, str, dict[tuple[str, int], Any]]]:
+        from collections import deque
+
+        local: deque[Any] = deque()
+
+        def others() -> Any:
+            while True:
+                request = next_request()
+                if request is None or request[1] not in self.shares:
+                    return request
+                local.append(request)
+
+        while True:
+            for answer in self.cluster.iter_committed_offsets(others, window, groups):
+                yield answer
+                while local:
+                    request = local.popleft()
+                    yield request[0], request[1], {}
+            if not local:
+                return
+            while local:  # asked again after these: follow-ups may come
+                request = local.popleft()
+                yield request[0], request[1], {}
+
+
+SHARE_DESCRIBE_HEADERS = ["MEMBER-ID", "CLIENT-ID", "HOST", "RACK", "MEMBER-EPOCH", "SUBSCRIPTION", "#PARTITIONS",
+                          "ASSIGNMENT"]
+
+
+def describe_rows(g: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """The members table of a share group's describe document (kgroup.group.documents.describe_group)."""
+    from kgroup.group.assignment import compact
+
+    return SHARE_DESCRIBE_HEADERS, [
+        [m["member_id"], m["client_id"], m["host"], m["rack"], m["member_epoch"], ",".join(m["subscription"]) or None,
+         m["partition_count"], compact(m["assignment"])] for m in g["members"]]

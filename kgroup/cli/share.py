@@ -1,0 +1,47 @@
+"""Share groups (KIP-932) in ``offsets`` and ``lag``: their start offsets and the broker's lag, as
+a table or a document of their own (kgroup.group.share). Parses nothing, computes nothing."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from kgroup.output.render import Fit, OutputFormat
+
+SHARE_OFFSETS_HEADERS = ["GROUP", "TOPIC", "PARTITION", "START-OFFSET", "LEADER-EPOCH", "LAG", "MEMBERS", "ERROR"]
+SHARE_OFFSETS_FIT = Fit(ids=("MEMBERS",), drop=("ERROR", "LEADER-EPOCH", "GROUP"))
+
+
+def share_offsets_documents(conn: Any, shares: dict, topics: Optional[list[str]], lag_above: Optional[int]
+                            ) -> list[dict[str, Any]]:
+    """The offsets document of each share group of ``shares`` (group -> its description), in order."""
+    from kgroup.group.share import offsets_document
+
+    found = conn.cluster().share_group_offsets({g: None for g in shares})
+    return [offsets_document(d, found[g], topics, lag_above) for g, d in shares.items()]
+
+
+def share_table_rows(doc: dict[str, Any]) -> list[list[Any]]:
+    return [[doc["group"], p["topic"], p["partition"], p["start_offset"], p["leader_epoch"], p["lag"],
+             ",".join(p["members"]) or None, p["error"]] for p in doc["partitions"]]
+
+
+def share_note(doc: dict[str, Any]) -> str:
+    total = "unknown (INCOMPLETE)" if doc["total_lag"] is None else doc["total_lag"]
+    per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in doc["topic_lag"].items())
+    return (f"share group {doc['group']} ({doc['state'] or '-'}): total lag {total}"
+            + (f"  [{per_topic}]" if per_topic else "")
+            + ("" if doc["lag_reported"] else "  (the broker reports no lag: DescribeShareGroupOffsets v0, Kafka 4.1)"))
+
+
+def write_share_offsets(docs: list[dict[str, Any]], output: OutputFormat, writer: Any = None) -> None:
+    """The documents through ``writer`` (a GroupsWriter of the offsets document: JSON), or as a
+    table / CSV of their own."""
+    from kgroup.output.stream import GroupsWriter
+
+    own = writer is None
+    if own:
+        writer = GroupsWriter(output, SHARE_OFFSETS_HEADERS, fit=SHARE_OFFSETS_FIT)
+    for doc in docs:
+        writer.add({k: v for k, v in doc.items() if k != "topic_lag"}, share_table_rows(doc),
+                   [share_note(doc)])
+    if own:
+        writer.close()
