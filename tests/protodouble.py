@@ -114,6 +114,11 @@ class Group:
     description: dict[str, Any] = field(default_factory=dict)
     offsets: dict[tuple[str, int], int] = field(default_factory=dict)  # committed offsets
     errors: dict[str, int] = field(default_factory=dict)  # API name -> error code for this group
+    # a share group's partitions as DescribeShareGroupOffsets answers them: (topic, partition) ->
+    # {"startOffset", "leaderEpoch", "lag" (v1 only), "errorCode", "errorMessage"} (left out: defaults)
+    share_offsets: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    # how many more times the group's ``errors`` are answered before it answers as it is (None: always)
+    errors_times: int | None = None
 
     @property
     def listed_protocol_type(self) -> str:
@@ -284,7 +289,7 @@ class ProtoDouble:
         error for ``api``, NOT_COORDINATOR on another broker, GROUP_ID_NOT_FOUND with Kafka's
         message for a group missing or of another type (GroupMetadataManager)."""
         g = self.group(group_id)
-        code = g.errors.get(api) if g is not None else None
+        code = self.group_error(g, api)
         if code:
             return None, {"groupId": group_id, "errorCode": code, message_field: error_message(code)}
         if self.coordinator_of(group_id) != broker:
@@ -297,6 +302,18 @@ class ProtoDouble:
             return None, {"groupId": group_id, "errorCode": GROUP_ID_NOT_FOUND,
                           message_field: f"Group {group_id} is not a {type_} group."}
         return g, None
+
+    def group_error(self, g: Group | None, api: str) -> int:
+        """The error ``g`` answers ``api`` with now (0: none), counting down ``errors_times``."""
+        if g is None or not g.errors.get(api):
+            return NONE
+        with self._lock:
+            if g.errors_times is None:
+                return g.errors[api]
+            if g.errors_times <= 0:
+                return NONE
+            g.errors_times -= 1
+            return g.errors[api]
 
     # -- the connections -----------------------------------------------------------
 
@@ -535,6 +552,60 @@ def offset_fetch(double: ProtoDouble, broker: int, request: Request) -> dict[str
             topics.setdefault(t, []).append({"partitionIndex": p, "committedOffset": offsets.get((t, p), -1),
                                              "committedLeaderEpoch": -1, "metadata": ""})
         out.append({"groupId": gid, "topics": [{"name": t, "partitions": ps} for t, ps in topics.items()]})
+    return {"groups": out}
+
+
+@handler(77, 1, 1)
+def share_group_describe(double: ProtoDouble, broker: int, request: Request) -> dict[str, Any]:
+    """ShareGroupDescribe v1 (GroupMetadataManager.shareGroupDescribe): the group's description
+    with the broker's default assignor "simple"; a group missing or of another type is
+    GROUP_ID_NOT_FOUND ("Group G is not a share group."); an empty id INVALID_GROUP_ID."""
+    out = []
+    for gid in request.body["groupIds"]:
+        if not gid:
+            out.append({"groupId": "", "errorCode": 24})
+            continue
+        g, error = double.group_for(broker, gid, "share", "ShareGroupDescribe")
+        if error is not None:
+            out.append(error)
+            continue
+        assert g is not None
+        out.append({"groupId": gid, "groupState": g.state, "groupEpoch": 1, "assignmentEpoch": 1,
+                    "assignorName": "simple", **g.description})
+    return {"groups": out}
+
+
+@handler(90, 0, 1)
+def describe_share_group_offsets(double: ProtoDouble, broker: int, request: Request) -> dict[str, Any]:
+    """DescribeShareGroupOffsets v0-1 (KafkaApis, GroupCoordinatorService): with topics null, every
+    partition the group has state for (``share_offsets``); with topics, those asked, a topic the
+    cluster does not have answered with start offset -1; an empty topic list: nothing. A group
+    missing or of another type has no state: no topics, no error. NOT_COORDINATOR on another
+    broker; a group's ``errors["DescribeShareGroupOffsets"]`` (with Errors' default message)."""
+    out = []
+    for asked in request.body["groups"]:
+        gid = asked["groupId"]
+        g = double.group(gid)
+        code = double.group_error(g, "DescribeShareGroupOffsets")
+        if not code and double.coordinator_of(gid) != broker:
+            code = NOT_COORDINATOR
+        if code:
+            out.append({"groupId": gid, "errorCode": code, "errorMessage": error_message(code)})
+            continue
+        state = g.share_offsets if g is not None and g.type == "share" else {}
+        topics: dict[str, list[dict[str, Any]]] = {}
+        if asked.get("topics") is None:
+            for (t, p), values in sorted(state.items()):
+                topics.setdefault(t, []).append({"partitionIndex": p, **values})
+        else:
+            for t in asked["topics"]:
+                for p in t["partitions"]:
+                    values = state.get((t["topicName"], p)) if t["topicName"] in double.scenario.topics else None
+                    topics.setdefault(t["topicName"], []).append(
+                        {"partitionIndex": p, **(values or {"startOffset": -1, "leaderEpoch": 0})})
+        out.append({"groupId": gid, "topics": [
+            {"topicName": t, "topicId": topic_id(t) if t in double.scenario.topics else "AAAAAAAAAAAAAAAAAAAAAA",
+             "partitions": ps} for t, ps in topics.items()]})
     return {"groups": out}
 
 

@@ -267,7 +267,8 @@ class Routing:
             pending = list({r[1]: r for r in failed}.values())
             for r in pending:
                 coordinators.forget(r[1])
-            if time.monotonic() + pause >= cluster.deadline:
+            # the last try must leave time for its answer (the own client's connections end first)
+            if time.monotonic() + pause + 0.5 >= min(cluster.deadline, coordinators.deadline):
                 for r in pending:
                     results[r[1]] = exchange.retry.get(r[1]) or GroupError(
                         errors.COORDINATOR_NOT_AVAILABLE, "FindCoordinator found no coordinator")

@@ -119,6 +119,11 @@ class Coordinators:
             raise
         raise WireError(f"no broker answered ({', '.join(problems)})")
 
+    @property
+    def deadline(self) -> float:
+        """When every connection's requests must have been answered (time.monotonic())."""
+        return self._deadline
+
     def speaks(self, exchange: Exchange) -> bool:
         """Whether the cluster (as its first broker answering says) can be asked ``exchange``."""
         return exchange.speaks(self._first)

@@ -1,0 +1,216 @@
+"""Share groups (KIP-932) read by kgroup's own client from the protocol double (tests/protodouble.py,
+answers written by Kafka 4.3's message classes), held to Kafka's own Java Admin client
+(describeShareGroups, listShareGroupOffsets) asked the same question of the same double: every
+field both carry is equal, on every scenario, errors included. Then the commands on it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from protodouble import COORDINATOR_LOAD_IN_PROGRESS, Group, Scenario, admin_probe
+
+from kgroup.errors import CoordinatorNotAvailable, KgroupError, NotSupported, UnknownGroup
+from kgroup.kafka.cluster import Cluster
+from kgroup.kafka.settings import ConnectionSettings
+
+pytestmark = [pytest.mark.java, pytest.mark.broker]
+
+
+def _assignment(topics):
+    return {"topicPartitions": [{"topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "topicName": t, "partitions": ps}
+                                for t, ps in topics.items()]}
+
+
+MEMBERS = [
+    {"memberId": "m-b", "rackId": "rack-1", "memberEpoch": 7, "clientId": "worker-b", "clientHost": "/10.0.0.2",
+     "subscribedTopicNames": ["orders"], "assignment": _assignment({"orders": [2, 0, 1]})},
+    {"memberId": "m-a", "rackId": None, "memberEpoch": 6, "clientId": "worker-a", "clientHost": "/10.0.0.1",
+     "subscribedTopicNames": ["orders", "refunds"], "assignment": _assignment({"orders": [0], "refunds": [0]})},
+]
+SHARE_OFFSETS = {
+    ("orders", 0): {"startOffset": 120, "leaderEpoch": 3, "lag": 15},
+    ("orders", 1): {"startOffset": 40, "leaderEpoch": 3, "lag": 0},
+    ("orders", 2): {"startOffset": -1, "leaderEpoch": 0, "lag": -1},  # no state yet
+    ("refunds", 0): {"startOffset": 9, "leaderEpoch": -1, "lag": -1},  # lag not known to the broker
+}
+
+
+def scenario(brokers=2, **versions):
+    groups = [
+        Group("orders-share", "share", "Stable", coordinator=1,
+              description={"groupEpoch": 12, "assignmentEpoch": 11, "members": MEMBERS},
+              share_offsets=dict(SHARE_OFFSETS)),
+        Group("idle-share", "share", "Empty", coordinator=0, description={"groupEpoch": 3, "assignmentEpoch": 3}),
+        Group("kip848-app", "consumer", "Stable", coordinator=0),
+        Group("loading-once", "share", "Stable", coordinator=0, description={"groupEpoch": 2, "assignmentEpoch": 2},
+              errors={"ShareGroupDescribe": COORDINATOR_LOAD_IN_PROGRESS,
+                      "DescribeShareGroupOffsets": COORDINATOR_LOAD_IN_PROGRESS}, errors_times=2,
+              share_offsets={("orders", 1): {"startOffset": 5, "leaderEpoch": 1, "lag": 2}}),
+        Group("loading", "share", "Stable", coordinator=1,
+              errors={"ShareGroupDescribe": COORDINATOR_LOAD_IN_PROGRESS,
+                      "DescribeShareGroupOffsets": COORDINATOR_LOAD_IN_PROGRESS}),
+    ]
+    return Scenario(groups=groups, brokers=brokers, topics={"orders": 3, "refunds": 1},
+                    versions={int(k[1:]): v for k, v in versions.items()})
+
+
+def _cluster(double, timeout=8.0):
+    return Cluster(ConnectionSettings({"bootstrap.servers": double.bootstrap}, timeout=timeout))
+
+
+def _as_java_describes(d):
+    """kgroup's description, in the Java probe's terms (what both carry)."""
+    return {"groupId": d.group_id, "state": d.state, "groupEpoch": d.generation, "assignmentEpoch": d.assignment_epoch,
+            "coordinator": {"id": d.coordinator.id, "host": d.coordinator.host, "port": d.coordinator.port},
+            "members": [{"memberId": m.member_id, "rack": m.rack, "clientId": m.client_id, "host": m.host,
+                         "memberEpoch": m.member_epoch, "assignment": m.assignment}
+                        for m in sorted(d.members, key=lambda m: m.member_id)]}
+
+
+def _as_java_offsets(o):
+    """kgroup's offsets in the probe's terms: Admin leaves a partition with an error out."""
+    return {"partitions": [{"topic": t, "partition": p, "startOffset": v.start_offset, "leaderEpoch": v.leader_epoch,
+                            "lag": v.lag} for (t, p), v in sorted(o.partitions.items()) if v.error is None]}
+
+
+def test_descriptions_equal_the_java_admins(protodouble):
+    double = protodouble(scenario())
+    groups = ["orders-share", "idle-share", "loading-once"]
+    java = admin_probe(double.bootstrap, "describeShareGroups", *groups)["groups"]
+    double.scenario.groups[3].errors_times = 2  # the same once more for kgroup
+    with _cluster(double) as cluster:
+        ours = cluster.describe_share_groups(groups)
+    assert {g: _as_java_describes(d) for g, d in ours.items()} == java
+    # and the values, worked out by hand from the scenario
+    d = ours["orders-share"]
+    assert (d.type, d.assignor, d.state, d.generation, d.assignment_epoch, d.coordinator.id) == (
+        "share", "simple", "Stable", 12, 11, 1)
+    assert [(m.member_id, m.rack, m.subscription, m.assignment) for m in d.members] == [
+        ("m-b", "rack-1", ["orders"], {"orders": [0, 1, 2]}),
+        ("m-a", None, ["orders", "refunds"], {"orders": [0], "refunds": [0]})]
+    assert double.codec_errors == []
+
+
+def test_a_group_of_another_type_or_none_is_not_a_share_group(protodouble):
+    double = protodouble(scenario())
+    java = admin_probe(double.bootstrap, "describeShareGroups", "kip848-app", "nobody")["groups"]
+    assert {g: e["error"]["class"] for g, e in java.items()} == {"kip848-app": "GroupIdNotFoundException",
+                                                                 "nobody": "GroupIdNotFoundException"}
+    with _cluster(double) as cluster:
+        assert cluster.describe_share_groups(["kip848-app", "nobody"]) == {"kip848-app": None, "nobody": None}
+        assert cluster.share_groups_among(["kip848-app", "orders-share"])[0].keys() == {"orders-share"}
+
+
+def test_a_coordinator_loading_until_the_timeout(protodouble):
+    double = protodouble(scenario())
+    java = admin_probe(double.bootstrap, "describeShareGroups", "loading", timeout_ms=3000)["groups"]
+    assert java["loading"]["error"]["class"] == "TimeoutException"
+    with _cluster(double, timeout=2.0) as cluster:
+        with pytest.raises(CoordinatorNotAvailable) as e:
+            cluster.describe_share_groups(["loading"])
+    assert "COORDINATOR_LOAD_IN_PROGRESS" in e.value.message and e.value.exit_code == 3
+
+
+def test_offsets_equal_the_java_admins(protodouble):
+    double = protodouble(scenario())
+    groups = ["orders-share", "idle-share", "loading-once", "nobody"]
+    java = admin_probe(double.bootstrap, "listShareGroupOffsets", *groups)["groups"]
+    double.scenario.groups[3].errors_times = 2
+    with _cluster(double) as cluster:
+        ours = cluster.share_group_offsets({g: None for g in groups})
+    assert {g: _as_java_offsets(o) for g, o in ours.items()} == java
+    p = ours["orders-share"].partitions
+    assert ours["orders-share"].lag_reported
+    assert [tuple(p[tp]) for tp in sorted(p)] == [(120, 3, 15, None), (40, 3, 0, None), (None, None, None, None),
+                                                   (9, None, None, None)]
+    assert ours["nobody"].partitions == {}  # no state, no error: as Kafka answers
+
+
+def test_a_v0_broker_reports_no_lag(protodouble):
+    double = protodouble(scenario(v90=(0, 0)))
+    java = admin_probe(double.bootstrap, "listShareGroupOffsets", "orders-share")["groups"]
+    with _cluster(double) as cluster:
+        ours = cluster.share_group_offsets({"orders-share": None})
+    assert {g: _as_java_offsets(o) for g, o in ours.items()} == java
+    assert not ours["orders-share"].lag_reported
+    assert {tp: v.lag for tp, v in ours["orders-share"].partitions.items()} == {tp: None for tp in SHARE_OFFSETS}
+    assert {r.api_version for _, r in double.asked(90)} == {0}
+
+
+def test_a_cluster_without_share_groups(protodouble):
+    double = protodouble(scenario(v77=None, v90=None))
+    java = admin_probe(double.bootstrap, "describeShareGroups", "orders-share")["groups"]
+    assert java["orders-share"]["error"]["class"] == "UnsupportedVersionException"
+    with _cluster(double) as cluster:
+        with pytest.raises(NotSupported) as e:
+            cluster.describe_share_groups(["orders-share"])
+        assert "ShareGroupDescribe" in e.value.message and e.value.exit_code == 3
+        assert cluster.share_groups_among(["orders-share"]) == ({}, None)
+
+
+def test_own_client_turned_off_is_said():
+    cluster = Cluster(ConnectionSettings({"bootstrap.servers": "127.0.0.1:1"}, batched=False))
+    with pytest.raises(KgroupError) as e:
+        cluster.describe_share_groups(["s"])
+    assert e.value.exit_code == 2 and "kgroup.batched=false" in e.value.message
+    assert not isinstance(e.value, UnknownGroup)
+
+
+# -- the commands ---------------------------------------------------------------
+
+def _kgroup(*args):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run([sys.executable, "-m", "kgroup", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_describe_a_share_group(protodouble):
+    double = protodouble(scenario())
+    out = _kgroup("describe", "-b", double.bootstrap, "orders-share", "-o", "json")
+    assert out.returncode == 0, out.stderr
+    (g,) = json.loads(out.stdout)["groups"]
+    assert (g["type"], g["state"], g["assignor"], g["group_epoch"], g["assignment_epoch"], g["member_count"]) == (
+        "share", "Stable", "simple", 12, 11, 2)
+    assert [(m["member_id"], m["rack"], m["member_epoch"], m["subscription"], m["assignment"]) for m in g["members"]] == [
+        ("m-a", None, 6, ["orders", "refunds"], {"orders": [0], "refunds": [0]}),
+        ("m-b", "rack-1", 7, ["orders"], {"orders": [0, 1, 2]})]
+    table = _kgroup("describe", "-b", double.bootstrap, "orders-share")
+    assert table.returncode == 0, table.stderr
+    assert "type=share" in table.stdout and "group-epoch=12  assignment-epoch=11" in table.stdout
+    assert "MEMBER-EPOCH" in table.stdout and "rack-1" in table.stdout
+
+
+def test_offsets_of_a_share_group(protodouble):
+    double = protodouble(scenario())
+    out = _kgroup("offsets", "-b", double.bootstrap, "orders-share", "-o", "json")
+    # orders-2 has no start offset and refunds-0 no lag: unknown, so INCOMPLETE
+    assert out.returncode == 3, out.stderr
+    (g,) = json.loads(out.stdout)["groups"]
+    assert [(p["topic"], p["partition"], p["start_offset"], p["leader_epoch"], p["lag"], p["members"])
+            for p in g["partitions"]] == [
+        ("orders", 0, 120, 3, 15, ["m-a", "m-b"]), ("orders", 1, 40, 3, 0, ["m-b"]),
+        ("orders", 2, None, None, None, ["m-b"]), ("refunds", 0, 9, None, None, ["m-a"])]
+    assert g["total_lag"] is None and "INCOMPLETE" in out.stderr and "refunds-0" in out.stderr
+
+
+def test_offsets_lag_above_on_a_share_group(protodouble):
+    double = protodouble(scenario())
+    double.scenario.groups[0].share_offsets = {("orders", 0): {"startOffset": 120, "leaderEpoch": 3, "lag": 15},
+                                               ("orders", 1): {"startOffset": 40, "leaderEpoch": 3, "lag": 0}}
+    over = _kgroup("offsets", "-b", double.bootstrap, "orders-share", "--lag-above", "10")
+    assert over.returncode == 1, over.stderr
+    assert "lag above 10 on 1 partition(s): orders-share orders-0 (15)" in over.stderr
+    assert "total lag 15" in over.stdout
+    ok = _kgroup("offsets", "-b", double.bootstrap, "orders-share", "--lag-above", "15")
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_offsets_on_a_v0_broker_is_incomplete(protodouble):
+    double = protodouble(scenario(v90=(0, 0)))
+    out = _kgroup("offsets", "-b", double.bootstrap, "orders-share", "--lag-above", "1000")
+    assert out.returncode == 3
+    assert "the broker reports no lag (DescribeShareGroupOffsets v0, Kafka 4.1)" in out.stderr
