@@ -45,6 +45,31 @@ def optional_watch_value(args: List[str]) -> List[str]:
     return out
 
 
+def _share_lag(group, topic, watch, until, time_lag, fail_on, output, conn) -> bool:
+    """A share group (KIP-932) commits nothing to the offsets log, so there is no lag over time to
+    rebuild: lag shows what offsets shows, the broker's lag per partition now (INCOMPLETE, exit 3,
+    where it is unknown). False where ``group`` is not a share group (or that cannot be asked)."""
+    from kgroup.cli.common import share_groups
+
+    shares, _ = share_groups(conn, [group])
+    if group not in shares:
+        return False
+    given = [name for name, value in (("--watch", watch), ("--until", until), ("--time-lag", time_lag),
+                                      ("--fail-on", fail_on)) if value]
+    if given:
+        raise UsageError(f"{group} is a share group: it commits no offsets, so there is no lag over time; "
+                         f"{', '.join(given)} does not apply ('kgroup lag {group}' shows its lag now)")
+    from kgroup.cli.groups import _share_verdict
+    from kgroup.cli.share import share_offsets_documents, write_share_offsets
+
+    docs = share_offsets_documents(conn, shares, topic, None)
+    write_share_offsets(docs, output)
+    info(f"{group} is a share group: its lag is the broker's now (partition end - start offset - records "
+         "delivered past it); share groups commit nothing to the offsets log, so there is no lag over time")
+    _share_verdict(docs, [], None)
+    return True
+
+
 def _watch_seconds(value: Optional[float]) -> Optional[float]:
     if value is not None and not 1 <= value <= 3600:
         raise typer.BadParameter("the interval must be between 1 and 3600 seconds")
@@ -98,6 +123,8 @@ def lag(
     until_ms = window.until_ms if window.until_ms is not None else now_ms
     if window.until_ms is not None and window.until_ms > now_ms:
         raise UsageError("--until is in the future")
+    if input_ is None and _share_lag(group, topic, watch, until, time_lag, fail_on, output, conn):
+        return
     if watch is not None:
         if until is not None:
             raise UsageError("--watch runs until now; it takes no --until")

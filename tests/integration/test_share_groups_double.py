@@ -214,3 +214,16 @@ def test_offsets_on_a_v0_broker_is_incomplete(protodouble):
     out = _kgroup("offsets", "-b", double.bootstrap, "orders-share", "--lag-above", "1000")
     assert out.returncode == 3
     assert "the broker reports no lag (DescribeShareGroupOffsets v0, Kafka 4.1)" in out.stderr
+
+
+def test_lag_of_a_share_group_is_the_now_table(protodouble):
+    double = protodouble(scenario())
+    double.scenario.groups[0].share_offsets = {("orders", 0): {"startOffset": 120, "leaderEpoch": 3, "lag": 15}}
+    out = _kgroup("lag", "-b", double.bootstrap, "orders-share", "-o", "json")
+    assert out.returncode == 0, out.stderr
+    (g,) = json.loads(out.stdout)["groups"]
+    assert (g["type"], g["total_lag"], [(p["topic"], p["partition"], p["lag"]) for p in g["partitions"]]) == (
+        "share", 15, [("orders", 0, 15)])
+    assert "share groups commit nothing to the offsets log" in out.stderr
+    refused = _kgroup("lag", "-b", double.bootstrap, "orders-share", "--watch", "5")
+    assert refused.returncode == 2 and "--watch does not apply" in refused.stderr
