@@ -196,6 +196,20 @@ def share_groups(conn: ConnectionOptions, groups: list[str]) -> tuple[dict, Opti
     return ({}, None) if among is None else among(groups)
 
 
+def report_problems(problems: list[str]) -> None:
+    """Partial results are never presented as complete: say what is missing, exit 3."""
+    from kgroup.errors import ExitCode
+    from kgroup.output.render import warn
+
+    if problems:
+        for p in problems[:10]:
+            warn(p)
+        if len(problems) > 10:
+            warn(f"... and {len(problems) - 10} more")
+        warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
+        raise typer.Exit(ExitCode.CLUSTER)
+
+
 # the options of the commands that read the offsets log (log, history, lag, report, snapshot --at)
 Input = Annotated[Optional[Path], typer.Option(
     "--input", metavar="FILE", help="Read raw records saved earlier instead of a cluster: JSON Lines (log --save; "

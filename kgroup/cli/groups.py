@@ -10,7 +10,7 @@ import typer
 
 from kgroup.cli.common import (ConnectionOptions, OffsetsTopic, Output, Snapshot, app, broker_label, connection_options,
                                examples,
-                               group_states, no_cluster_with)
+                               group_states, no_cluster_with, report_problems)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import Fit, OutputFormat, Table, duration, info, warn
@@ -44,14 +44,7 @@ def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: O
 
 
 def _report_problems(problems: list[str]) -> None:
-    """Partial results are never presented as complete: say what is missing, exit 3."""
-    if problems:
-        for p in problems[:10]:
-            warn(p)
-        if len(problems) > 10:
-            warn(f"... and {len(problems) - 10} more")
-        warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
-        raise typer.Exit(ExitCode.CLUSTER)
+    report_problems(problems)
 
 
 @app.command("list", short_help="Every group: type, state, assignor, members, coordinator.", epilog=examples(
@@ -243,7 +236,7 @@ def offsets(
 
         shares, _ = share_groups(conn, ids)
         if shares:
-            from kgroup.cli.share import share_offsets_documents, write_share_offsets
+            from kgroup.cli.share import share_offsets_documents, share_verdict, write_share_offsets
 
             if time_lag or expiry or fail_on is not None:
                 raise UsageError(f"{', '.join(shares)}: a share group commits no offsets: --time-lag and --expiry "
@@ -255,7 +248,7 @@ def offsets(
             if output != OutputFormat.json or not ids:
                 write_share_offsets(share_docs, output)
             if not ids:
-                return _share_verdict(share_docs, [], lag_above)
+                return share_verdict(share_docs, [], lag_above)
     # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
     # captured first, as the expiry of a group depends on its state
     with_expiry = not all_groups and snapshot is None
@@ -363,22 +356,6 @@ def offsets(
         shown = (", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
                  + (f" and {over_count - verdict.shown} more" if over_count > verdict.shown else ""))
         warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
-        raise typer.Exit(ExitCode.FLAGGED)
-
-
-def _share_verdict(docs: list, problems: list[str], lag_above: Optional[int]) -> None:
-    """offsets' verdict over share groups' documents alone: INCOMPLETE (exit 3), or over --lag-above (exit 1)."""
-    from kgroup.lag.now import LagVerdict
-
-    verdict = LagVerdict(lag_above)
-    for doc in docs:
-        verdict.add(doc)
-    _report_problems(verdict.problems(problems))
-    if verdict.verdict == "over":
-        shown = ", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
-        more = verdict.over_count - verdict.shown
-        warn(f"lag above {lag_above} on {verdict.over_count} partition(s): {shown}"
-             + (f" and {more} more" if more > 0 else ""))
         raise typer.Exit(ExitCode.FLAGGED)
 
 

@@ -59,14 +59,13 @@ def _share_lag(group, topic, watch, until, time_lag, fail_on, output, conn) -> b
     if given:
         raise UsageError(f"{group} is a share group: it commits no offsets, so there is no lag over time; "
                          f"{', '.join(given)} does not apply ('kgroup lag {group}' shows its lag now)")
-    from kgroup.cli.groups import _share_verdict
-    from kgroup.cli.share import share_offsets_documents, write_share_offsets
+    from kgroup.cli.share import share_offsets_documents, share_verdict, write_share_offsets
 
     docs = share_offsets_documents(conn, shares, topic, None)
     write_share_offsets(docs, output)
     info(f"{group} is a share group: its lag is the broker's now (partition end - start offset - records "
          "delivered past it); share groups commit nothing to the offsets log, so there is no lag over time")
-    _share_verdict(docs, [], None)
+    share_verdict(docs, [], None)
     return True
 
 

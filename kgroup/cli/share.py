@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from kgroup.output.render import Fit, OutputFormat
+import typer
+
+from kgroup.cli.common import report_problems
+from kgroup.errors import ExitCode
+from kgroup.output.render import Fit, OutputFormat, warn
 
 SHARE_OFFSETS_HEADERS = ["GROUP", "TOPIC", "PARTITION", "START-OFFSET", "LEADER-EPOCH", "LAG", "MEMBERS", "ERROR"]
 SHARE_OFFSETS_FIT = Fit(ids=("MEMBERS",), drop=("ERROR", "LEADER-EPOCH", "GROUP"))
@@ -45,3 +49,19 @@ def write_share_offsets(docs: list[dict[str, Any]], output: OutputFormat, writer
                    [share_note(doc)])
     if own:
         writer.close()
+
+
+def share_verdict(docs: list, problems: list[str], lag_above: Optional[int]) -> None:
+    """offsets' verdict over share groups' documents alone: INCOMPLETE (exit 3), or over --lag-above (exit 1)."""
+    from kgroup.lag.now import LagVerdict
+
+    verdict = LagVerdict(lag_above)
+    for doc in docs:
+        verdict.add(doc)
+    report_problems(verdict.problems(problems))
+    if verdict.verdict == "over":
+        shown = ", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
+        more = verdict.over_count - verdict.shown
+        warn(f"lag above {lag_above} on {verdict.over_count} partition(s): {shown}"
+             + (f" and {more} more" if more > 0 else ""))
+        raise typer.Exit(ExitCode.FLAGGED)

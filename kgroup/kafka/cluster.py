@@ -452,6 +452,30 @@ class Cluster(Session):
             out[g] = answer
         return out
 
+    def find_share_coordinators(self, keys: list[str]) -> dict[str, tuple[Broker | None, str | None]]:
+        """FindCoordinator v6 key type 2 (SHARE) through kgroup's own client: for each share
+        coordinator key ("groupId:topicId:partition") the broker the cluster names, or None and
+        the error it answered. Raises as describe_share_groups does where it cannot be asked."""
+        from kgroup.errors import NotSupported
+        from kgroup.kafka.wire.connection import WireError
+        from kgroup.kafka.wire.coordinators import Node
+        from kgroup.kafka.wire.share import GroupError
+
+        question = "find the share coordinators"
+        coordinators = self._routing.own_client(self, question, _FindCoordinator(), "FindCoordinator v6")
+        try:
+            found = coordinators.find_share_coordinators(keys)
+        except WireError as e:
+            raise NotSupported(f"cannot {question}: {e}") from None
+        out: dict[str, tuple[Broker | None, str | None]] = {}
+        for key in keys:
+            answer = found.get(key)
+            if isinstance(answer, Node):
+                out[key] = (self.brokers.get(answer.id) or Broker(answer.id, answer.host, answer.port), None)
+            else:
+                out[key] = (None, "the answer left the key out" if answer is None else GroupError(*answer).text)
+        return out
+
     # -- data partitions: their offsets and records (kgroup.kafka.records) ---------
 
     def log_offsets(self, partitions: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
@@ -489,6 +513,15 @@ class Cluster(Session):
         """ListOffsets by timestamp and records at offsets, read by assignment only (records.RecordReader);
         the caller closes it. With log_bounds, what kgroup.lag.ends asks of a cluster."""
         return records.RecordReader(self)
+
+
+class _FindCoordinator:
+    """What own_client asks of the cluster for find_share_coordinators: FindCoordinator v6."""
+
+    def speaks(self, conn: Any) -> bool:
+        from kgroup.kmsg.messages import FIND_COORDINATOR_V6
+
+        return bool(conn.supports(FIND_COORDINATOR_V6))
 
 
 def share_error(group: str, what: str, error: Any) -> KgroupError:

@@ -222,7 +222,7 @@ class Routing:
 
     # -- share groups (KIP-932): kgroup's own client only ------------------------
 
-    def own_client(self, cluster: OneByOne, question: str, exchange: Exchange, api: str) -> Coordinators:
+    def own_client(self, cluster: OneByOne, question: str, exchange: Any, api: str) -> Coordinators:
         """kgroup's own client to ask ``exchange`` (named ``api``), which librdkafka cannot ask:
         UsageError (exit 2) where the connection settings keep it from being used, ClusterError
         (exit 3) where no broker answered it or a connection of it failed earlier, NotSupported

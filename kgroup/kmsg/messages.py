@@ -36,10 +36,10 @@ API_VERSIONS = Api(18, 0, Layout('ApiVersionsRequest', versions='0', flexible=No
         )),
     )))
 
-FIND_COORDINATOR = Api(10, 4, Layout('FindCoordinatorRequest', versions='4', flexible='3+', fields=(
+FIND_COORDINATOR = Api(10, 4, Layout('FindCoordinatorRequest', versions='4-6', flexible='3+', fields=(
     F('keyType', 'int8', '1+'),
     F('coordinatorKeys', '[]string', '4+'),
-)), Layout('FindCoordinatorResponse', versions='4', flexible='3+', fields=(
+)), Layout('FindCoordinatorResponse', versions='4-6', flexible='3+', fields=(
     F('throttleTimeMs', 'int32', '1+'),
     F('coordinators', '[]struct', '4+', fields=(
         F('key', 'string', '4+'),
@@ -50,6 +50,10 @@ FIND_COORDINATOR = Api(10, 4, Layout('FindCoordinatorRequest', versions='4', fle
         F('errorMessage', 'string', '4+', nullable='4+'),
     )),
 )))
+
+# v6 (Kafka 4.1+): the same fields, and key type 2 (a share partition's share coordinator, key
+# "groupId:topicId:partition")
+FIND_COORDINATOR_V6 = Api(10, 6, FIND_COORDINATOR.request, FIND_COORDINATOR.response)
 
 OFFSET_FETCH = Api(9, 8, Layout('OffsetFetchRequest', versions='8', flexible='6+', fields=(
     F('groups', '[]struct', '8+', fields=(

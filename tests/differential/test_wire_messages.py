@@ -67,7 +67,7 @@ def test_only_reads_and_logins_can_be_sent(java_results):
     # OffsetFetch, ConsumerGroupDescribe and DescribeGroups, ShareGroupDescribe and
     # DescribeShareGroupOffsets v0 and v1, and the SASL login (SaslHandshake, SaslAuthenticate v1
     # and v2); nothing that joins, commits, creates or alters
-    sent = ("ApiVersionsRequest", "FindCoordinatorRequest", "OffsetFetchRequest", "ConsumerGroupDescribeRequest",
+    sent = ("ApiVersionsRequest", "FindCoordinatorRequest", "FindCoordinatorRequest", "OffsetFetchRequest", "ConsumerGroupDescribeRequest",
             "DescribeGroupsRequest", "ShareGroupDescribeRequest", "DescribeShareGroupOffsetsRequest",
             "DescribeShareGroupOffsetsRequest", "SaslHandshakeRequest", "SaslAuthenticateRequest",
             "SaslAuthenticateRequest")
@@ -76,6 +76,7 @@ def test_only_reads_and_logins_can_be_sent(java_results):
     assert {api.key for api in APIS} == {18, 10, 9, 69, 15, 77, 90, 17, 36}  # their keys in Kafka's ApiKeys
     assert sorted(api.version for api in APIS if api.key == 36) == [1, 2]
     assert sorted(api.version for api in APIS if api.key == 90) == [0, 1]
+    assert sorted(api.version for api in APIS if api.key == 10) == [4, 6]
     assert [api.version for api in APIS if api.key == 77] == [1]
 
 

@@ -227,3 +227,33 @@ def test_lag_of_a_share_group_is_the_now_table(protodouble):
     assert "share groups commit nothing to the offsets log" in out.stderr
     refused = _kgroup("lag", "-b", double.bootstrap, "orders-share", "--watch", "5")
     assert refused.returncode == 2 and "--watch does not apply" in refused.stderr
+
+
+@pytest.mark.parametrize("coordinator", [0, 1])
+def test_find_coordinator_share_state_online(protodouble, coordinator):
+    from kgroup.group.hashing import share_state_partition_for
+    from protodouble import topic_id
+
+    s = scenario()
+    s.topics["__share_group_state"] = 50  # the double's leaders go round robin: partition p on broker p % 2
+    s.groups[0].coordinator = coordinator
+    double = protodouble(s)
+    out = _kgroup("find-coordinator", "-b", double.bootstrap, "orders-share", "--share-state", "orders:2", "-o", "json")
+    partition = share_state_partition_for("orders-share", topic_id("orders"), 2, 50)
+    (r,) = json.loads(out.stdout)["share_partitions"]
+    assert (r["state_partition"], r["state_partition_leader"]["id"], r["coordinator"]["id"]) == (
+        partition, partition % 2, coordinator)
+    assert r["verdict"] == ("agree" if partition % 2 == coordinator else "mismatch"), r
+    assert out.returncode == 0, out.stderr
+    # the key sent, as Kafka's SharePartitionKey spells it, with key type 2 (v6)
+    (key,) = [k for _, req in double.asked(10) if req.body.get("keyType") == 2 for k in req.body["coordinatorKeys"]]
+    assert key == f"orders-share:{topic_id('orders')}:2"
+    assert {req.api_version for _, req in double.asked(10) if req.body.get("keyType") == 2} == {6}
+
+
+def test_find_coordinator_of_a_share_group(protodouble):
+    double = protodouble(scenario())
+    out = _kgroup("find-coordinator", "-b", double.bootstrap, "orders-share", "-o", "json")
+    assert out.returncode == 0, out.stderr
+    (g,) = json.loads(out.stdout)["groups"]
+    assert g["coordinator"]["id"] == 1  # the scenario's coordinator of orders-share

@@ -103,5 +103,6 @@ def test_a_broker_is_an_object_with_id_host_and_port_in_every_document():
     # find-coordinator's document is one of two (a top-level oneOf): groups, or --share-state's share partitions
     assert seen == {("describe", "groups/coordinator"), ("find-coordinator", "oneOf/groups/coordinator"),
                     ("find-coordinator", "oneOf/groups/offsets_partition_leader"),
-                    ("find-coordinator", "oneOf/share_partitions/state_partition_leader"), ("list", "groups/coordinator"),
+                    ("find-coordinator", "oneOf/share_partitions/state_partition_leader"),
+                    ("find-coordinator", "oneOf/share_partitions/coordinator"), ("list", "groups/coordinator"),
                     ("scan", "groups/offsets_partition_leader"), ("scan", "coordinators/offsets_partition_leader")}
