@@ -8,6 +8,7 @@ import json
 
 import pytest
 from protodouble import COORDINATOR_LOAD_IN_PROGRESS, Group, Scenario, admin_probe
+from schemas import validate
 
 from kgroup.errors import CoordinatorNotAvailable, KgroupError, NotSupported, UnknownGroup
 from kgroup.kafka.cluster import Cluster
@@ -172,6 +173,7 @@ def test_describe_a_share_group(protodouble):
     double = protodouble(scenario())
     out = _kgroup("describe", "-b", double.bootstrap, "orders-share", "-o", "json")
     assert out.returncode == 0, out.stderr
+    validate("describe", json.loads(out.stdout))
     (g,) = json.loads(out.stdout)["groups"]
     assert (g["type"], g["state"], g["assignor"], g["group_epoch"], g["assignment_epoch"], g["member_count"]) == (
         "share", "Stable", "simple", 12, 11, 2)
@@ -189,6 +191,7 @@ def test_offsets_of_a_share_group(protodouble):
     out = _kgroup("offsets", "-b", double.bootstrap, "orders-share", "-o", "json")
     # orders-2 has no start offset and refunds-0 no lag: unknown, so INCOMPLETE
     assert out.returncode == 3, out.stderr
+    validate("offsets", json.loads(out.stdout))
     (g,) = json.loads(out.stdout)["groups"]
     assert [(p["topic"], p["partition"], p["start_offset"], p["leader_epoch"], p["lag"], p["members"])
             for p in g["partitions"]] == [
@@ -221,6 +224,7 @@ def test_lag_of_a_share_group_is_the_now_table(protodouble):
     double.scenario.groups[0].share_offsets = {("orders", 0): {"startOffset": 120, "leaderEpoch": 3, "lag": 15}}
     out = _kgroup("lag", "-b", double.bootstrap, "orders-share", "-o", "json")
     assert out.returncode == 0, out.stderr
+    validate("lag", json.loads(out.stdout))
     (g,) = json.loads(out.stdout)["groups"]
     assert (g["type"], g["total_lag"], [(p["topic"], p["partition"], p["lag"]) for p in g["partitions"]]) == (
         "share", 15, [("orders", 0, 15)])
@@ -240,6 +244,7 @@ def test_find_coordinator_share_state_online(protodouble, coordinator):
     double = protodouble(s)
     out = _kgroup("find-coordinator", "-b", double.bootstrap, "orders-share", "--share-state", "orders:2", "-o", "json")
     partition = share_state_partition_for("orders-share", topic_id("orders"), 2, 50)
+    validate("find-coordinator", json.loads(out.stdout))
     (r,) = json.loads(out.stdout)["share_partitions"]
     assert (r["state_partition"], r["state_partition_leader"]["id"], r["coordinator"]["id"]) == (
         partition, partition % 2, coordinator)
