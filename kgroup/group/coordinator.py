@@ -368,7 +368,14 @@ def share_survey(cluster: ShareStateSource, requests: list[tuple[str, str, int]]
     shares = resolve_shares(requests, topic_id, metadata, ids)
     count = share_state_count(metadata, state_partitions)
     ask = getattr(cluster, "find_share_coordinators", None)  # a cluster held in memory (tests) may have none
-    lookups = None if ask is None else ask([share_coordinator_key(s.group, s.topic_id, s.partition) for s in shares])
+    lookups = None
+    if ask is not None:
+        from kgroup.errors import KgroupError
+
+        try:
+            lookups = ask([share_coordinator_key(s.group, s.topic_id, s.partition) for s in shares])
+        except KgroupError:  # the cluster cannot be asked (kgroup's own client, FindCoordinator v6): the metadata's answer
+            lookups = None
     topic = metadata.topics.get(SHARE_STATE_TOPIC)
     reports = []
     for s in shares:
