@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.errors import NotSupported
+from kgroup.errors import GroupOfOtherType, NotSupported, UnknownGroup
 from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing,
                                 LogBounds, PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.kafka import answers, records
@@ -322,8 +322,20 @@ class Cluster(Session):
         try:
             d = self.wait(f"describe group {group}", future)
         except KafkaException as e:
-            raise self.group_error(group, "describe", e) from None
+            error = self.group_error(group, "describe", e)
+            # librdkafka's "not a consumer group (connect)" (_INVALID_ARG) or GROUP_ID_NOT_FOUND: say
+            # what the group is, where the cluster lists it as another type
+            if isinstance(error, UnknownGroup) or e.args[0].code() == KafkaError._INVALID_ARG:
+                error = self.other_type_error(group) or error
+            raise error from None
         return answers.description(d)
+
+    def other_type_error(self, group: str) -> GroupOfOtherType | None:
+        """The error naming ``group``'s type when the cluster lists it as a group the consumer-group
+        commands cannot answer for (share, streams, Kafka Connect's): kgroup.kafka.group_types."""
+        from kgroup.kafka.group_types import other_type_error
+
+        return other_type_error(self, group)
 
     def committed_offsets(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, dict[tuple[str, int], PartitionOffsets]]:
         """OffsetFetch per group: the listed partitions, or every committed one when None.

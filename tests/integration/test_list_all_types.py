@@ -136,3 +136,44 @@ def test_tansu_lists_as_the_java_admin(seed_group, tansu):
     java = {g["groupId"]: (g["protocolType"], g["state"]) for g in answer["listings"]}
     assert "G1" in java
     assert {g: (r["protocol_type"], r["state"]) for g, r in rows.items()} == java
+
+
+# ---------------------------------------------------------------------------------------------
+# a group the consumer-group commands cannot answer for says what it is (exit 2, one line)
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["describe"], ["offsets"], ["snapshot"], ["whatif", "--remove", "m1"]])
+@pytest.mark.parametrize("group, said", [
+    ("orders-share", "group orders-share is a share group, not a consumer group: this command cannot answer "
+                     "for share groups yet"),
+    ("wordcount-streams", "group wordcount-streams is a streams group, not a consumer group: this command "
+                          "cannot answer for streams groups yet"),
+    ("connect-cluster", "group connect-cluster is a classic group of protocol type connect, not a consumer "
+                        "group: this command cannot answer for it yet"),
+])
+def test_group_of_another_type_is_named(protodouble, command, group, said):
+    double = protodouble(six_groups(brokers=2))
+    r = run_kgroup(command[0], group, *command[1:], "-b", double.bootstrap, "--timeout", "20")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [f"kgroup: error: {said} (kgroup list shows it)"]
+    assert r.stdout == ""
+
+
+def test_unknown_group_is_still_unknown(protodouble):
+    double = protodouble(six_groups(brokers=2))
+    r = run_kgroup("describe", "nosuch", "-b", double.bootstrap, "--timeout", "20")
+    assert (r.returncode, r.stderr.splitlines()) == (2, ["kgroup: error: unknown group nosuch"])
+
+
+def test_group_types_lookup(protodouble):
+    from kgroup.kafka.cluster import Cluster
+    from kgroup.kafka.group_types import group_types
+    from kgroup.kafka.settings import ConnectionSettings
+
+    double = protodouble(six_groups(brokers=3))
+    with Cluster(ConnectionSettings({"bootstrap.servers": double.bootstrap}, timeout=20)) as cluster:
+        found = group_types(cluster, ["orders-share", "connect-cluster", "kip848-app", "nosuch"])
+    assert {g: (lg.type, lg.protocol_type, lg.coordinator.id if lg.coordinator else None)
+            for g, lg in found.items()} == {"orders-share": ("share", "share", 1),
+                                            "connect-cluster": ("classic", "connect", 1),
+                                            "kip848-app": ("consumer", "consumer", 0)}
