@@ -21,9 +21,9 @@ def listing_row(g: GroupListing, d: GroupDescription | None, states: list[str],
     when ``states`` (any of them) or ``types`` (any of them) leave it out. Without a description
     (share, streams and Kafka Connect groups are not described here), what ListGroups said stands:
     the coordinator is the broker that listed the group."""
-    # ListGroups names the state as Kafka does (Reconciling, NotReady, ...); librdkafka's description
-    # knows six states only
-    state = g.state or (d.state if d else None)
+    # the description's state, but where it says Unknown (librdkafka knows six states only, not
+    # Assigning or Reconciling): ListGroups names it as Kafka does
+    state = (d.state if d and d.state not in (None, "Unknown") else None) or g.state or (d.state if d else None)
     gtype = g.type or (d.type if d else None)
     if states and (state or "").lower().replace("_", "") not in {s.lower().replace("_", "") for s in states}:
         return None

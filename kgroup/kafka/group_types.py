@@ -10,13 +10,18 @@ cannot answer for a share or streams group yet raise ``other_type_error``'s Grou
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from kgroup.errors import ClusterError, GroupOfOtherType
 
 if TYPE_CHECKING:
     from kgroup.group.metadata import GroupListing
-    from kgroup.kafka.cluster import Cluster
+
+
+class Cluster(Protocol):
+    """What the look-up needs of kgroup.kafka.cluster's Cluster."""
+
+    def list_every_group(self, types: list[str] | None = None) -> tuple[list[GroupListing], list[str]]: ...
 
 # the groups the consumer-group commands answer for: classic groups of these protocol types
 # (none: a group that only commits offsets) and consumer groups

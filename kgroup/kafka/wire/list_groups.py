@@ -71,7 +71,8 @@ def _brokers(conn: Connection) -> list[tuple[int, str, int]] | None:
 def list_groups(bootstrap: list[tuple[str, int]], client_id: str, deadline: float,
                 security: Security | None = None, types: list[str] | None = None) -> Listing:
     """Every group of ``types`` (None or empty: every type) the cluster's brokers list. Raises
-    WireError when no bootstrap server answers, or the typed error of a refused login or TLS
+    WireError when no bootstrap server answers or no broker's ListGroups does (the connection
+    failed, timed out or was closed: the caller asks librdkafka, whose failure says why), or the typed error of a refused login or TLS
     failure (kgroup.kafka.wire.connection.Refused's)."""
     wanted = [t.lower() for t in types or []]
     connections: dict[tuple[str, int], Connection] = {}
@@ -97,12 +98,16 @@ def list_groups(bootstrap: list[tuple[str, int]], client_id: str, deadline: floa
         if brokers is None:  # no Metadata v12: the bootstrap servers stand for the brokers
             brokers = [(-1, h, p) for h, p in bootstrap]
         out.brokers = {node: (host, port) for node, host, port in brokers}
+        failed = []
         for node, host, port in brokers:
             name = f"broker {node} ({host}:{port})" if node >= 0 else f"broker {host}:{port}"
             try:
                 _list_one(connect(host, port), node, name, wanted, deadline, out)
             except WireError as e:
-                out.problems.append(f"{name}: {e}")
+                failed.append(f"{name}: {e}")
+        if len(failed) == len(brokers):  # no broker answered here: librdkafka asks, and says why it cannot
+            raise WireError(f"no broker answered ListGroups ({'; '.join(failed)})")
+        out.problems.extend(failed)
     except Refused as e:
         raise e.error from None
     finally:
