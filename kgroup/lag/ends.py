@@ -7,8 +7,12 @@ layer: :func:`log_ends_at` and :func:`record_timestamps` ask a :class:`LogSource
 Cluster is one) for the primitive reads (the partitions' bounds, a record reader) and search here.
 
 The answer for (partition, T) is an :class:`EndAt`: the offset, or unknown with the reason.
-- Every answer ListOffsets gives is checked: the record at the answer has a timestamp >= T and
-  the record before it < T (at the log end: the last record < T). Where the check fails (Tansu
+- Where a partition's moments lie close together in its log, one ordered pass (a read of every
+  record between them, in offset order) answers them all: nothing is asked by timestamp.
+- Elsewhere (a log too long to read whole for its moments) ListOffsets is asked, first for each
+  partition's first and last moment, for its other moments only where those answers proved
+  right. Every answer ListOffsets gives is checked: the record at the answer has a timestamp >= T
+  and the record before it < T (at the log end: the last record < T). Where the check fails (Tansu
   answers the log start for every timestamp, librdkafka's mock cluster answers -1), the offset
   is found by a binary search over record timestamps between the log start and the log end.
 - No record at or after T: every record is older than T, so the end at T is the log end now.
@@ -17,7 +21,7 @@ The answer for (partition, T) is an :class:`EndAt`: the offset, or unknown with 
   cleanup.policy cannot be read) an end is a fact only where the record just before it is there:
   where offsets before it hold no record now, compaction may have removed records of that moment,
   and the end is unknown (the offsets gone are said).
-- Requests are batched: one ListOffsets per slot (the k-th moment of every partition) carries
+- Requests are batched: one ListOffsets per slot (one moment of every partition asked) carries
   every partition with its own timestamp; the source sends one request per leader broker.
 
 How the search reads. "Records" are the records a consumer sees: offsets may skip (control
@@ -28,14 +32,16 @@ gives an interval of positions where the answer lies: just after the last known 
 than T, up to the first known record at or after T (or the log end). The check of a broker's
 answer ``a`` is the first read of that search, the records around it (from a - 2, so that a
 control record just before it does not hide the record before it); when they show the answer,
-it is confirmed. Otherwise each round reads, for every partition, one
-position: the middle of its widest interval, or every record of an interval of at most
-``_SCAN`` positions at once, so every moment of a partition narrows with every read and the
-moments' searches share reads. Each round is one ``records_at`` call over all partitions.
+it is confirmed. Otherwise each round reads, for every partition, one stretch: a pass over a
+group of moments whose intervals overlap or touch, where it is short enough (:func:`_pass`); else
+the middle of its widest interval, or every record of an interval of at most ``_SCAN`` positions
+at once, so every moment of a partition narrows with every read and the moments' searches share
+reads. Each round is one ``records_at`` call over all partitions.
 
 Timestamps in offset order are assumed by the search (Kafka assumes it too: its time index
 keeps the largest timestamp so far). Where the records read show a record at or after T at a
-lower offset than a record older than T, that moment is unknown ("out of order"), not guessed.
+lower offset than a record older than T, that moment is unknown ("out of order"), not guessed,
+unless the broker, asked about it, answers an offset the records around it confirm.
 """
 from __future__ import annotations
 
@@ -314,7 +320,7 @@ def _whole_before(known: _Known, e: EndAt, policy_unknown: bool) -> EndAt:
 
 def _pass(known: _Known, planned: Iterable[_Read]) -> _Read | None:
     """One ordered pass: a read of every position where the answers of a group of moments lie,
-    the first group worth it, else None. The moments' intervals that overlap form a group; a
+    the first group worth it, else None. The moments' intervals that overlap or touch form a group; a
     group is read whole where it spans at most _PASS_MIN positions, or at most _PER_MOMENT per
     moment in it and its moments are spread over it (not all in one interval: a read in the
     middle of that one narrows it first, so that a window at the end of a long log is found by a
@@ -324,7 +330,7 @@ def _pass(known: _Known, planned: Iterable[_Read]) -> _Read | None:
     while i < len(ordered):
         lo, hi = ordered[i]
         j, intervals = i + 1, 1
-        while j < len(ordered) and ordered[j][0] <= hi:
+        while j < len(ordered) and ordered[j][0] <= hi + 1:  # overlapping or next to each other
             intervals += ordered[j] != ordered[j - 1]
             hi = max(hi, ordered[j][1])
             j += 1
@@ -446,6 +452,7 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
             if read is None:
                 read = _hint(kp, tp, hints[tp], planned, answers)
             round_reads[tp] = read or max(planned.values(), key=lambda r: r.hi - r.lo)
+        said()
         # the other moments of a partition whose first and last the broker answered right, where
         # no pass reads them: asked now, their answers checked as the first ones were
         rest: dict[TopicPartition, list[int]] = {}
@@ -476,7 +483,6 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
                 continue
             records += len(got_records[tp])
             fresh[tp] = known[tp].add(r.position, r.size, got_records[tp])
-        said()
 
     # out of order around a moment no broker was asked about: its answer, where the records around it confirm it
     unsure = {tp: [t for t in ts if out[(tp[0], tp[1], t)].reason == OUT_OF_ORDER and (tp, t) not in answers]
