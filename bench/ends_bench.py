@@ -308,8 +308,10 @@ def main() -> int:
                      f"{stats[name]['moments']:,} |")
     lines += [""] + [f"- `{name}`: {text}" for name, text in sizes.items()]
     lines += ["", f"Tansu (memory storage), one broker, answering ListOffsets by time with the log start. After: "
-              f"median of {args.runs} runs" + (f"; before: one run of {args.before} in the same run, whose output "
-                                               f"equals after's (where it ended)" if args.before else "") + f". {measured_on()}"]
+              f"median of {args.runs} runs" + (f"; before: one run of {args.before} in the same run" if args.before
+                                              else "") + (f", stopped after {args.before_timeout:g} s where it "
+                                                          f"took longer (its output not compared)" if stopped else "")
+              + (", its output equal to after's" if args.before and len(stopped) < len(results) else "") + f". {measured_on()}"]
     table = "\n".join(lines)
     print(table, flush=True)
     if args.readme:
