@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kgroup.kafka.wire.connection import Connection, Refused, WireError
 from kgroup.kafka.wire.coordinators import CONNECT_WITHIN
 from kgroup.kmsg import errors
-from kgroup.kmsg.messages import LIST_GROUPS, LIST_GROUPS_V4, METADATA
+from kgroup.kmsg.messages import LIST_GROUPS, LIST_GROUPS_V4, METADATA, Api
 
 if TYPE_CHECKING:
     from kgroup.kafka.wire.security import Security
@@ -56,6 +56,7 @@ class Listing:
     problems: list[str] = field(default_factory=list)  # brokers whose groups are not (all) listed
     untyped: list[str] = field(default_factory=list)  # brokers that answered v4 (no group types)
     brokers: dict[int, tuple[str, int]] = field(default_factory=dict)  # the brokers asked: id -> (host, port)
+    wanted: list[str] = field(default_factory=list)  # the types asked for (empty: every type)
 
 
 def _brokers(conn: Connection) -> list[tuple[int, str, int]] | None:
@@ -74,9 +75,8 @@ def list_groups(bootstrap: list[tuple[str, int]], client_id: str, deadline: floa
     WireError when no bootstrap server answers or no broker's ListGroups does (the connection
     failed, timed out or was closed: the caller asks librdkafka, whose failure says why), or the typed error of a refused login or TLS
     failure (kgroup.kafka.wire.connection.Refused's)."""
-    wanted = [t.lower() for t in types or []]
     connections: dict[tuple[str, int], Connection] = {}
-    out = Listing()
+    out = Listing(wanted=[t.lower() for t in types or []])
 
     def connect(host: str, port: int) -> Connection:
         address = (host, port)
@@ -99,12 +99,43 @@ def list_groups(bootstrap: list[tuple[str, int]], client_id: str, deadline: floa
             brokers = [(-1, h, p) for h, p in bootstrap]
         out.brokers = {node: (host, port) for node, host, port in brokers}
         failed = []
+        asking = []  # (node, name, connection, api, body) of the brokers still to answer
         for node, host, port in brokers:
             name = f"broker {node} ({host}:{port})" if node >= 0 else f"broker {host}:{port}"
             try:
-                _list_one(connect(host, port), node, name, wanted, deadline, out)
+                conn = connect(host, port)
             except WireError as e:
                 failed.append(f"{name}: {e}")
+                continue
+            ask = _request(conn, name, out)
+            if ask is not None:
+                asking.append((node, name, conn, *ask))
+        # every broker asked at once, those whose coordinators are loading again, together, until
+        # the deadline: one broker's wait never takes the others' time
+        while asking:
+            for node, name, conn, api, body in list(asking):
+                try:
+                    conn.send(api, body)
+                except WireError as e:
+                    failed.append(f"{name}: {e}")
+                    asking.remove((node, name, conn, api, body))
+            again = []
+            for node, name, conn, api, body in asking:
+                try:
+                    answer = conn.receive()
+                except WireError as e:
+                    failed.append(f"{name}: {e}")
+                    continue
+                code = answer["errorCode"]
+                if code in _RETRIABLE and time.monotonic() + _RETRY_PAUSE < deadline:
+                    again.append((node, name, conn, api, body))
+                elif code != errors.NONE:
+                    out.problems.append(f"{name}: ListGroups failed: {error_name(code)}")
+                else:
+                    _listed(answer, api, node, out)
+            asking = again
+            if asking:
+                time.sleep(_RETRY_PAUSE)
         if len(failed) == len(brokers):  # no broker answered here: librdkafka asks, and says why it cannot
             raise WireError(f"no broker answered ListGroups ({'; '.join(failed)})")
         out.problems.extend(failed)
@@ -116,30 +147,22 @@ def list_groups(bootstrap: list[tuple[str, int]], client_id: str, deadline: floa
     return out
 
 
-def _list_one(conn: Connection, node: int, name: str, wanted: list[str], deadline: float, out: Listing) -> None:
+def _request(conn: Connection, name: str, out: Listing) -> tuple[Api, dict[str, Any]] | None:
+    """The ListGroups request (API and body) for ``conn``'s broker: v5 with the types wanted, else
+    v4 (said in ``out.untyped``); None (said in ``out.problems``) where it answers neither."""
     if conn.supports(LIST_GROUPS):
-        api, body = LIST_GROUPS, {"statesFilter": [], "typesFilter": wanted}
-    elif conn.supports(LIST_GROUPS_V4):
-        api, body = LIST_GROUPS_V4, {"statesFilter": []}
+        return LIST_GROUPS, {"statesFilter": [], "typesFilter": out.wanted}
+    if conn.supports(LIST_GROUPS_V4):
         out.untyped.append(name)
-    else:
-        out.problems.append(f"{name}: answers neither ListGroups v5 nor v4")
-        return
-    while True:
-        conn.send(api, body)
-        answer = conn.receive()
-        code = answer["errorCode"]
-        if code in _RETRIABLE and time.monotonic() + _RETRY_PAUSE < deadline:
-            time.sleep(_RETRY_PAUSE)
-            continue
-        if code != errors.NONE:
-            out.problems.append(f"{name}: ListGroups failed: {error_name(code)}")
-            return
-        break
+        return LIST_GROUPS_V4, {"statesFilter": []}
+    out.problems.append(f"{name}: answers neither ListGroups v5 nor v4")
+    return None
+
+
+def _listed(answer: dict[str, Any], api: Api, node: int, out: Listing) -> None:
     for g in answer["groups"]:
         gtype = g["groupType"] if api is LIST_GROUPS else untyped_group_type(g["protocolType"])
         out.groups.append(Listed(g["groupId"], gtype or None, g["groupState"] or None, g["protocolType"], node))
-
 
 
 # the protocol type each type of group lists with, but classic groups (theirs is their members')
