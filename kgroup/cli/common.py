@@ -162,27 +162,32 @@ def connection_options(command):
 def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOptions, *, topics=None,
                  offsets: bool = True, racks: bool = False, drop_deleted: bool = False):
     """kgroup.group.load.group_states with a progress bar and its notes said; returns (states, problems)."""
-    from kgroup.errors import UnknownGroup
+    from kgroup.errors import GroupOfOtherType, UnknownGroup
     from kgroup.group.load import group_states as load
     from kgroup.output.progress import progress_bar
     from kgroup.output.render import warn
 
-    cluster, why = conn.cluster, None
-    if snapshot is None and groups:  # share groups among them are described by kgroup's own client
-        shares, why = share_groups(conn, groups)
-        if shares:
-            from kgroup.group.share import WithShareGroups
-
-            def cluster():
-                return WithShareGroups(conn.cluster(), shares)
-    try:
+    def load_from(cluster):
         with progress_bar() as progress:
-            loaded = load(snapshot, groups, cluster, topics=topics, offsets=offsets, racks=racks,
-                          drop_deleted=drop_deleted, progress=progress)
+            return load(snapshot, groups, cluster, topics=topics, offsets=offsets, racks=racks,
+                        drop_deleted=drop_deleted, progress=progress)
+
+    try:
+        loaded = load_from(conn.cluster)
     except UnknownGroup as e:
-        if why is None:
+        # a share group is not a consumer group: librdkafka's describe does not know it. Only then,
+        # so that other groups take the path they always took, kgroup's own client is asked which
+        # of the groups are share groups, and those are described by it (KIP-932)
+        if snapshot is not None or not groups or isinstance(e, GroupOfOtherType) and e.type != "share":
             raise
-        raise UnknownGroup(f"{e.message} (whether it is a share group is not known: {why})") from None
+        shares, why = share_groups(conn, groups)
+        if not shares:
+            if why is None:
+                raise
+            raise UnknownGroup(f"{e.message} (whether it is a share group is not known: {why})") from None
+        from kgroup.group.share import WithShareGroups
+
+        loaded = load_from(lambda: WithShareGroups(conn.cluster(), shares))
     for note in loaded.notes:
         warn(note)
     return loaded.states, loaded.problems

@@ -47,25 +47,38 @@ def _report_problems(problems: list[str]) -> None:
     report_problems(problems)
 
 
-@app.command("list", short_help="Every group: type, state, assignor, members, coordinator.", epilog=examples(
-    "kgroup list -b broker1:9092",
-    "kgroup list -b broker1:9092 --state Empty --type classic -o csv",
-))
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
+
+
+@app.command("list", short_help="Every group of every type: state, members, coordinator.",
+             epilog=examples(
+                 "kgroup list -b broker1:9092",
+                 "kgroup list -b broker1:9092 --type share --type streams",
+                 "kgroup list -b broker1:9092 --state Empty --type classic -o csv",
+             ))
 @connection_options
 def list_groups(
     state: Annotated[Optional[List[str]], typer.Option("--state", metavar="STATE",
                                                        help="Only groups in this state (repeatable).")] = None,
-    type_: Annotated[Optional[str], typer.Option("--type", metavar="classic|consumer",
-                                                 help="Only classic or consumer (KIP-848) groups.")] = None,
+    type_: Annotated[Optional[List[str]], typer.Option(
+        "--type", metavar="classic|consumer|share|streams",
+        help="Only groups of this type (repeatable): classic (of any protocol type: consumer, connect, ...), "
+             "consumer (KIP-848), share (KIP-932), streams (KIP-1071).")] = None,
     output: Output = OutputFormat.table,
     *, conn: ConnectionOptions,
 ) -> None:
-    """Every group: type, state, protocol type, assignor, member count, coordinator."""
+    """Every group of every type the cluster's brokers list (ListGroups of each broker): classic groups
+    of any protocol type (consumer, Kafka Connect's connect, ...), consumer, share and streams groups,
+    with type, state, protocol type, assignor, member count and coordinator. Classic and consumer
+    groups of the consumer protocol are described (assignor, members); the others show what the
+    listing says. Groups a broker could not list are named on stderr and the exit code is 3."""
     from kgroup.group.documents import listing_row
     from kgroup.output.stream import GroupsWriter
 
-    if type_ is not None and type_ not in ("classic", "consumer"):
-        raise UsageError("--type must be classic or consumer")
+    types = sorted({t.lower() for t in type_ or []})
+    for t in types:
+        if t not in GROUP_TYPES:
+            raise UsageError(f"--type must be one of {', '.join(GROUP_TYPES)}, not {t!r}")
     from kgroup.cli.common import GROUP_STATES
 
     known = {s.lower(): s for s in GROUP_STATES}
@@ -74,16 +87,27 @@ def list_groups(
             raise UsageError(f"--state {s!r} is not a group state; states: {', '.join(GROUP_STATES)}")
     _quiet_gc()
     cluster = conn.cluster()
-    listed = cluster.list_groups()
+    listed, problems = cluster.list_every_group(types)
+    # the groups of the consumer protocol (or none) are described; share, streams and other classic
+    # groups (Kafka Connect's) have no consumer-group description: their rows are what was listed
+    described = [g for g in listed if g.type in (None, "classic", "consumer") and g.protocol_type in (None, "", "consumer")]
+    descriptions = iter(cluster.iter_describe_groups([g.group_id for g in described]))
+    wanted = {g.group_id for g in described}
     # each group's row is written (JSON, CSV) as its description arrives through a sliding
     # window of describes; a table is aligned over every row, so it is drawn at the end
     writer = GroupsWriter(output, ["GROUP", "TYPE", "STATE", "PROTOCOL-TYPE", "ASSIGNOR", "MEMBERS", "COORDINATOR"])
-    for g, d in zip(listed, cluster.iter_describe_groups([g.group_id for g in listed])):
-        r = listing_row(g, d, state or [], type_)
+    for g in listed:
+        d = next(descriptions) if g.group_id in wanted else None
+        r = listing_row(g, d, state or [], types)
         if r is not None:
             writer.add(r, [[r["group"], r["type"], r["state"], r["protocol_type"], r["assignor"], r["member_count"],
                             r["coordinator"]["id"] if r["coordinator"] else None]])
     writer.close()
+    if problems:
+        for p in problems:
+            warn(p)
+        warn("INCOMPLETE: the groups above are not every group of the cluster")
+        raise typer.Exit(ExitCode.CLUSTER)
 
 
 # how the tables fit a terminal: the columns left out first come first (docs/commands/*.md)

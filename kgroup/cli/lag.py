@@ -140,9 +140,11 @@ def lag(
     if not commits:
         what = f" to topic {', '.join(topic)}" if topic else ""
         raise UsageError(f"the offsets log holds no commit of group {group}{what} at or before --until")
-    report, expiries, retention, now = lag_of(cluster, group, commits, replay, since_ms, until_ms, until is None,
-                                              allowed_lag, time_lag, warn, info if conn.verbose else None,
-                                              owners=True, topics=topic)
+    with progress_bar() as progress:
+        report, expiries, retention, now = lag_of(cluster, group, commits, replay, since_ms, until_ms,
+                                                  until is None, allowed_lag, time_lag, warn,
+                                                  info if conn.verbose else None, owners=True, topics=topic,
+                                                  progress=progress)
     _render(report, output, time_lag, expiries, retention, now)
     _verdict(report, fail_on or [], expiries, retention, now_ms + warn_ms, expiry_warn, now_ms)
 

@@ -72,6 +72,12 @@ def whatif(
     for p in problems:
         warn(p)
     (state,) = states.values()
+    from kgroup.group.share import SHARE
+
+    if state.group.type == SHARE:  # Kafka's simple assignor is kgroup.whatif.assignors.simple, not yet wired here
+        from kgroup.errors import GroupOfOtherType
+
+        raise GroupOfOtherType(state.group.group_id, SHARE)
     added = []
     for item in add or []:
         name, sep, topics = item.partition("=")

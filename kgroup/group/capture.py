@@ -233,7 +233,11 @@ class GroupStates:
                 except ClusterError:
                     pass
             if is_unknown(desc, has_offsets, self.listed):
-                raise UnknownGroup(f"unknown group {desc.group_id}")
+                # a share or streams group is described as Dead (not a consumer group): the cluster
+                # may say what it is (a Cluster's other_type_error; a test double may have none)
+                other_type = getattr(self.cluster, "other_type_error", None)
+                error = other_type(desc.group_id) if other_type is not None else None
+                raise error or UnknownGroup(f"unknown group {desc.group_id}")
 
 
 class _StateBuilder:

@@ -16,19 +16,24 @@ if TYPE_CHECKING:
 
 
 def listing_row(g: GroupListing, d: GroupDescription | None, states: list[str],
-                type_: str | None) -> dict[str, Any] | None:
+                types: list[str] | None) -> dict[str, Any] | None:
     """One group's row of the list document (ListGroups completed by its description), or None
-    when ``states`` (any of them) or ``type_`` leave it out."""
-    state = (d.state if d else None) or g.state
+    when ``states`` (any of them) or ``types`` (any of them) leave it out. Without a description
+    (share, streams and Kafka Connect groups are not described here), what ListGroups said stands:
+    the coordinator is the broker that listed the group."""
+    # the description's state, but where it says Unknown (librdkafka knows six states only, not
+    # Assigning or Reconciling): ListGroups names it as Kafka does
+    state = (d.state if d and d.state not in (None, "Unknown") else None) or g.state or (d.state if d else None)
     gtype = g.type or (d.type if d else None)
     if states and (state or "").lower().replace("_", "") not in {s.lower().replace("_", "") for s in states}:
         return None
-    if type_ and gtype != type_:
+    if types and gtype not in types:
         return None
+    coordinator = d.coordinator if d and d.coordinator else g.coordinator
     return {"group": g.group_id, "type": gtype, "state": state,
             "protocol_type": (d.protocol_type if d else None) or g.protocol_type,
             "assignor": d.assignor if d else None, "member_count": len(d.members) if d else None,
-            "coordinator": d.coordinator.to_json() if d and d.coordinator else None}
+            "coordinator": coordinator.to_json() if coordinator else None}
 
 
 def describe_document(states: Iterable[GroupState]) -> dict[str, Any]:

@@ -10,13 +10,14 @@ log is read by kgroup.kafka.logreader.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.errors import KgroupError, NotSupported
+from kgroup.errors import GroupOfOtherType, KgroupError, NotSupported, UnknownGroup
 from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing,
                                 LogBounds, PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.kafka import answers, records
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # imported where used: a command that needs neither does not 
 GROUP_WINDOW = 64
 DESCRIBE_WINDOW = 256  # describes in flight (iter_describe_groups)
 DESCRIBE_BATCH = 64  # groups asked for per call once that many answers are handed out
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
 
 
 class Cluster(Session):
@@ -119,6 +121,35 @@ class Cluster(Session):
                 state=answers.state_name(g.state),
             ))
         return sorted(out, key=lambda g: g.group_id)
+
+    def list_every_group(self, types: list[str] | None = None) -> tuple[list[GroupListing], list[str]]:
+        """Every group of ``types`` (classic, consumer, share, streams; None or empty: every type),
+        of every type and protocol type, sorted by id, and what could not be listed (empty: the
+        answer is complete). Asked of every broker through kgroup's own client (ListGroups v5, or
+        v4 where a broker answers no more: see kgroup.kafka.wire.list_groups); where that client
+        cannot be used, through librdkafka, which lists only groups of the consumer protocol type
+        (or none): the others are then said to be missing, unless only consumer groups were asked."""
+        wanted = sorted({t.lower() for t in types or []})
+        listing, why = self._routing.list_every_group(self, wanted)
+        if listing is None:
+            # librdkafka's "unknown" type (a broker that names none) is no type: the description tells
+            groups = [g if g.type in GROUP_TYPES else dataclasses.replace(g, type=None) for g in self.list_groups()]
+            groups = [g for g in groups if not wanted or g.type is None or g.type in wanted]
+            problems = []
+            if wanted != ["consumer"]:
+                problems.append(
+                    "groups of another protocol type than consumer (Kafka Connect's, share and streams groups) "
+                    f"could not be listed: librdkafka lists consumer groups only, and kgroup's own client could "
+                    f"not be used ({why})")
+            return groups, problems
+        out = []
+        for g in listing.groups:
+            if wanted and g.type is not None and g.type not in wanted:
+                continue  # a v4 broker's group, filtered here (its type known from its protocol type)
+            host, port = listing.brokers.get(g.broker, ("", -1))
+            out.append(GroupListing(group_id=g.group_id, type=g.type, state=g.state, protocol_type=g.protocol_type,
+                                    coordinator=Broker(g.broker, host, port) if g.broker >= 0 else None))
+        return sorted(out, key=lambda g: g.group_id), listing.problems
 
     def find_coordinators(self, groups: Iterable[str], brokers: dict[int, Broker]) -> dict[str, CoordinatorLookup]:
         """What FindCoordinator answers for each group.
@@ -295,8 +326,20 @@ class Cluster(Session):
         try:
             d = self.wait(f"describe group {group}", future)
         except KafkaException as e:
-            raise self.group_error(group, "describe", e) from None
+            error = self.group_error(group, "describe", e)
+            # librdkafka's "not a consumer group (connect)" (_INVALID_ARG) or GROUP_ID_NOT_FOUND: say
+            # what the group is, where the cluster lists it as another type
+            if isinstance(error, UnknownGroup) or e.args[0].code() == KafkaError._INVALID_ARG:
+                error = self.other_type_error(group) or error
+            raise error from None
         return answers.description(d)
+
+    def other_type_error(self, group: str) -> GroupOfOtherType | None:
+        """The error naming ``group``'s type when the cluster lists it as a group the consumer-group
+        commands cannot answer for (share, streams, Kafka Connect's): kgroup.kafka.group_types."""
+        from kgroup.kafka.group_types import other_type_error
+
+        return other_type_error(self, group)
 
     def committed_offsets(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, dict[tuple[str, int], PartitionOffsets]]:
         """OffsetFetch per group: the listed partitions, or every committed one when None.

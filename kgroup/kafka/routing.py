@@ -35,6 +35,7 @@ from kgroup.text import printable
 
 if TYPE_CHECKING:
     from kgroup.kafka.wire.coordinators import Coordinators, Exchange
+    from kgroup.kafka.wire.list_groups import Listing
     from kgroup.kafka.wire.security import Security
 
 OffsetRequest = tuple[Any, str, list[tuple[str, int]] | None]  # (caller's key, group, partitions or None: all)
@@ -193,6 +194,46 @@ class Routing:
                 return
             if exhausted:
                 return
+
+    # -- listing ---------------------------------------------------------------------
+
+    def list_every_group(self, cluster: OneByOne, types: list[str]) -> tuple[Listing | None, str]:
+        """Every group of ``types`` (empty: all) through kgroup's own client (ListGroups v5, else
+        v4, of every broker: kgroup.kafka.wire.list_groups), or (None, why not) where it cannot
+        be used: the caller lists through librdkafka, which lists consumer-protocol groups only."""
+        from kgroup.kafka.wire.connection import WireError
+        from kgroup.kafka.wire.coordinators import bootstrap_addresses
+        from kgroup.kafka.wire.list_groups import list_groups
+        from kgroup.kafka.wire.security import security_of, why_not
+
+        unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
+        addresses = bootstrap_addresses(cluster.bootstrap)
+        if not self.settings.batched:
+            why = "-X kgroup.batched=false"
+        elif unspoken is not None:
+            why = f"the connection settings ask for what kgroup's own client does not speak: {unspoken}"
+        elif not addresses:
+            why = "no bootstrap server"
+        else:
+            security = security_of(self.settings.properties, self.settings.token_source())
+            now = time.monotonic()
+            try:
+                listing = list_groups(addresses, self.settings.properties.get("client.id", "rdkafka"),
+                                      now + (cluster.deadline - now) * 2 / 3, security, types)
+            except WireError as e:
+                why = f"kgroup's own client: {e}"
+            else:
+                over = "" if security is None or (security.tls is None and security.sasl is None) else \
+                    f", {security.summary}"
+                self._say(f"list groups: kgroup's own client, ListGroups of each of {len(listing.brokers)} "
+                          f"broker(s){over}")
+                for broker in listing.untyped:
+                    self._say(f"list groups: {broker} answers ListGroups v4 only (before Kafka 3.8): it names no "
+                              "group types; its classic and consumer groups are told apart by their "
+                              "descriptions, and it holds no share or streams groups")
+                return listing, ""
+        self._say(f"list groups: librdkafka ({why})")
+        return None, why
 
     # -- committed offsets ---------------------------------------------------------
 

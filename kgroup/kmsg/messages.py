@@ -234,3 +234,66 @@ DESCRIBE_SHARE_GROUP_OFFSETS = Api(90, 1, Layout(
     'DescribeShareGroupOffsetsRequest', versions='0-1', flexible='0+', fields=_SHARE_OFFSETS_REQUEST),
     Layout('DescribeShareGroupOffsetsResponse', versions='0-1', flexible='0+', fields=_SHARE_OFFSETS_RESPONSE))
 DESCRIBE_SHARE_GROUP_OFFSETS_V0 = Api(90, 0, DESCRIBE_SHARE_GROUP_OFFSETS.request, DESCRIBE_SHARE_GROUP_OFFSETS.response)
+# ListGroups: v5 (Kafka 3.8+, KIP-848) filters by group type and names each group's type; v4
+# (Kafka 2.6+, KIP-518) filters by state only and names no type. Both list every group of the
+# broker's coordinators when the filters are empty.
+_LISTED_GROUPS = F('groups', '[]struct', '0+', fields=(
+    F('groupId', 'string', '0+'),
+    F('protocolType', 'string', '0+'),
+    F('groupState', 'string', '4+'),
+    F('groupType', 'string', '5+'),
+))
+
+LIST_GROUPS = Api(16, 5, Layout('ListGroupsRequest', versions='5', flexible='3+', fields=(
+    F('statesFilter', '[]string', '4+'),
+    F('typesFilter', '[]string', '5+'),
+)), Layout('ListGroupsResponse', versions='5', flexible='3+', fields=(
+    F('throttleTimeMs', 'int32', '1+'),
+    F('errorCode', 'int16', '0+'),
+    _LISTED_GROUPS,
+)))
+
+LIST_GROUPS_V4 = Api(16, 4, Layout('ListGroupsRequest', versions='4', flexible='3+', fields=(
+    F('statesFilter', '[]string', '4+'),
+)), Layout('ListGroupsResponse', versions='4', flexible='3+', fields=(
+    F('throttleTimeMs', 'int32', '1+'),
+    F('errorCode', 'int16', '0+'),
+    _LISTED_GROUPS,
+)))
+
+# Metadata v12 (Kafka 3.1+) asked with an empty topic list: the brokers only (no topic is named,
+# none can be created)
+METADATA = Api(3, 12, Layout('MetadataRequest', versions='12', flexible='9+', fields=(
+    F('topics', '[]struct', '0+', nullable='1+', fields=(
+        F('topicId', 'uuid', '10+'),
+        F('name', 'string', '0+', nullable='10+'),
+    )),
+    F('allowAutoTopicCreation', 'bool', '4+', default=True),
+    F('includeTopicAuthorizedOperations', 'bool', '8+'),
+)), Layout('MetadataResponse', versions='12', flexible='9+', fields=(
+    F('throttleTimeMs', 'int32', '3+'),
+    F('brokers', '[]struct', '0+', fields=(
+        F('nodeId', 'int32', '0+'),
+        F('host', 'string', '0+'),
+        F('port', 'int32', '0+'),
+        F('rack', 'string', '1+', nullable='1+', default=None),
+    )),
+    F('clusterId', 'string', '2+', nullable='2+', default=None),
+    F('controllerId', 'int32', '1+', default=-1),
+    F('topics', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('name', 'string', '0+', nullable='12+'),
+        F('topicId', 'uuid', '10+'),
+        F('isInternal', 'bool', '1+', default=False),
+        F('partitions', '[]struct', '0+', fields=(
+            F('errorCode', 'int16', '0+'),
+            F('partitionIndex', 'int32', '0+'),
+            F('leaderId', 'int32', '0+'),
+            F('leaderEpoch', 'int32', '7+', default=-1),
+            F('replicaNodes', '[]int32', '0+'),
+            F('isrNodes', '[]int32', '0+'),
+            F('offlineReplicas', '[]int32', '5+'),
+        )),
+        F('topicAuthorizedOperations', 'int32', '8+', default=-2147483648),
+    )),
+)))

@@ -84,7 +84,7 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
         from kgroup.lag.history import document
 
         answer = lag_of(cluster(), r.group, commits, replay, r.since_ms, r.until_ms, r.until_is_now, r.allowed_lag,
-                        False, warn, info, retention)
+                        False, warn, info, retention, progress=progress)
         problems = answer.report.problems
         for line in problems[:10]:
             warn(line)
