@@ -193,41 +193,10 @@ def test_the_table_at_80_columns_in_a_terminal(tansu, topics):
 
 def stderr_in_terminal(*args: str) -> tuple[bytes, str, int]:
     """(stderr as the terminal got it, stdout, exit code) of ``python -m kgroup args`` with only its
-    stderr on a pseudo-terminal (stdout a pipe, as in ``kgroup lag ... > file`` at a prompt)."""
-    import os
-    import select
-    import subprocess
-    import sys
-    import tempfile
+    stderr on a pseudo-terminal (stdout a file, as in ``kgroup lag ... > file`` at a prompt)."""
+    import terminal
 
-    from conftest import ROOT
-
-    leader, follower = os.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "KGROUP_BOOTSTRAP_SERVERS"}
-    stdout = tempfile.TemporaryFile()
-    proc = subprocess.Popen([sys.executable, "-m", "kgroup", *args], stdin=subprocess.DEVNULL,
-                            stdout=stdout, stderr=follower, cwd=ROOT, env=env)
-    os.close(follower)
-    seen = b""
-    try:
-        while True:
-            ready, _, _ = select.select([leader], [], [], 1)
-            if not ready:
-                if proc.poll() is not None:
-                    break
-                continue
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the other end closed
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        os.close(leader)
-        code = proc.wait(60)
-    stdout.seek(0)
-    return seen, stdout.read().decode(), code
+    return terminal.run(*args, on="stderr")
 
 
 def test_the_ends_phase_shows_its_progress_on_a_terminal_only(tansu, topics):
