@@ -176,7 +176,7 @@ _kgroup() {
             --remove) COMPREPLY=(); return ;;
             --add) COMPREPLY=(); return ;;
             --partitions) COMPREPLY=(); return ;;
-            --strategy|-s) COMPREPLY=($(compgen -W "range roundrobin sticky cooperative-sticky uniform server-range all" -- "$cur")); return ;;
+            --strategy|-s) COMPREPLY=($(compgen -W "range roundrobin sticky cooperative-sticky uniform server-range simple all" -- "$cur")); return ;;
             --subscription) COMPREPLY=(); return ;;
             --protocols) COMPREPLY=(); return ;;
             --broker-jdk) COMPREPLY=(); return ;;

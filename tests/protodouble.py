@@ -26,7 +26,8 @@ How it works
   a version too new is answered at v0 with UNSUPPORTED_VERSION (as a broker does).
 - Every request is logged in ``double.requests`` (broker id, API key, version, body) for asserts.
 
-Answered now: ApiVersions (18), Metadata (3; the scenario's brokers and topics), FindCoordinator
+Answered now: ApiVersions (18), Metadata (3; the scenario's brokers and topics), ListOffsets (2;
+v1-10, earliest and latest from ``Scenario.log_offsets``), FindCoordinator
 (10; v0-6, key types 0 group and 2 share: ``groupId:topicId:partition``), ListGroups (16; v0-5,
 states and types filters as GroupMetadataManager.listGroups applies them, each broker listing the
 groups it coordinates), DescribeGroups (15; classic groups), ConsumerGroupDescribe (69; consumer
@@ -75,6 +76,7 @@ from typing import Any, Callable
 # Kafka's error codes (org.apache.kafka.common.protocol.Errors)
 NONE = 0
 UNKNOWN_TOPIC_OR_PARTITION = 3
+NOT_LEADER_OR_FOLLOWER = 6
 COORDINATOR_LOAD_IN_PROGRESS = 14
 COORDINATOR_NOT_AVAILABLE = 15
 NOT_COORDINATOR = 16
@@ -134,6 +136,8 @@ class Scenario:
     list_errors: dict[int, int] = field(default_factory=dict)  # broker id -> ListGroups error code
     topics: dict[str, int] = field(default_factory=dict)  # topic -> partitions (leaders round robin)
     cluster_id: str = "protodouble-cluster"
+    # (topic, partition) -> (log start, log end) that ListOffsets answers; left out: (0, 0)
+    log_offsets: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -423,6 +427,32 @@ def metadata(double: ProtoDouble, broker: int, request: Request) -> dict[str, An
             for p in range(s.topics[name])]})
     return {"brokers": [{"nodeId": b, "host": h, "port": p} for b, (h, p) in sorted(double.brokers.items())],
             "clusterId": s.cluster_id, "controllerId": ids[0], "topics": topics}
+
+
+@handler(2, 1, 10)
+def list_offsets(double: ProtoDouble, broker: int, request: Request) -> dict[str, Any]:
+    """A partition's log start (EARLIEST -2, EARLIEST_LOCAL -4) and end (LATEST -1) from
+    ``Scenario.log_offsets``; any other timestamp finds no record (offset and timestamp -1, as for a
+    time past the last record). A partition this broker does not lead: NOT_LEADER_OR_FOLLOWER; a
+    topic or partition the scenario does not have: UNKNOWN_TOPIC_OR_PARTITION."""
+    s = double.scenario
+    ids = sorted(double.brokers)
+    topics = []
+    for t in request.body["topics"]:
+        answers = []
+        for asked in t["partitions"]:
+            p, ts = asked["partitionIndex"], asked["timestamp"]
+            if t["name"] not in s.topics or not 0 <= p < s.topics[t["name"]]:
+                answers.append({"partitionIndex": p, "errorCode": UNKNOWN_TOPIC_OR_PARTITION})
+                continue
+            if ids[p % len(ids)] != broker:
+                answers.append({"partitionIndex": p, "errorCode": NOT_LEADER_OR_FOLLOWER})
+                continue
+            start, end = s.log_offsets.get((t["name"], p), (0, 0))
+            offset = {-2: start, -4: start, -1: end}.get(ts, -1)
+            answers.append({"partitionIndex": p, "timestamp": -1, "offset": offset, "leaderEpoch": 0})
+        topics.append({"name": t["name"], "partitions": answers})
+    return {"topics": topics}
 
 
 def _share_key_ok(key: str) -> bool:

@@ -160,7 +160,7 @@ def connection_options(command):
 
 
 def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOptions, *, topics=None,
-                 offsets: bool = True, racks: bool = False, drop_deleted: bool = False):
+                 offsets: bool = True, racks: bool = False, drop_deleted: bool = False, also_topics=()):
     """kgroup.group.load.group_states with a progress bar and its notes said; returns (states, problems)."""
     from kgroup.errors import GroupOfOtherType, UnknownGroup
     from kgroup.group.load import group_states as load
@@ -170,7 +170,7 @@ def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOp
     def load_from(cluster):
         with progress_bar() as progress:
             return load(snapshot, groups, cluster, topics=topics, offsets=offsets, racks=racks,
-                        drop_deleted=drop_deleted, progress=progress)
+                        drop_deleted=drop_deleted, progress=progress, also_topics=also_topics)
 
     try:
         loaded = load_from(conn.cluster)

@@ -406,7 +406,8 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
 def _assignment(r: _Reader, value: dict[str, Any], where: str, topics: dict[str, TopicLayout],
                 owner: dict[tuple[str, int], str] | None, member_id: str) -> Assignment:
     out = {}
-    for topic, ps in sorted(value.items()):
+    # a share group's (owner None) in the file's order: the simple assignor's answer depends on it
+    for topic, ps in (value.items() if owner is None else sorted(value.items())):
         tw = key_path(where, topic)
         r.topic_name(topic, tw)
         if topic not in topics:
@@ -432,7 +433,7 @@ def _assignment(r: _Reader, value: dict[str, Any], where: str, topics: dict[str,
                 raise r.fail(pw, f"partition {topic}-{p} is also assigned to member {_quote(other)}: "
                                  "a partition has one owner")
             owner[(topic, p)] = member_id
-        out[topic] = sorted(ps)
+        out[topic] = list(ps) if owner is None else sorted(ps)
     return out
 
 

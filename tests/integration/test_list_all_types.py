@@ -164,9 +164,10 @@ def test_group_of_another_type_is_named(protodouble, command, group, said):
     assert r.stdout == ""
 
 
-def test_a_share_group_is_described_but_whatif_says_it_cannot_answer_yet(protodouble):
-    """Share groups are described by kgroup's own client (ShareGroupDescribe); whatif of one is not
-    built yet and says so, as for the other types."""
+def test_a_share_group_is_described_and_whatif_answers_for_it(protodouble):
+    """Share groups are described by kgroup's own client (ShareGroupDescribe), and whatif runs the
+    share groups' assignor on them: this one has no member, so a member added to it takes every
+    partition of orders (3) alone, from nobody."""
     double = protodouble(six_groups(brokers=2))
     r = run_kgroup("describe", "orders-share", "-b", double.bootstrap, "--timeout", "20", "-o", "json")
     assert r.returncode == 0, r.stderr
@@ -174,8 +175,14 @@ def test_a_share_group_is_described_but_whatif_says_it_cannot_answer_yet(protodo
     assert (g["group"], g["type"]) == ("orders-share", "share")
     r = run_kgroup("whatif", "orders-share", "--remove", "m1", "-b", double.bootstrap, "--timeout", "20")
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.splitlines() == ["kgroup: error: group orders-share is a share group, not a consumer group: this "
-                                     "command cannot answer for share groups yet (kgroup list shows it)"]
+    assert r.stderr.splitlines()[-1].startswith("kgroup: error: no member matches 'm1'")
+    r = run_kgroup("whatif", "orders-share", "--add", "m1=orders", "-b", double.bootstrap, "--timeout", "20",
+                   "-o", "json")
+    assert r.returncode == 0, r.stderr
+    (s,) = json.loads(r.stdout)["strategies"]
+    assert (s["strategy"], s["assignment"]) == ("simple", {"m1": {"orders": [0, 1, 2]}})
+    assert [(m["partition"], m["from"], m["to"]) for m in s["moves"]] == [(0, None, "m1"), (1, None, "m1"),
+                                                                          (2, None, "m1")]
 
 
 def test_unknown_group_is_still_unknown(protodouble):

@@ -64,7 +64,8 @@ def _as_java_describes(d):
     return {"groupId": d.group_id, "state": d.state, "groupEpoch": d.generation, "assignmentEpoch": d.assignment_epoch,
             "coordinator": {"id": d.coordinator.id, "host": d.coordinator.host, "port": d.coordinator.port},
             "members": [{"memberId": m.member_id, "rack": m.rack, "clientId": m.client_id, "host": m.host,
-                         "memberEpoch": m.member_epoch, "assignment": m.assignment}
+                         # Admin holds a member's partitions in a Set: their order is not something both carry
+                         "memberEpoch": m.member_epoch, "assignment": {t: sorted(ps) for t, ps in m.assignment.items()}}
                         for m in sorted(d.members, key=lambda m: m.member_id)]}
 
 
@@ -87,7 +88,7 @@ def test_descriptions_equal_the_java_admins(protodouble):
     assert (d.type, d.assignor, d.state, d.generation, d.assignment_epoch, d.coordinator.id) == (
         "share", "simple", "Stable", 12, 11, 1)
     assert [(m.member_id, m.rack, m.subscription, m.assignment) for m in d.members] == [
-        ("m-b", "rack-1", ["orders"], {"orders": [0, 1, 2]}),
+        ("m-b", "rack-1", ["orders"], {"orders": [2, 0, 1]}),  # as the broker lists them
         ("m-a", None, ["orders", "refunds"], {"orders": [0], "refunds": [0]})]
     assert double.codec_errors == []
 
@@ -262,3 +263,28 @@ def test_find_coordinator_of_a_share_group(protodouble):
     assert out.returncode == 0, out.stderr
     (g,) = json.loads(out.stdout)["groups"]
     assert g["coordinator"]["id"] == 1  # the scenario's coordinator of orders-share
+
+
+def test_whatif_of_a_share_group(protodouble):
+    """whatif on the live group: members, subscriptions and current assignment from ShareGroupDescribe,
+    topic ids from the metadata. Removing m-b leaves m-a alone on orders (3 partitions) and refunds (1):
+    a heterogeneous group (m-b subscribed to less), so topic by topic each of the one subscriber's
+    partitions goes to it: m-a keeps orders-0 and refunds-0 and takes orders-1 and orders-2 from m-b."""
+    double = protodouble(scenario())
+    out = _kgroup("whatif", "-b", double.bootstrap, "orders-share", "--remove", "m-b", "-o", "json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    validate("whatif", doc)
+    (s,) = doc["strategies"]
+    assert s["strategy"] == "simple" and s["completes"] is True
+    assert s["assignment"] == {"m-a": {"orders": [0, 1, 2], "refunds": [0]}}
+    assert doc["current"] == {"m-a": {"orders": [0], "refunds": [0]}, "m-b": {"orders": [0, 1, 2]}}
+    # orders-0 was shared by both: m-b's share of it goes to nobody; 1 and 2 go from m-b to m-a
+    assert s["moves"] == [{"topic": "orders", "partition": 0, "from": "m-b", "to": None},
+                          {"topic": "orders", "partition": 1, "from": "m-b", "to": "m-a"},
+                          {"topic": "orders", "partition": 2, "from": "m-b", "to": "m-a"}]
+    table = _kgroup("whatif", "-b", double.bootstrap, "orders-share", "--remove", "m-b")
+    assert table.returncode == 0, table.stderr
+    assert "[simple] 2 partition(s) move" in table.stdout
+    refused = _kgroup("whatif", "-b", double.bootstrap, "orders-share", "-s", "uniform")
+    assert refused.returncode == 2 and "does not assign group orders-share (a share group)" in refused.stderr

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from kgroup.group.assignment import by_topic
 from kgroup.group.model import Broker, GroupDescription, Member
 from kgroup.group.share import SHARE, SharePartitionOffsets, ShareOffsets
 from kgroup.kafka.wire.connection import Connection
@@ -58,7 +57,9 @@ def share_group(group: dict[str, Any], node: Node) -> GroupDescription:
         members=[Member(
             member_id=m["memberId"], client_id=m["clientId"], host=m["clientHost"], rack=m["rackId"] or None,
             subscription=list(m["subscribedTopicNames"]), member_epoch=m["memberEpoch"],
-            assignment=by_topic((t["topicName"], p) for t in m["assignment"]["topicPartitions"] for p in t["partitions"]),
+            # in the broker's order (its map's and sets' iteration order), which the simple assignor's
+            # answer depends on: never sorted here
+            assignment={t["topicName"]: list(t["partitions"]) for t in m["assignment"]["topicPartitions"]},
         ) for m in group["members"]])
 
 
