@@ -288,3 +288,22 @@ def test_whatif_of_a_share_group(protodouble):
     assert "[simple] 2 partition(s) move" in table.stdout
     refused = _kgroup("whatif", "-b", double.bootstrap, "orders-share", "-s", "uniform")
     assert refused.returncode == 2 and "does not assign group orders-share (a share group)" in refused.stderr
+
+
+def test_whatif_from_a_snapshot_of_a_share_group_answers_as_live(protodouble, tmp_path):
+    """kgroup snapshot SG keeps what the share group's assignor depends on (members in order, their
+    subscriptions, assignments in the broker's order, topic ids): whatif on the file answers as live."""
+    double = protodouble(scenario())
+    snap = tmp_path / "sg.json"
+    out = _kgroup("snapshot", "-b", double.bootstrap, "orders-share", "--out", str(snap))
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(snap.read_text())
+    assert doc["group"]["type"] == "share"
+    assert [m["assignment"] for m in doc["group"]["members"]] == [{"orders": [2, 0, 1]},
+                                                                  {"orders": [0], "refunds": [0]}]
+    assert all(t.get("topic_id") for t in doc["cluster"]["topics"].values())
+    for change in (["--remove", "m-a"], ["--add", "m-c"], ["--partitions", "refunds=4"]):
+        live = _kgroup("whatif", "-b", double.bootstrap, "orders-share", *change, "-o", "json")
+        offline = _kgroup("whatif", "--snapshot", str(snap), *change, "-o", "json")
+        assert live.returncode == offline.returncode == 0, (live.stderr, offline.stderr)
+        assert json.loads(live.stdout)["strategies"] == json.loads(offline.stdout)["strategies"]
