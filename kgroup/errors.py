@@ -87,6 +87,11 @@ class UnknownGroup(UsageError):
     """The cluster knows no group of that name."""
 
 
+class NoCommitsInLog(UsageError):
+    """The offsets log holds no commit of the group (in the window asked): nothing to rebuild lag
+    from. A share group is one: it commits nothing."""
+
+
 class GroupOfOtherType(UnknownGroup):
     """The group exists but is not one the command answers for: a share or streams group, or a
     classic group of another protocol type than consumer (Kafka Connect's "connect"). Its type

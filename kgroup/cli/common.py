@@ -193,6 +193,23 @@ def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOp
     return loaded.states, loaded.problems
 
 
+def unless_share_groups(conn: ConnectionOptions, groups: list[str], error: Exception) -> dict:
+    """After a command failed with ``error`` (UnknownGroup, NoCommitsInLog, ...) on ``groups``: the share
+    groups among them (described), for the caller to answer for them; ``error`` raised again where
+    none is, or where a group said to be of another type is not a share group. Asked only then, so
+    that consumer and classic groups take the path they always took, with no extra round trip."""
+    from kgroup.errors import GroupOfOtherType, UnknownGroup
+
+    if isinstance(error, GroupOfOtherType) and error.type != "share":
+        raise error
+    shares, why = share_groups(conn, groups)
+    if not shares:
+        if why is None or not isinstance(error, UnknownGroup) or isinstance(error, GroupOfOtherType):
+            raise error
+        raise UnknownGroup(f"{error.message} (whether it is a share group is not known: {why})") from None
+    return shares
+
+
 def share_groups(conn: ConnectionOptions, groups: list[str]) -> tuple[dict, Optional[str]]:
     """The share groups (KIP-932) among ``groups``, described (kgroup.kafka.cluster.Cluster.share_groups_among),
     and why that could not be asked, where it could not."""

@@ -254,12 +254,11 @@ def offsets(
     if snapshot is not None and (expiry or fail_on is not None):
         raise UsageError("--expiry reads the offsets log of a cluster; a snapshot does not hold it")
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
-    share_docs: list = []
-    if snapshot is None and not all_groups:  # share groups (KIP-932): their start offsets and the broker's lag
-        from kgroup.cli.common import share_groups
 
-        shares, _ = share_groups(conn, ids)
-        if shares:
+    def run(ids: list[str], shares: dict) -> None:
+        """The offsets of ``ids``, the share groups among them (``shares``: described) apart."""
+        share_docs: list = []
+        if shares:  # share groups (KIP-932): their start offsets and the broker's lag
             from kgroup.cli.share import share_offsets_documents, share_verdict, write_share_offsets
 
             if time_lag or expiry or fail_on is not None:
@@ -273,115 +272,121 @@ def offsets(
                 write_share_offsets(share_docs, output)
             if not ids:
                 return share_verdict(share_docs, [], lag_above)
-    # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
-    # captured first, as the expiry of a group depends on its state
-    with_expiry = not all_groups and snapshot is None
-    headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
-               "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
-    now_ms = int(time.time() * 1000)
-    timestamps = None
-    expiries: dict = {}
-    retentions: dict = {}
-    wanted: list[str] = []
-    states: Any
-    if with_expiry:
-        from kgroup.lag.collect import groups_expiries
-        from kgroup.output.progress import progress_bar
+        # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
+        # captured first, as the expiry of a group depends on its state
+        with_expiry = not all_groups and snapshot is None
+        headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
+                   "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
+        now_ms = int(time.time() * 1000)
+        timestamps = None
+        expiries: dict = {}
+        retentions: dict = {}
+        wanted: list[str] = []
+        states: Any
+        if with_expiry:
+            from kgroup.lag.collect import groups_expiries
+            from kgroup.output.progress import progress_bar
 
-        captured, problems = group_states(None, ids, conn, topics=topic)
-        wanted = [g for g, st in captured.items() if expiry or fail_on is not None or st.group.state == "Empty"]
-        if wanted:
-            with progress_bar() as progress:
-                expiries, retentions, unknown = groups_expiries(captured, wanted, offsets_topic, conn.settings(),
-                                                                conn.cluster(), progress, warn)
-            if unknown:
-                warn(f"when the committed offsets expire is unknown: {unknown}")
-                if fail_on is not None:
-                    problems = [*problems, f"offset expiry: {unknown}"]
-            headers.append("EXPIRES")
-        if time_lag:
-            timestamps = conn.cluster().first_record_timestamps(time_lag_positions(captured.values()))
-        states = _Done(list(captured.values()), problems)  # iterates as the live stream does
-    elif snapshot is None and not time_lag:
-        # live: each group is written as soon as it is complete (see kgroup.group.capture.GroupStates)
-        # no progress line where the groups being written share the terminal with it
-        states = live_states(ids, conn, topics=topic, listed=listed,
-                             progress=output.tabular or not sys.stdout.isatty())
-    else:
-        loaded, problems = group_states(snapshot, ids, conn, topics=topic)
-        if time_lag:
-            if snapshot is not None:
-                raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
-            timestamps = conn.cluster().first_record_timestamps(time_lag_positions(loaded.values()))
-        states = _Done(list(loaded.values()), problems)  # iterates as the live stream does
-    writer = GroupsWriter(output, headers, fit=OFFSETS_FIT)
-    verdict = LagVerdict(lag_above)
-    if share_docs and output == OutputFormat.json:
-        from kgroup.cli.share import write_share_offsets
+            captured, problems = group_states(None, ids, conn, topics=topic)
+            # share groups are recognised there, only where librdkafka does not know a group
+            found = {g: st.group for g, st in captured.items() if st.group.type == "share"}
+            if found and not shares:
+                return run(ids, found)
+            wanted = [g for g, st in captured.items() if expiry or fail_on is not None or st.group.state == "Empty"]
+            if wanted:
+                with progress_bar() as progress:
+                    expiries, retentions, unknown = groups_expiries(captured, wanted, offsets_topic, conn.settings(),
+                                                                    conn.cluster(), progress, warn)
+                if unknown:
+                    warn(f"when the committed offsets expire is unknown: {unknown}")
+                    if fail_on is not None:
+                        problems = [*problems, f"offset expiry: {unknown}"]
+                headers.append("EXPIRES")
+            if time_lag:
+                timestamps = conn.cluster().first_record_timestamps(time_lag_positions(captured.values()))
+            states = _Done(list(captured.values()), problems)  # iterates as the live stream does
+        elif snapshot is None and not time_lag:
+            # live: each group is written as soon as it is complete (see kgroup.group.capture.GroupStates)
+            # no progress line where the groups being written share the terminal with it
+            states = live_states(ids, conn, topics=topic, listed=listed,
+                                 progress=output.tabular or not sys.stdout.isatty())
+        else:
+            loaded, problems = group_states(snapshot, ids, conn, topics=topic)
+            if time_lag:
+                if snapshot is not None:
+                    raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
+                timestamps = conn.cluster().first_record_timestamps(time_lag_positions(loaded.values()))
+            states = _Done(list(loaded.values()), problems)  # iterates as the live stream does
+        writer = GroupsWriter(output, headers, fit=OFFSETS_FIT)
+        verdict = LagVerdict(lag_above)
+        if share_docs and output == OutputFormat.json:
+            from kgroup.cli.share import write_share_offsets
 
-        write_share_offsets(share_docs, output, writer)
-    for doc in share_docs:
-        verdict.add(doc)
-    table = output != OutputFormat.json
-    live = isinstance(states, live_states)
-    # live, groups named: a small lag may be nothing but transaction markers or aborted records (read);
-    # not with --all-groups, where a read per group would undo the batched speed
-    check_markers = snapshot is None and not all_groups
-    if check_markers:
-        from kgroup.lag.collect import never_consumed
-    if expiries:
-        from kgroup.offsets_log.expiry import document as expiry_document
-    with states:
-        for s in states:
-            skipped = never_consumed(conn.cluster(), marker_positions([s])) if check_markers else None
-            g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True, undeliverable=skipped)
-            rows = []
-            shown_expiry = expiries.get(g["group"])
-            if table:
-                name = g["group"]
-                rows = [[name, *p[:10]] + ([duration(p[10])] if time_lag else []) for p in g["partitions"]]
-                if "EXPIRES" in headers:
-                    for row, p in zip(rows, g["partitions"]):
-                        row.append(None if shown_expiry is None else expires_cell(shown_expiry.get((p[0], p[1]))))
-            per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g.pop("topic_lag").items())
-            total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
-            note = (f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
-                    + (f"  [{per_topic}]" if per_topic else ""))
-            verdict.add(g)
-            if shown_expiry is not None:
-                in_rows = {(p[0], p[1]) for p in g["partitions"]}
-                shown_expiry = {tp: e for tp, e in shown_expiry.items() if tp in in_rows}
-                expiries[g["group"]] = shown_expiry
-                g["expiry"] = expiry_document(shown_expiry, retentions[g["group"]])
-            text = None
-            if writer.compact and live:  # live values: ints, strings, None
-                text = offsets_group_json(g)
-            elif not table:
-                g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
-            caught = markers_notes((m["topic"], m["partition"], m["transaction_markers"])
-                                   for m in g.get("caught_up_by_markers", ()))
-            writer.add(g, rows, [note, *caught], text)
-    writer.close()
-    note_ids = [g for g in ids if g not in wanted]
-    if "EXPIRES" in headers and note_ids:
-        info(f"EXPIRES is given for Empty groups; for {', '.join(note_ids[:3])}"
-             f"{' and more' if len(note_ids) > 3 else ''} add --expiry (reads the offsets log)")
-    flagged = False
-    for g, group_expiries in expiries.items():
-        line = expiry_warning(g, group_expiries, retentions[g], now_ms + warn_ms, expiry_warn, now_ms)
-        if line:
-            warn(line)
-            flagged = True
-    _report_problems(verdict.problems(states.problems))
-    if fail_on is not None and flagged:
-        raise typer.Exit(ExitCode.FLAGGED)
-    if verdict.verdict == "over":
-        over_count = verdict.over_count
-        shown = (", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
-                 + (f" and {over_count - verdict.shown} more" if over_count > verdict.shown else ""))
-        warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
-        raise typer.Exit(ExitCode.FLAGGED)
+            write_share_offsets(share_docs, output, writer)
+        for doc in share_docs:
+            verdict.add(doc)
+        table = output != OutputFormat.json
+        live = isinstance(states, live_states)
+        # live, groups named: a small lag may be nothing but transaction markers or aborted records (read);
+        # not with --all-groups, where a read per group would undo the batched speed
+        check_markers = snapshot is None and not all_groups
+        if check_markers:
+            from kgroup.lag.collect import never_consumed
+        if expiries:
+            from kgroup.offsets_log.expiry import document as expiry_document
+        with states:
+            for s in states:
+                skipped = never_consumed(conn.cluster(), marker_positions([s])) if check_markers else None
+                g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True, undeliverable=skipped)
+                rows = []
+                shown_expiry = expiries.get(g["group"])
+                if table:
+                    name = g["group"]
+                    rows = [[name, *p[:10]] + ([duration(p[10])] if time_lag else []) for p in g["partitions"]]
+                    if "EXPIRES" in headers:
+                        for row, p in zip(rows, g["partitions"]):
+                            row.append(None if shown_expiry is None else expires_cell(shown_expiry.get((p[0], p[1]))))
+                per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g.pop("topic_lag").items())
+                total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
+                note = (f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
+                        + (f"  [{per_topic}]" if per_topic else ""))
+                verdict.add(g)
+                if shown_expiry is not None:
+                    in_rows = {(p[0], p[1]) for p in g["partitions"]}
+                    shown_expiry = {tp: e for tp, e in shown_expiry.items() if tp in in_rows}
+                    expiries[g["group"]] = shown_expiry
+                    g["expiry"] = expiry_document(shown_expiry, retentions[g["group"]])
+                text = None
+                if writer.compact and live:  # live values: ints, strings, None
+                    text = offsets_group_json(g)
+                elif not table:
+                    g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
+                caught = markers_notes((m["topic"], m["partition"], m["transaction_markers"])
+                                       for m in g.get("caught_up_by_markers", ()))
+                writer.add(g, rows, [note, *caught], text)
+        writer.close()
+        note_ids = [g for g in ids if g not in wanted]
+        if "EXPIRES" in headers and note_ids:
+            info(f"EXPIRES is given for Empty groups; for {', '.join(note_ids[:3])}"
+                 f"{' and more' if len(note_ids) > 3 else ''} add --expiry (reads the offsets log)")
+        flagged = False
+        for g, group_expiries in expiries.items():
+            line = expiry_warning(g, group_expiries, retentions[g], now_ms + warn_ms, expiry_warn, now_ms)
+            if line:
+                warn(line)
+                flagged = True
+        _report_problems(verdict.problems(states.problems))
+        if fail_on is not None and flagged:
+            raise typer.Exit(ExitCode.FLAGGED)
+        if verdict.verdict == "over":
+            over_count = verdict.over_count
+            shown = (", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
+                     + (f" and {over_count - verdict.shown} more" if over_count > verdict.shown else ""))
+            warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
+            raise typer.Exit(ExitCode.FLAGGED)
 
+
+    return run(ids, {})
 
 def _dash(value: Any) -> str:
     return "-" if value is None else str(value)

@@ -307,3 +307,19 @@ def test_whatif_from_a_snapshot_of_a_share_group_answers_as_live(protodouble, tm
         offline = _kgroup("whatif", "--snapshot", str(snap), *change, "-o", "json")
         assert live.returncode == offline.returncode == 0, (live.stderr, offline.stderr)
         assert json.loads(live.stdout)["strategies"] == json.loads(offline.stdout)["strategies"]
+
+
+def test_other_groups_cost_no_share_request(protodouble):
+    """offsets and describe of a consumer group ask nothing of share groups (no ShareGroupDescribe,
+    no DescribeShareGroupOffsets): share groups are looked for only where librdkafka does not know
+    the group. A share group named is answered through them."""
+    double = protodouble(scenario())
+    for args in (["offsets", "kip848-app"], ["describe", "kip848-app"]):
+        out = _kgroup(*args, "-b", double.bootstrap)
+        assert out.returncode == 0, out.stderr
+    assert double.asked(77) == [] and double.asked(90) == []
+    out = _kgroup("offsets", "orders-share", "-b", double.bootstrap, "-o", "json")
+    assert out.returncode == 3 and json.loads(out.stdout)["groups"][0]["type"] == "share"
+    assert len(double.asked(77)) == 1 and len(double.asked(90)) == 1
+    out = _kgroup("lag", "orders-share", "-b", double.bootstrap, "-o", "json")
+    assert out.returncode == 3 and json.loads(out.stdout)["groups"][0]["partitions"][0]["lag"] == 15
