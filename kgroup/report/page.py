@@ -354,8 +354,8 @@ def never_committed(doc: dict[str, Any]) -> list[tuple[str, int, str | None]] | 
     up to --until, nor in the group now's offsets): (topic, partition, owner's member id) each, from
     the group now's assignment; None without the group now."""
     now = doc["now"]
-    if now is None or owners_unknown(doc) is not None:
-        return None
+    if now is None or owners_unknown(doc) is not None or (now.get("offsets") or {}).get("type") == "share":
+        return None  # a share group commits nothing: no partition of it is "never committed"
     committed = {(p["topic"], p["partition"]) for p in (doc["lag"] or {}).get("partitions", [])}
     offsets = now.get("offsets")
     if offsets is not None:
@@ -467,7 +467,15 @@ def _now(doc: dict[str, Any]) -> str:
                      [[m["member_id"], m["group_instance_id"], m["client_id"], m["host"], m["partition_count"],
                        compact(m["assignment"])] for m in d["members"]], title="Members", element_id="kgroup-members"))
     o = now["offsets"]
-    if o is not None:
+    if o is not None and o.get("type") == "share":  # kgroup offsets of a share group: the broker's lag now
+        total = "unknown (INCOMPLETE)" if o["total_lag"] is None else o["total_lag"]
+        out.append(table(["TOPIC", "PARTITION", "START-OFFSET", "LEADER-EPOCH", "LAG", "MEMBERS", "ERROR"],
+                         [[p["topic"], p["partition"], p["start_offset"], p["leader_epoch"], p["lag"],
+                           ", ".join(p["members"]), p["error"]] for p in o["partitions"]][:MAX_ROWS],
+                         title="Share-group offsets",
+                         notes=[f"total lag {total} (the broker's: end - start offset - records delivered past it)"],
+                         element_id="kgroup-offsets"))
+    elif o is not None:
         rows = [[p["topic"], p["partition"], p["committed"], p["log_start"], p["log_end"], p["lag"], p["member_id"],
                  p["client_id"], p["host"], p["metadata"]] for p in o["partitions"]]
         total = "unknown (INCOMPLETE)" if o["total_lag"] is None else o["total_lag"]

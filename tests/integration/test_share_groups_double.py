@@ -323,3 +323,48 @@ def test_other_groups_cost_no_share_request(protodouble):
     assert len(double.asked(77)) == 1 and len(double.asked(90)) == 1
     out = _kgroup("lag", "orders-share", "-b", double.bootstrap, "-o", "json")
     assert out.returncode == 3 and json.loads(out.stdout)["groups"][0]["partitions"][0]["lag"] == 15
+
+
+def test_report_of_a_share_group(protodouble, tmp_path):
+    """kgroup report SG: the share group's records from a saved offsets log (it commits nothing, so
+    there is no lag over time, and the page says why), the group now from the cluster: its members
+    and the broker's lag per partition (orders-0: 15, orders-1: 0; the others unknown: INCOMPLETE)."""
+    import time
+
+    from logbuilder import Log
+
+    from kgroup.offsets_log.raw import write_jsonl
+
+    double = protodouble(scenario())
+    now = int(time.time() * 1000)
+    log = Log()
+    log.add("orders-share", now - 3_600_000, 10, {"groupId": "orders-share", "memberId": "m-a"}, 0,
+            {"clientId": "worker-a", "clientHost": "/10.0.0.1", "subscribedTopicNames": ["orders", "refunds"]})
+    log.add("orders-share", now - 3_600_000, 11, {"groupId": "orders-share"}, 0, {"epoch": 12, "metadataHash": 0})
+    saved = tmp_path / "log.jsonl"
+    with open(saved, "w") as f:
+        write_jsonl(log.records, f)
+    page = tmp_path / "sg.html"
+    out = _kgroup("report", "orders-share", "--input", str(saved), "-b", double.bootstrap, "--since", "2h",
+                  "--out", str(page), "-o", "json")
+    assert out.returncode == 3, out.stderr  # two partitions' lag unknown
+    doc = json.loads(out.stdout)
+    validate("report", doc)
+    assert doc["lag"] is None and "is a share group: it commits nothing" in doc["lag_unavailable"]
+    now_doc = doc["now"]
+    assert now_doc["describe"]["type"] == "share" and now_doc["describe"]["member_count"] == 2
+    assert [(p["topic"], p["partition"], p["lag"]) for p in now_doc["offsets"]["partitions"]] == [
+        ("orders", 0, 15), ("orders", 1, 0), ("orders", 2, None), ("refunds", 0, None)]
+    assert "Traceback" not in out.stderr
+    from browser import assert_reads_at, open_page
+
+    with open_page(page) as shown:  # in headless Chromium, the network off
+        assert shown.errors == []
+        text = shown.js("return document.body.innerText")
+        assert "No lag: group orders-share is a share group: it commits nothing to the offsets log" in text
+        rows = shown.js("return Array.from(document.querySelectorAll('#kgroup-offsets tbody tr'))"
+                        ".map(r => Array.from(r.cells).map(c => c.innerText))")
+        assert [r[:5] for r in rows] == [["orders", "0", "120", "3", "15"], ["orders", "1", "40", "3", "0"],
+                                         ["orders", "2", "-", "-", "-"], ["refunds", "0", "9", "-", "-"]]
+        assert "Partitions of the subscribed topics never committed" not in text or "not known" in text
+        assert_reads_at(shown, 390)
