@@ -18,8 +18,9 @@ def share_offsets_documents(conn: Any, shares: dict, topics: Optional[list[str]]
                             ) -> list[dict[str, Any]]:
     """The offsets document of each share group of ``shares`` (group -> its description), in order."""
     from kgroup.group.share import offsets_document
+    from kgroup.lag.share import share_offsets
 
-    found = conn.cluster().share_group_offsets({g: None for g in shares})
+    found = share_offsets(conn.cluster(), conn.settings(), list(shares), warn)
     return [offsets_document(d, found[g], topics, lag_above) for g, d in shares.items()]
 
 
@@ -33,7 +34,8 @@ def share_note(doc: dict[str, Any]) -> str:
     per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in doc["topic_lag"].items())
     return (f"share group {doc['group']} ({doc['state'] or '-'}): total lag {total}"
             + (f"  [{per_topic}]" if per_topic else "")
-            + ("" if doc["lag_reported"] else "  (the broker reports no lag: DescribeShareGroupOffsets v0, Kafka 4.1)"))
+            + ("" if doc["lag_reported"] else "  (the broker reports no lag (DescribeShareGroupOffsets v0, Kafka 4.1): "
+                                              "kgroup's own from __share_group_state where it could be read)"))
 
 
 def write_share_offsets(docs: list[dict[str, Any]], output: OutputFormat, writer: Any = None) -> None:

@@ -32,6 +32,10 @@ class SharePartitionOffsets(NamedTuple):
     leader_epoch: int | None
     lag: int | None
     error: str | None = None
+    # where ``lag`` comes from: "broker" (DescribeShareGroupOffsets v1), "share-state" (kgroup's own
+    # from __share_group_state, where the broker reports none); and why it is unknown when it is
+    lag_source: str | None = None
+    unknown_because: str | None = None
 
 
 class ShareOffsets(NamedTuple):
@@ -68,7 +72,7 @@ def assignees(group: GroupDescription) -> dict[tuple[str, int], list[str]]:
     return out
 
 
-ROW_FIELDS = ("topic", "partition", "start_offset", "leader_epoch", "lag", "members", "error")
+ROW_FIELDS = ("topic", "partition", "start_offset", "leader_epoch", "lag", "lag_source", "members", "error")
 
 
 def offsets_document(group: GroupDescription, offsets: ShareOffsets, topics: list[str] | None,
@@ -91,10 +95,12 @@ def offsets_document(group: GroupDescription, offsets: ShareOffsets, topics: lis
         elif o.start_offset is None:
             reason = "no start offset: the share partition has no state yet (or it could not be read)"
         elif o.lag is None:
-            reason = ("the broker reports no lag (DescribeShareGroupOffsets v0, Kafka 4.1)" if not offsets.lag_reported
-                      else "the broker does not know this partition's lag")
+            reason = o.unknown_because or (
+                "the broker reports no lag (DescribeShareGroupOffsets v0, Kafka 4.1)" if not offsets.lag_reported
+                else "the broker does not know this partition's lag")
         rows.append({"topic": topic, "partition": partition, "start_offset": o.start_offset,
                      "leader_epoch": o.leader_epoch, "lag": None if reason else o.lag,
+                     "lag_source": None if reason else (o.lag_source or "broker"),
                      "members": who.get((topic, partition), []), "error": o.error})
         if reason:
             unknown.append({"topic": topic, "partition": partition, "reason": reason})

@@ -146,7 +146,7 @@ def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progr
     def no_cluster() -> GroupSource:
         raise AssertionError("a snapshot is read, not a cluster")
 
-    share_offsets = None
+    share_doc = None
     try:
         loaded = group_states(r.snapshot, [r.group], cluster or no_cluster, progress=progress)
     except UsageError as e:
@@ -163,18 +163,20 @@ def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progr
 
         loaded = group_states(None, [r.group], lambda: WithShareGroups(cluster(), shares), offsets=False,
                               progress=progress)
-        answer = cluster().share_group_offsets({r.group: None})[r.group]  # type: ignore[attr-defined]
-        share_offsets = offsets_document(shares[r.group], answer, r.topics, None)
+        from kgroup.lag.share import share_offsets
+
+        answer = share_offsets(cluster(), r.settings, [r.group], warn)[r.group]
+        share_doc = offsets_document(shares[r.group], answer, r.topics, None)
     for line in [*loaded.notes, *loaded.problems]:
         warn(line)
     state = loaded.states.get(r.group)
     if state is None:
         return None
-    if share_offsets is not None:
-        for u in share_offsets["unknown"]:
+    if share_doc is not None:
+        for u in share_doc["unknown"]:
             warn(f"{r.group} {u['topic']}-{u['partition']}: {u['reason']}")
-        share_offsets.pop("topic_lag")
-        return {"source": "cluster", "describe": describe_group(state), "offsets": share_offsets}
+        share_doc.pop("topic_lag")
+        return {"source": "cluster", "describe": describe_group(state), "offsets": share_doc}
     offsets = offsets_group(state, None, None, r.now_ms)
     offsets.pop("topic_lag")  # as offsets -o json
     return {"source": "snapshot" if r.snapshot is not None else "cluster", "describe": describe_group(state),

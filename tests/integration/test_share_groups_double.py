@@ -123,7 +123,7 @@ def test_offsets_equal_the_java_admins(protodouble):
     assert {g: _as_java_offsets(o) for g, o in ours.items()} == java
     p = ours["orders-share"].partitions
     assert ours["orders-share"].lag_reported
-    assert [tuple(p[tp]) for tp in sorted(p)] == [(120, 3, 15, None), (40, 3, 0, None), (None, None, None, None),
+    assert [tuple(p[tp])[:4] for tp in sorted(p)] == [(120, 3, 15, None), (40, 3, 0, None), (None, None, None, None),
                                                    (9, None, None, None)]
     assert ours["nobody"].partitions == {}  # no state, no error: as Kafka answers
 
@@ -213,11 +213,14 @@ def test_offsets_lag_above_on_a_share_group(protodouble):
     assert ok.returncode == 0, ok.stderr
 
 
-def test_offsets_on_a_v0_broker_is_incomplete(protodouble):
+def test_offsets_on_a_v0_broker_without_a_readable_state_topic_is_incomplete(protodouble):
+    """A 4.1 broker reports no lag; kgroup's own needs __share_group_state, which this cluster does
+    not have: every lag unknown, said why, INCOMPLETE (exit 3) also with --lag-above."""
     double = protodouble(scenario(v90=(0, 0)))
     out = _kgroup("offsets", "-b", double.bootstrap, "orders-share", "--lag-above", "1000")
     assert out.returncode == 3
-    assert "the broker reports no lag (DescribeShareGroupOffsets v0, Kafka 4.1)" in out.stderr
+    assert ("orders-share orders-0: the broker reports no lag (Kafka 4.1) and the share coordinator's state topic "
+            "__share_group_state is not in the metadata, so kgroup cannot compute it") in out.stderr
 
 
 def test_lag_of_a_share_group_is_the_now_table(protodouble):
