@@ -27,7 +27,8 @@ How it works
 - Every request is logged in ``double.requests`` (broker id, API key, version, body) for asserts.
 
 Answered now: ApiVersions (18), Metadata (3; the scenario's brokers and topics), ListOffsets (2;
-v1-10, earliest and latest from ``Scenario.log_offsets``), FindCoordinator
+v1-10, earliest and latest from ``Scenario.log_offsets``; or, as Fetch, passed to a real broker:
+``Scenario.relay``, ``relay_keys``), FindCoordinator
 (10; v0-6, key types 0 group and 2 share: ``groupId:topicId:partition``), ListGroups (16; v0-5,
 states and types filters as GroupMetadataManager.listGroups applies them, each broker listing the
 groups it coordinates), DescribeGroups (15; classic groups), ConsumerGroupDescribe (69; consumer
@@ -138,6 +139,10 @@ class Scenario:
     cluster_id: str = "protodouble-cluster"
     # (topic, partition) -> (log start, log end) that ListOffsets answers; left out: (0, 0)
     log_offsets: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    # a real broker (host, port) the requests of ``relay_keys`` (API key -> versions advertised) are
+    # passed to, bytes as they are: records (Fetch, ListOffsets) come from it, the groups from the double
+    relay: tuple[str, int] | None = None
+    relay_keys: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -269,6 +274,7 @@ class ProtoDouble:
             if kafka is None:
                 continue
             out[key] = (max(low, kafka[0]), min(high, kafka[1]))
+        out.update(self.scenario.relay_keys)
         for key, override in self.scenario.versions.items():
             if override is None:
                 out.pop(key, None)
@@ -363,7 +369,23 @@ class ProtoDouble:
         finally:
             conn.close()
 
+    def _relayed(self, frame: bytes) -> bytes | None:
+        """The relay broker's answer to ``frame``, on a connection of its own."""
+        assert self.scenario.relay is not None
+        with socket.create_connection(self.scenario.relay, timeout=30) as upstream:
+            upstream.sendall(struct.pack(">i", len(frame)) + frame)
+            head = self._read(upstream, 4)
+            return None if head is None else self._read(upstream, struct.unpack(">i", head)[0])
+
     def _answer(self, broker: int, frame: bytes) -> bytes | None:
+        key, version = struct.unpack(">hh", frame[:4])
+        if key in self.scenario.relay_keys and self.scenario.relay is not None:
+            low, high = self.scenario.relay_keys[key]
+            if not low <= version <= high:
+                return None
+            with self._lock:
+                self.requests.append((broker, Request(key, version, struct.unpack(">i", frame[4:8])[0], None, {})))
+            return self._relayed(frame)
         try:
             parsed = json.loads(self._codec.ask("REQ " + frame.hex()))
         except CodecError as e:
@@ -422,7 +444,8 @@ def metadata(double: ProtoDouble, broker: int, request: Request) -> dict[str, An
             topics.append({"name": name, "errorCode": UNKNOWN_TOPIC_OR_PARTITION})
             continue
         topics.append({"name": name, "topicId": topic_id(name), "partitions": [
-            {"partitionIndex": p, "leaderId": ids[p % len(ids)], "leaderEpoch": 0,
+            # no leader epoch where records come from the relay broker: a client then sends none for it to check
+            {"partitionIndex": p, "leaderId": ids[p % len(ids)], "leaderEpoch": -1 if s.relay else 0,
              "replicaNodes": [ids[p % len(ids)]], "isrNodes": [ids[p % len(ids)]]}
             for p in range(s.topics[name])]})
     return {"brokers": [{"nodeId": b, "host": h, "port": p} for b, (h, p) in sorted(double.brokers.items())],
