@@ -70,7 +70,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from log' -l partition -r -d 'Only
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l type -r -a 'offsets group consumer share streams regex share-state' -d 'Only records of this kind (repeatable)'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l share-state-topic -r -d 'With --type share-state: read it from a topic of this name'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l replay -d 'With --type share-state: instead of the records, each share partitions state replayed as the share coordinator does, and the records at or near the delivery limit'
-complete -c kgroup -n '__fish_seen_subcommand_from log' -l delivery-limit -r -d 'With --replay: the groups group.share.delivery.count.limit (share.delivery.count.limit)'
+complete -c kgroup -n '__fish_seen_subcommand_from log' -l delivery-limit -r -d 'With --replay: the groups delivery count limit (default: the brokers group.share.delivery.count.limit, else Kafkas 5)'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l since -r -d 'Only records at or after TIME: 2h (ago), 2026-11-22T03:00Z, or epoch ms'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l until -r -d 'Only records at or before TIME'
 complete -c kgroup -n '__fish_seen_subcommand_from log' -l follow -s f -d 'Keep reading new records until Ctrl-C'

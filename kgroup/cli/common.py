@@ -210,6 +210,26 @@ def unless_share_groups(conn: ConnectionOptions, groups: list[str], error: Excep
     return shares
 
 
+def listed_share_groups(conn: ConnectionOptions) -> dict:
+    """Every share group of the cluster (ListGroups v5 with the type filter through kgroup's own
+    client), described: what --all-groups adds to the groups librdkafka lists. What could not be
+    listed or described is said (a warning), never silently left out."""
+    from kgroup.output.render import warn
+
+    listing, problems = conn.cluster().list_every_group(["share"])
+    for p in problems:
+        warn(p)
+    ids = [g.group_id for g in listing if g.type == "share"]
+    if not ids:
+        return {}
+    shares, why = share_groups(conn, ids)
+    missing = [g for g in ids if g not in shares]
+    if missing:
+        warn(f"share group(s) {', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} could not be "
+             f"described{f': {why}' if why else ''}")
+    return shares
+
+
 def share_groups(conn: ConnectionOptions, groups: list[str]) -> tuple[dict, Optional[str]]:
     """The share groups (KIP-932) among ``groups``, described (kgroup.kafka.cluster.Cluster.share_groups_among),
     and why that could not be asked, where it could not."""

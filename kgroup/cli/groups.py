@@ -141,10 +141,11 @@ def describe(
     problems: list[str] = []
     if snapshot is None and all_groups:
         # every group of the cluster: each written as its description arrives (sliding window)
-        from kgroup.cli.common import share_groups
+        from kgroup.cli.common import listed_share_groups
         from kgroup.group.capture import describe_stream
 
-        shares, _ = share_groups(conn, ids)  # librdkafka's list names none; ListGroups v5 does
+        shares = listed_share_groups(conn)  # librdkafka's list names none; ListGroups v5 does
+        ids = [*ids, *(g for g in shares if g not in ids)]
         if shares:
             from kgroup.group.share import WithShareGroups
 
@@ -386,6 +387,13 @@ def offsets(
             raise typer.Exit(ExitCode.FLAGGED)
 
 
+    if all_groups and snapshot is None and output != OutputFormat.csv:
+        from kgroup.cli.common import listed_share_groups
+
+        shares = listed_share_groups(conn)  # librdkafka's list names no share group; ListGroups v5 does
+        return run([*ids, *(g for g in shares if g not in ids)], shares)
+    if all_groups and output == OutputFormat.csv:
+        info("-o csv with --all-groups: share groups are left out (their columns differ: name them, -o csv)")
     return run(ids, {})
 
 def _dash(value: Any) -> str:

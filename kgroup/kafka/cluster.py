@@ -254,6 +254,21 @@ class Cluster(Session):
         return {name: entry.value for name, entry in entries.items()
                 if name in wanted and entry.value is not None and not entry.is_sensitive}
 
+    def share_delivery_limit(self) -> tuple[int | None, str]:
+        """The brokers' group.share.delivery.count.limit (DescribeConfigs of one broker) and where the
+        value comes from; (None, why) where it cannot be read (Kafka's default then applies)."""
+        from kgroup.errors import KgroupError
+
+        name = "group.share.delivery.count.limit"
+        try:
+            brokers = sorted(self.metadata().brokers)
+            value = self.broker_configs(brokers[0], [name]).get(name) if brokers else None
+        except KgroupError as e:
+            return None, f"Kafka's default: the brokers' {name} could not be read ({e.message})"
+        if value is None or not value.isdigit() or int(value) < 1:
+            return None, f"Kafka's default: the brokers report no {name}"
+        return int(value), f"the brokers' {name}"
+
     def topic_ids(self, topics: list[str]) -> dict[str, str]:
         """DescribeTopics: each topic's id as Kafka prints it, for the topics whose id the
         cluster reports. Best effort: ids only refine the ``uniform`` what-if, so a broker

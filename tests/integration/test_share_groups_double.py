@@ -454,3 +454,27 @@ def test_a_41_brokers_lag_is_computed_from_the_share_state(protodouble, tansu):
            f"__share_group_state (7)" in out.stderr
     table = _kgroup("offsets", group, "-b", double.bootstrap)
     assert "kgroup's own from __share_group_state" in table.stdout
+
+
+def test_all_groups_include_the_share_groups(protodouble):
+    """--all-groups: librdkafka lists no share group; kgroup asks ListGroups v5 for them (type filter
+    share) and answers for them as when named: offsets (start offsets and the broker's lag) and
+    describe. -o csv leaves them out and says so (their columns differ)."""
+    sc = scenario()
+    sc.groups = [g for g in sc.groups if g.group_id != "loading"]  # one that never loads fails the describe
+    double = protodouble(sc)
+    out = _kgroup("offsets", "--all-groups", "-b", double.bootstrap, "-o", "json")
+    assert out.returncode == 3, out.stderr  # orders-share has unknown lags
+    doc = json.loads(out.stdout)
+    validate("offsets", doc)
+    assert sorted((g["group"], g.get("type")) for g in doc["groups"]) == [
+        ("idle-share", "share"), ("kip848-app", None), ("loading-once", "share"), ("orders-share", "share")]
+    lags = {g["group"]: g["total_lag"] for g in doc["groups"]}
+    assert lags["loading-once"] == 2 and lags["idle-share"] == 0 and lags["orders-share"] is None
+    described = _kgroup("describe", "--all-groups", "-b", double.bootstrap, "-o", "json")
+    assert described.returncode == 0, described.stderr
+    types = {g["group"]: g["type"] for g in json.loads(described.stdout)["groups"]}
+    assert types == {"idle-share": "share", "kip848-app": "consumer", "loading-once": "share", "orders-share": "share"}
+    csv = _kgroup("offsets", "--all-groups", "-b", double.bootstrap, "-o", "csv")
+    assert csv.returncode == 0 and "share groups are left out" in csv.stderr
+    assert "orders-share" not in csv.stdout
