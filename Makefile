@@ -27,5 +27,6 @@ bench: setup
 	@.venv/bin/python bench/whatif_bench.py --readme
 	@.venv/bin/python bench/log_bench.py --readme
 	@.venv/bin/python bench/lag_bench.py --readme
+	@.venv/bin/python bench/ends_bench.py --readme
 	@.venv/bin/python bench/report_bench.py --readme
 	@.venv/bin/python bench/scan_bench.py --readme

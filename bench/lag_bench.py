@@ -26,10 +26,11 @@ Measured, alternating, medians of --runs runs, each command end to end in a proc
   phase's ListOffsets requests apart.
 
 Checked, not timed: every point's committed offset, end and lag equal the values worked out here
-from the records produced; the ListOffsets requests of the ends phase are slots x leaders + 2
-(earliest and latest), where a slot is the k-th moment of every partition (COMMITS commit moments
-and --until), the same at --compare partitions as at --partitions. With --readme the tables
-replace docs/benchmarks.md's lag-bench block.
+from the records produced; the ListOffsets requests of the ends phase are calls x leaders + 2
+(earliest and latest), where a call asks one moment of every partition asked (a slot: the k-th
+moment), the same at --compare partitions as at --partitions. Logs this short are read whole in
+one ordered pass (kgroup.lag.ends), so nothing is asked by time: 2 requests. With --readme the
+tables replace docs/benchmarks.md's lag-bench block.
 """
 from __future__ import annotations
 
@@ -300,21 +301,21 @@ def main() -> int:
         lines.append(f"| {n:,} x {COMMITS} | {answered[path]} | {med(r['lag']):.2f} | {med(r['read']):.2f} | "
                      f"{med(r['ends']):.2f} | {med(r['evaluate']):.2f} | {med(r['log']):.2f} | "
                      f"{med(r['offsets']):.2f} | {med(r['lag']) / med(r['log']):.2f}x |")
-    lines += ["", "| partitions | answered | slots x leaders + 2 | ListOffsets: end offsets | reading the log | "
+    lines += ["", "| partitions | answered | calls x leaders + 2 | ListOffsets: end offsets | reading the log | "
               "whole `kgroup lag` | `kgroup log` | moments checked | searched | record reads | positions read | "
               "records read |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     problems = []
     for (path, n), r in results.items():
         s, st = scenarios[n], r["stats"]
-        expected = s.slots * lead[n] + 2
-        lines.append(f"| {n:,} | {path} | {s.slots} x {lead[n]} + 2 = {expected} | {r['ends_requests']} | "
+        expected = st["list_offsets_calls"] * lead[n] + 2
+        lines.append(f"| {n:,} | {path} | {st['list_offsets_calls']} x {lead[n]} + 2 = {expected} | {r['ends_requests']} | "
                      f"{r['read_requests']} | {r['lag_requests']} | {r['log_requests']} | {st['checked']:,} | "
                      f"{st['searched']:,} | {st['record_reads']} | {st['positions_read']:,} | {st['records_read']:,} |")
-        if r["ends_requests"] != expected or st["list_offsets_calls"] != s.slots:
+        if r["ends_requests"] != expected or st["list_offsets_calls"] > s.slots:
             problems.append(f"{path}, {n} partitions: {r['ends_requests']} ListOffsets requests for the ends "
-                            f"({st['list_offsets_calls']} calls), expected {expected} ({s.slots} slots)")
-        if r["commits"] != n * COMMITS or st["checked"] != n * s.slots:
-            problems.append(f"{path}, {n} partitions: {r['commits']} commits read, {st['checked']} moments checked")
+                            f"({st['list_offsets_calls']} calls), expected {expected} (at most {s.slots} slots)")
+        if r["commits"] != n * COMMITS:
+            problems.append(f"{path}, {n} partitions: {r['commits']} commits read")
     lines += ["", f"{args.partitions:,} partitions x {COMMITS} commits in the window ({args.partitions * COMMITS:,}), "
               f"{RECORDS} records per partition; Tansu behind the counting proxy, one broker (leader). Median of "
               f"{args.runs} runs, every row measured in the same run; lag / log: the whole command against the read "

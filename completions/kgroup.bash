@@ -67,8 +67,8 @@ _kgroup() {
         COMPREPLY=($(compgen -W "--since --until --topic -t --allowed-lag --fail-on --expiry-warn --time-lag --watch --input --offsets-topic --output -o --bootstrap-server -b -X --command-config --timeout --verbose -v -h --help" -- "$cur")) ;;
     list)
         case "$prev" in
-            --state) COMPREPLY=($(compgen -W "Stable Empty PreparingRebalance CompletingRebalance Assigning Reconciling Dead Unknown" -- "$cur")); return ;;
-            --type) COMPREPLY=($(compgen -W "classic consumer" -- "$cur")); return ;;
+            --state) COMPREPLY=($(compgen -W "Stable Empty PreparingRebalance CompletingRebalance Assigning Reconciling NotReady Dead Unknown" -- "$cur")); return ;;
+            --type) COMPREPLY=($(compgen -W "classic consumer share streams" -- "$cur")); return ;;
             --output|-o) COMPREPLY=($(compgen -W "table wide json csv" -- "$cur")); return ;;
             --bootstrap-server|-b) COMPREPLY=(); return ;;
             -X) COMPREPLY=(); return ;;
@@ -178,7 +178,7 @@ _kgroup() {
             --add) COMPREPLY=(); return ;;
             --standby-replicas) COMPREPLY=(); return ;;
             --partitions) COMPREPLY=(); return ;;
-            --strategy|-s) COMPREPLY=($(compgen -W "range roundrobin sticky cooperative-sticky uniform server-range all" -- "$cur")); return ;;
+            --strategy|-s) COMPREPLY=($(compgen -W "range roundrobin sticky cooperative-sticky uniform server-range simple all" -- "$cur")); return ;;
             --subscription) COMPREPLY=(); return ;;
             --protocols) COMPREPLY=(); return ;;
             --broker-jdk) COMPREPLY=(); return ;;

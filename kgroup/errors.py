@@ -85,3 +85,21 @@ class TopicMissing(UsageError):
 
 class UnknownGroup(UsageError):
     """The cluster knows no group of that name."""
+
+
+class NoCommitsInLog(UsageError):
+    """The offsets log holds no commit of the group (in the window asked): nothing to rebuild lag
+    from. A share group is one: it commits nothing."""
+
+
+class GroupOfOtherType(UnknownGroup):
+    """The group exists but is not one the command answers for: a share or streams group, or a
+    classic group of another protocol type than consumer (Kafka Connect's "connect"). Its type
+    (and protocol type) come from ListGroups (kgroup.kafka.group_types)."""
+
+    def __init__(self, group: str, type_: str, protocol_type: str | None = None) -> None:
+        self.group, self.type, self.protocol_type = group, type_, protocol_type
+        kind = (f"a classic group of protocol type {protocol_type}" if type_ == "classic"
+                else f"a {type_} group")
+        super().__init__(f"group {group} is {kind}, not a consumer group: this command cannot answer for "
+                         f"{type_ + ' groups' if type_ != 'classic' else 'it'} yet (kgroup list shows it)")

@@ -92,6 +92,9 @@ def _offsets_log_demo(bootstrap: str) -> None:
     kgroup("log", "G1", "--type", "group")
     say("G1's rebalance history: generations, who joined and left, what moved, the commits between")
     kgroup("history", "G1")
+    say("the example log's commits (offsets up to 170) are beyond the seeded Order partitions: 200 more records "
+        "each, dated the day before the log, so that every lag point on the page is a fact")
+    _backfill_order(bootstrap, 200, 1_763_596_800_000)  # 2025-11-20T00:00Z
     PAGES.mkdir(parents=True, exist_ok=True)
     report = PAGES / "g1-report.html"
     say("the post-mortem page of G1 over the day of that log: lag over time, rebalances and commits on one "
@@ -105,15 +108,38 @@ def _offsets_log_demo(bootstrap: str) -> None:
         kgroup("whatif", "G1", "--snapshot", past, "--remove", "c2", "--strategy", "range")
 
 
+def _backfill_order(bootstrap: str, count: int, start_ms: int) -> None:
+    """``count`` more records on each of Order's partitions 0-5, one second apart from ``start_ms``,
+    in multi-record batches, the last one alone (Tansu's `latest` is right for a one-record batch)."""
+    from confluent_kafka import Producer
+
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "allow.auto.create.topics": False})
+    for partition in range(6):
+        for i in range(count):
+            p.produce("Order", value=f"Order-{partition}-backfill-{i}".encode(), partition=partition,
+                      timestamp=start_ms + i * 1000)
+            if i == count - 2:
+                p.flush(30)
+        p.flush(30)
+
+
 def _scan_demo(bootstrap: str) -> None:
     """A synthetic fleet (300 groups, six hours of traffic: commits, generations, KIP-848, share and
     streams records, a rebalance storm, stale groups, a rewind, one undecodable record) written
     into the demo broker, then the fleet report on Spark (local[*], the default)."""
-    from spark_env import build_scenario, write_to_broker
+    from spark_env import HOUR, T0, build_scenario, write_to_broker
 
     scenario = build_scenario(groups=300, partitions=8)
     say(f"writing a synthetic fleet log ({len(scenario.raw())} records, 300 groups) into the topic fleet-offsets")
-    write_to_broker(scenario, bootstrap, "fleet-offsets")
+
+    def data_time(k: int, n: int) -> int:
+        """The data topics' records, dated so that each commit of the fleet lies within the log as it
+        was then (every lag point a fact): 90% written the hour before the fleet's six hours, the
+        rest spread over them."""
+        backlog = n * 9 // 10
+        return T0 - HOUR + k * HOUR // backlog if k < backlog else T0 + (k - backlog) * 6 * HOUR // (n - backlog)
+
+    write_to_broker(scenario, bootstrap, "fleet-offsets", data_time)
     say("the fleet report: kgroup scan reads the whole log on Spark (local[*]) and flags what needs a look")
     PAGES.mkdir(parents=True, exist_ok=True)
     fleet = PAGES / "fleet.html"

@@ -26,13 +26,12 @@ is the head of confluentinc/kafka's ``4.3`` branch on 2026-08-21 (a mirror of Ap
 from __future__ import annotations
 
 import argparse
-import gzip
-import os
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from kafka_sources import Jdk, KafkaSources, client_classpath, write_gz
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = ROOT / "tests" / "java" / "ShareStateVectors.java"
@@ -76,11 +75,6 @@ def strip_main(source: str) -> str:
     return source
 
 
-def _show(git: str, rev: str, path: str) -> str:
-    return subprocess.run(["git", f"--git-dir={git}", "show", f"{rev}:{path}"], check=True, capture_output=True,
-                          text=True).stdout
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kafka-git", required=True, help="a Kafka git directory (bare or .git)")
@@ -92,53 +86,25 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=DATA / "share-state-4.3.json.gz")
     args = parser.parse_args()
 
-    bin_dir = Path(args.java_home) / "bin" if args.java_home else None
-    javac = str(bin_dir / "javac") if bin_dir else "javac"
-    java = str(bin_dir / "java") if bin_dir else "java"
-    rev = subprocess.run(["git", f"--git-dir={args.kafka_git}", "rev-parse", args.rev],
-                         check=True, capture_output=True, text=True).stdout.strip()
-    jar = Path(subprocess.run([sys.executable, str(ROOT / "scripts" / "fetch_kafka_clients.py")],
-                              check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
-    jackson = [str(p) for pattern in ("jackson-databind-*.jar", "jackson-core-*.jar", "jackson-annotations-*.jar")
-               for p in sorted(jar.parent.glob(pattern))[-1:]]
-    if len(jackson) != 3:
-        raise SystemExit(f"Jackson's jars are not next to {jar} (run the Java differential tests once)")
-    classpath = os.pathsep.join([str(jar), str(jar.parent / "slf4j-api-2.0.18.jar"), *jackson])
-
+    jdk = Jdk(args.java_home)
+    kafka = KafkaSources(args.kafka_git, args.rev)
+    classpath = client_classpath(jackson=True)
     with tempfile.TemporaryDirectory(prefix="share-state-vectors-") as tmp:
         work = Path(tmp)
-        gen_src, specs, generated, classes = work / "gen", work / "specs", work / "generated", work / "classes"
-        for d in (gen_src, specs, classes):
-            d.mkdir()
-        listing = subprocess.run(["git", f"--git-dir={args.kafka_git}", "ls-tree", "--name-only", f"{rev}:{_MSG}"],
-                                 check=True, capture_output=True, text=True).stdout.split()
-        for name in (n for n in listing if n.endswith(".java")):
-            text = _show(args.kafka_git, rev, _MSG + name)
-            (gen_src / name).write_text(strip_main(text) if name == "MessageGenerator.java" else text)
-        (gen_src / "RunMessageGenerator.java").write_text(RUNNER)
-        for path in SPECS:
-            (specs / Path(path).name).write_text(_show(args.kafka_git, rev, path))
-        subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(work / "genclasses"), "-cp", classpath,
-                        *map(str, gen_src.glob("*.java"))], check=True)
-        subprocess.run([java, "-cp", os.pathsep.join([str(work / "genclasses"), classpath]), "RunMessageGenerator",
-                        "org.apache.kafka.coordinator.share.generated", str(generated), str(specs)],
-                       check=True, stdout=subprocess.DEVNULL)
-        files = [str(p) for p in sorted(generated.glob("*.java"))]
-        for path in KAFKA_FILES:
-            dest = work / "kafka" / Path(path).name
-            dest.parent.mkdir(exist_ok=True)
-            dest.write_text(_show(args.kafka_git, rev, path))
-            files.append(str(dest))
-        subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(classes), "-cp", classpath,
-                        *files, str(GENERATOR)], check=True)
-        run = subprocess.run([java, "-cp", os.pathsep.join([str(classes), classpath]), "ShareStateVectors",
-                              str(args.seed), str(args.records), str(args.combines), rev],
-                             check=True, capture_output=True)
-    # mtime=0: the same vectors give the same bytes
-    with open(args.out, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
-                                                    compresslevel=9) as gz:
-        gz.write(run.stdout)
-    print(f"{args.out}: {args.records} records, {args.combines} combines from Kafka {rev[:10]}")
+        specs, generated, classes = work / "specs", work / "generated", work / "classes"
+        gen_files = kafka.write((_MSG + n for n in kafka.names(_MSG) if n.endswith(".java")), work / "gen",
+                                edit={"MessageGenerator.java": strip_main})
+        (work / "gen" / "RunMessageGenerator.java").write_text(RUNNER)
+        kafka.write(SPECS, specs)
+        jdk.compile([*gen_files, str(work / "gen" / "RunMessageGenerator.java")], work / "genclasses", classpath)
+        jdk.run(work / "genclasses", classpath, "RunMessageGenerator",
+                "org.apache.kafka.coordinator.share.generated", str(generated), str(specs))
+        files = [str(p) for p in sorted(generated.glob("*.java"))] + kafka.write(KAFKA_FILES, work / "kafka")
+        jdk.compile([*files, str(GENERATOR)], classes, classpath)
+        vectors = jdk.run(classes, classpath, "ShareStateVectors", str(args.seed), str(args.records),
+                          str(args.combines), kafka.commit)
+    write_gz(args.out, vectors)
+    print(f"{args.out}: {args.records} records, {args.combines} combines from Kafka {kafka.commit[:10]}")
     return 0
 
 

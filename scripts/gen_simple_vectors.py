@@ -28,13 +28,12 @@ apache/kafka snapshot at hand had no 4.3 branch).
 from __future__ import annotations
 
 import argparse
-import gzip
-import os
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from kafka_sources import Jdk, KafkaSources, client_classpath, write_gz
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = ROOT / "tests" / "java" / "SimpleAssignorVectors.java"
@@ -80,40 +79,18 @@ def main() -> int:
                         help="default: tests/differential/data/simple-assignor-jdkN.json.gz")
     args = parser.parse_args()
 
-    bin_dir = Path(args.java_home) / "bin" if args.java_home else None
-    javac = str(bin_dir / "javac") if bin_dir else "javac"
-    java = str(bin_dir / "java") if bin_dir else "java"
-    rev = subprocess.run(["git", f"--git-dir={args.kafka_git}", "rev-parse", args.rev],
-                         check=True, capture_output=True, text=True).stdout.strip()
-    jar = Path(subprocess.run([sys.executable, str(ROOT / "scripts" / "fetch_kafka_clients.py")],
-                              check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
-    slf4j = jar.parent / "slf4j-api-2.0.18.jar"
-    classpath = os.pathsep.join([str(jar), str(slf4j)])
-
+    jdk = Jdk(args.java_home)
+    kafka = KafkaSources(args.kafka_git, args.rev)
+    classpath = client_classpath()
     with tempfile.TemporaryDirectory(prefix="simple-vectors-") as tmp:
-        src, classes = Path(tmp) / "src", Path(tmp) / "classes"
-        files = []
-        for path in KAFKA_FILES:
-            text = subprocess.run(["git", f"--git-dir={args.kafka_git}", "show", f"{rev}:{path}"],
-                                  check=True, capture_output=True, text=True).stdout
-            if path.endswith("/modern/Assignment.java"):
-                text = strip_from_record(text)
-            dest = src / Path(path).name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_text(text)
-            files.append(str(dest))
-        subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(classes), "-cp", classpath,
-                        *files, str(GENERATOR)], check=True)
-        version = subprocess.run([java, "-XshowSettings:properties", "-version"], capture_output=True, text=True)
-        major = re.search(r"java\.specification\.version = (\d+)", version.stderr)
-        jdk = major.group(1) if major else "unknown"
-        run = subprocess.run([java, "-cp", os.pathsep.join([str(classes), classpath]), "SimpleAssignorVectors",
-                              str(args.seed), str(args.count), rev], check=True, capture_output=True)
-    out = args.out or DATA / f"simple-assignor-jdk{jdk}.json.gz"
-    # mtime=0: the same vectors give the same bytes
-    with open(out, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
-        gz.write(run.stdout)
-    print(f"{out}: {args.count} scenarios from Kafka {rev[:10]} on JDK {jdk}")
+        classes = Path(tmp) / "classes"
+        files = kafka.write(KAFKA_FILES, Path(tmp) / "src", edit={"Assignment.java": strip_from_record})
+        jdk.compile([*files, str(GENERATOR)], classes, classpath)
+        vectors = jdk.run(classes, classpath, "SimpleAssignorVectors", str(args.seed), str(args.count), kafka.commit)
+    major = jdk.major()
+    out = args.out or DATA / f"simple-assignor-jdk{major}.json.gz"
+    write_gz(out, vectors)
+    print(f"{out}: {args.count} scenarios from Kafka {kafka.commit[:10]} on JDK {major}")
     return 0
 
 

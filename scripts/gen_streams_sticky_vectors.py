@@ -23,12 +23,11 @@ standby placement) that 4.3.0 lacks. ``--seed`` and ``--count`` default to the c
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from kafka_sources import Jdk, KafkaSources, client_classpath
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/streams/assignor"
@@ -52,35 +51,17 @@ def main() -> int:
     parser.add_argument("--jars", type=Path, default=ROOT / ".cache", help="where kafka-clients and slf4j-api are")
     args = parser.parse_args()
 
-    jars = [*sorted(args.jars.glob("kafka-clients-*.jar"))[-1:], *sorted(args.jars.glob("slf4j-api-*.jar"))[-1:]]
-    if len(jars) != 2:
-        print(f"no kafka-clients and slf4j-api jars in {args.jars} (run scripts/fetch_kafka_clients.py)", file=sys.stderr)
-        return 2
-    for tool in ("git", "java", "javac"):
-        if shutil.which(tool) is None:
-            print(f"{tool} not found on PATH", file=sys.stderr)
-            return 2
-    commit = subprocess.run(["git", "--git-dir", str(args.git_dir), "rev-parse", f"{args.rev}^{{commit}}"],
-                            check=True, capture_output=True, text=True).stdout.strip()
+    jdk = Jdk()
+    kafka = KafkaSources(args.git_dir, args.rev)
+    classpath = client_classpath(jars=args.jars)
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "src"
-        src.mkdir()
-        sources = []
-        for name in CLASSES:
-            text = subprocess.run(["git", "--git-dir", str(args.git_dir), "show", f"{commit}:{PACKAGE}/{name}.java"],
-                                  check=True, capture_output=True).stdout
-            path = src / f"{name}.java"
-            path.write_bytes(text)
-            sources.append(str(path))
         classes = Path(tmp) / "classes"
-        classpath = os.pathsep.join(str(j) for j in jars)
-        subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(classes), "-cp", classpath,
-                        *sources, str(GENERATOR)], check=True)
+        sources = kafka.write((f"{PACKAGE}/{name}.java" for name in CLASSES), Path(tmp) / "src")
+        jdk.compile([*sources, str(GENERATOR)], classes, classpath)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        label = f"{args.label} ({commit})"
-        # slf4j without a provider says so once on stderr and logs nothing
-        subprocess.run(["java", "-cp", os.pathsep.join([str(classes), classpath]), "StickyTaskAssignorVectors",
-                        str(args.seed), str(args.count), str(args.out), label], check=True)
+        # the generator writes the .json.gz itself
+        jdk.run(classes, classpath, "StickyTaskAssignorVectors", str(args.seed), str(args.count), str(args.out),
+                f"{args.label} ({kafka.commit})", capture=False)
     return 0
 
 

@@ -336,3 +336,25 @@ def pytest_xdist_make_scheduler(config, log):
                 return file
 
     return ByWorkUnit(config, log)
+
+
+@pytest.fixture
+def protodouble():
+    """A factory of Kafka-protocol test doubles (tests/protodouble.py): ``protodouble(scenario)``
+    starts one (its codec JVM and brokers), stopped at the end of the test."""
+    from javadriver import require_java
+    from protodouble import ProtoDouble
+
+    require_java("the protocol test double")
+    started: list[ProtoDouble] = []
+
+    def start(scenario):
+        double = ProtoDouble(scenario)
+        started.append(double)
+        return double
+
+    try:
+        yield start
+    finally:
+        for double in started:
+            double.stop()

@@ -7,6 +7,8 @@ Import the fixtures into a test module: ``from spark_env import spark, standalon
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import base64
 import json
 import os
@@ -306,9 +308,11 @@ def write_parquet(scenario: Scenario, path: Path) -> None:
     pq.write_table(table.slice(half), path / "part-1.parquet")
 
 
-def write_to_broker(scenario: Scenario, bootstrap: str, topic: str) -> None:
+def write_to_broker(scenario: Scenario, bootstrap: str, topic: str,
+                    data_time: Callable[[int, int], int] | None = None) -> None:
     """The offsets log into a topic, in multi-record batches as real brokers store it; the
-    data topics with their log-end offsets one record per batch (Tansu's `latest` is right then)."""
+    data topics with their log-end offsets one record per batch (Tansu's `latest` is right then).
+    ``data_time(k, n)``: the timestamp of a data topic partition's record k of n (default: now)."""
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -339,8 +343,9 @@ def write_to_broker(scenario: Scenario, bootstrap: str, topic: str) -> None:
     for (t, part), end in scenario.produced.items():
         if t not in created:
             continue
-        for _ in range(end - 1):
-            q.produce(t, value=b"x", partition=part)
+        stamps = [{} if data_time is None else {"timestamp": data_time(k, end)} for k in range(end)]
+        for k in range(end - 1):
+            q.produce(t, value=b"x", partition=part, **stamps[k])
         assert q.flush(30) == 0
-        q.produce(t, value=b"last", partition=part)
+        q.produce(t, value=b"last", partition=part, **stamps[end - 1])
         assert q.flush(30) == 0

@@ -160,18 +160,96 @@ def connection_options(command):
 
 
 def group_states(snapshot: Optional[Path], groups: list[str], conn: ConnectionOptions, *, topics=None,
-                 offsets: bool = True, racks: bool = False, drop_deleted: bool = False):
+                 offsets: bool = True, racks: bool = False, drop_deleted: bool = False, also_topics=()):
     """kgroup.group.load.group_states with a progress bar and its notes said; returns (states, problems)."""
+    from kgroup.errors import GroupOfOtherType, UnknownGroup
     from kgroup.group.load import group_states as load
     from kgroup.output.progress import progress_bar
     from kgroup.output.render import warn
 
-    with progress_bar() as progress:
-        loaded = load(snapshot, groups, conn.cluster, topics=topics, offsets=offsets, racks=racks,
-                      drop_deleted=drop_deleted, progress=progress)
+    def load_from(cluster):
+        with progress_bar() as progress:
+            return load(snapshot, groups, cluster, topics=topics, offsets=offsets, racks=racks,
+                        drop_deleted=drop_deleted, progress=progress, also_topics=also_topics)
+
+    try:
+        loaded = load_from(conn.cluster)
+    except UnknownGroup as e:
+        # a share group is not a consumer group: librdkafka's describe does not know it. Only then,
+        # so that other groups take the path they always took, kgroup's own client is asked which
+        # of the groups are share groups, and those are described by it (KIP-932)
+        if snapshot is not None or not groups or isinstance(e, GroupOfOtherType) and e.type != "share":
+            raise
+        shares, why = share_groups(conn, groups)
+        if not shares:
+            if why is None:
+                raise
+            raise UnknownGroup(f"{e.message} (whether it is a share group is not known: {why})") from None
+        from kgroup.group.share import WithShareGroups
+
+        loaded = load_from(lambda: WithShareGroups(conn.cluster(), shares))
     for note in loaded.notes:
         warn(note)
     return loaded.states, loaded.problems
+
+
+def unless_share_groups(conn: ConnectionOptions, groups: list[str], error: Exception) -> dict:
+    """After a command failed with ``error`` (UnknownGroup, NoCommitsInLog, ...) on ``groups``: the share
+    groups among them (described), for the caller to answer for them; ``error`` raised again where
+    none is, or where a group said to be of another type is not a share group. Asked only then, so
+    that consumer and classic groups take the path they always took, with no extra round trip."""
+    from kgroup.errors import GroupOfOtherType, UnknownGroup
+
+    if isinstance(error, GroupOfOtherType) and error.type != "share":
+        raise error
+    shares, why = share_groups(conn, groups)
+    if not shares:
+        if why is None or not isinstance(error, UnknownGroup) or isinstance(error, GroupOfOtherType):
+            raise error
+        raise UnknownGroup(f"{error.message} (whether it is a share group is not known: {why})") from None
+    return shares
+
+
+def listed_share_groups(conn: ConnectionOptions) -> dict:
+    """Every share group of the cluster (ListGroups v5 with the type filter through kgroup's own
+    client), described: what --all-groups adds to the groups librdkafka lists. What could not be
+    listed or described is said (a warning), never silently left out."""
+    from kgroup.output.render import warn
+
+    listing, problems = conn.cluster().list_every_group(["share"])
+    for p in problems:
+        warn(p)
+    ids = [g.group_id for g in listing if g.type == "share"]
+    if not ids:
+        return {}
+    shares, why = share_groups(conn, ids)
+    missing = [g for g in ids if g not in shares]
+    if missing:
+        warn(f"share group(s) {', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} could not be "
+             f"described{f': {why}' if why else ''}")
+    return shares
+
+
+def share_groups(conn: ConnectionOptions, groups: list[str]) -> tuple[dict, Optional[str]]:
+    """The share groups (KIP-932) among ``groups``, described (kgroup.kafka.cluster.Cluster.share_groups_among),
+    and why that could not be asked, where it could not."""
+    cluster = conn.cluster()
+    among = getattr(cluster, "share_groups_among", None)  # a cluster held in memory (tests) has none
+    return ({}, None) if among is None else among(groups)
+
+
+def report_problems(problems: list[str]) -> None:
+    """Partial results are never presented as complete: say what is missing, exit 3."""
+    from kgroup.errors import ExitCode
+    from kgroup.output.render import warn
+
+    if problems:
+        for p in problems[:10]:
+            warn(p)
+        if len(problems) > 10:
+            warn(f"... and {len(problems) - 10} more")
+        warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
+        raise typer.Exit(ExitCode.CLUSTER)
 
 
 # the options of the commands that read the offsets log (log, history, lag, report, snapshot --at)

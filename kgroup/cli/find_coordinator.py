@@ -47,7 +47,7 @@ def find_coordinator(
     groups = list(groups or [])
     if share_state:
         _share_state(groups, share_state, topic_id, share_state_partitions, offline, all_groups, snapshot,
-                     offsets_partitions, output, conn)
+                     offsets_partitions, output, conn, fail_on_mismatch)
         return
     if topic_id is not None or share_state_partitions is not None:
         raise UsageError("--topic-id and --share-state-partitions go with --share-state")
@@ -94,7 +94,7 @@ def find_coordinator(
 
 def _share_state(groups: list[str], specs: list[str], topic_id: Optional[str], state_partitions: Optional[int],
                  offline: bool, all_groups: bool, snapshot: object, offsets_partitions: Optional[int],
-                 output: OutputFormat, conn: ConnectionOptions) -> None:
+                 output: OutputFormat, conn: ConnectionOptions, fail_on_mismatch: bool = False) -> None:
     """find-coordinator --share-state: where each share partition's state lives."""
     from kgroup.group import coordinator
     from kgroup.group.hashing import SHARE_STATE_TOPIC
@@ -130,7 +130,10 @@ def _share_state(groups: list[str], specs: list[str], topic_id: Optional[str], s
              f"assuming share.coordinator.state.topic.num.partitions={count.count} (Kafka's default), pass "
              "--share-state-partitions N if the cluster differs")
     emit(output, result.to_json(), [Table(
-        ["GROUP", "TOPIC", "TOPIC-ID", "PARTITION", "STATE-PARTITION", "LEADER", "VERDICT", "REASON"],
+        ["GROUP", "TOPIC", "TOPIC-ID", "PARTITION", "STATE-PARTITION", "LEADER", "COORDINATOR", "VERDICT", "REASON"],
         [[r.share.group, r.share.topic, r.share.topic_id, r.share.partition,
-          f"{r.state_partition}/{r.state_partitions}", broker_label(r.state_partition_leader), r.verdict, r.reason]
+          f"{r.state_partition}/{r.state_partitions}", broker_label(r.state_partition_leader),
+          broker_label(r.coordinator), r.verdict, r.reason]
          for r in result.reports])])
+    if fail_on_mismatch and any(r.verdict == coordinator.MISMATCH for r in result.reports):
+        raise typer.Exit(ExitCode.FLAGGED)

@@ -10,7 +10,7 @@ import typer
 
 from kgroup.cli.common import (ConnectionOptions, OffsetsTopic, Output, Snapshot, app, broker_label, connection_options,
                                examples,
-                               group_states, no_cluster_with)
+                               group_states, no_cluster_with, report_problems)
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.model import OFFSETS_TOPIC
 from kgroup.output.render import Fit, OutputFormat, Table, duration, info, warn
@@ -44,35 +44,41 @@ def _group_ids_listed(groups: Optional[List[str]], all_groups: bool, snapshot: O
 
 
 def _report_problems(problems: list[str]) -> None:
-    """Partial results are never presented as complete: say what is missing, exit 3."""
-    if problems:
-        for p in problems[:10]:
-            warn(p)
-        if len(problems) > 10:
-            warn(f"... and {len(problems) - 10} more")
-        warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
-        raise typer.Exit(ExitCode.CLUSTER)
+    report_problems(problems)
 
 
-@app.command("list", short_help="Every group: type, state, assignor, members, coordinator.", epilog=examples(
-    "kgroup list -b broker1:9092",
-    "kgroup list -b broker1:9092 --state Empty --type classic -o csv",
-))
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
+
+
+@app.command("list", short_help="Every group of every type: state, members, coordinator.",
+             epilog=examples(
+                 "kgroup list -b broker1:9092",
+                 "kgroup list -b broker1:9092 --type share --type streams",
+                 "kgroup list -b broker1:9092 --state Empty --type classic -o csv",
+             ))
 @connection_options
 def list_groups(
     state: Annotated[Optional[List[str]], typer.Option("--state", metavar="STATE",
                                                        help="Only groups in this state (repeatable).")] = None,
-    type_: Annotated[Optional[str], typer.Option("--type", metavar="classic|consumer",
-                                                 help="Only classic or consumer (KIP-848) groups.")] = None,
+    type_: Annotated[Optional[List[str]], typer.Option(
+        "--type", metavar="classic|consumer|share|streams",
+        help="Only groups of this type (repeatable): classic (of any protocol type: consumer, connect, ...), "
+             "consumer (KIP-848), share (KIP-932), streams (KIP-1071).")] = None,
     output: Output = OutputFormat.table,
     *, conn: ConnectionOptions,
 ) -> None:
-    """Every group: type, state, protocol type, assignor, member count, coordinator."""
+    """Every group of every type the cluster's brokers list (ListGroups of each broker): classic groups
+    of any protocol type (consumer, Kafka Connect's connect, ...), consumer, share and streams groups,
+    with type, state, protocol type, assignor, member count and coordinator. Classic and consumer
+    groups of the consumer protocol are described (assignor, members); the others show what the
+    listing says. Groups a broker could not list are named on stderr and the exit code is 3."""
     from kgroup.group.documents import listing_row
     from kgroup.output.stream import GroupsWriter
 
-    if type_ is not None and type_ not in ("classic", "consumer"):
-        raise UsageError("--type must be classic or consumer")
+    types = sorted({t.lower() for t in type_ or []})
+    for t in types:
+        if t not in GROUP_TYPES:
+            raise UsageError(f"--type must be one of {', '.join(GROUP_TYPES)}, not {t!r}")
     from kgroup.cli.common import GROUP_STATES
 
     known = {s.lower(): s for s in GROUP_STATES}
@@ -81,16 +87,27 @@ def list_groups(
             raise UsageError(f"--state {s!r} is not a group state; states: {', '.join(GROUP_STATES)}")
     _quiet_gc()
     cluster = conn.cluster()
-    listed = cluster.list_groups()
+    listed, problems = cluster.list_every_group(types)
+    # the groups of the consumer protocol (or none) are described; share, streams and other classic
+    # groups (Kafka Connect's) have no consumer-group description: their rows are what was listed
+    described = [g for g in listed if g.type in (None, "classic", "consumer") and g.protocol_type in (None, "", "consumer")]
+    descriptions = iter(cluster.iter_describe_groups([g.group_id for g in described]))
+    wanted = {g.group_id for g in described}
     # each group's row is written (JSON, CSV) as its description arrives through a sliding
     # window of describes; a table is aligned over every row, so it is drawn at the end
     writer = GroupsWriter(output, ["GROUP", "TYPE", "STATE", "PROTOCOL-TYPE", "ASSIGNOR", "MEMBERS", "COORDINATOR"])
-    for g, d in zip(listed, cluster.iter_describe_groups([g.group_id for g in listed])):
-        r = listing_row(g, d, state or [], type_)
+    for g in listed:
+        d = next(descriptions) if g.group_id in wanted else None
+        r = listing_row(g, d, state or [], types)
         if r is not None:
             writer.add(r, [[r["group"], r["type"], r["state"], r["protocol_type"], r["assignor"], r["member_count"],
                             r["coordinator"]["id"] if r["coordinator"] else None]])
     writer.close()
+    if problems:
+        for p in problems:
+            warn(p)
+        warn("INCOMPLETE: the groups above are not every group of the cluster")
+        raise typer.Exit(ExitCode.CLUSTER)
 
 
 # how the tables fit a terminal: the columns left out first come first (docs/commands/*.md)
@@ -120,7 +137,7 @@ def describe(
     from kgroup.output.stream import GroupsWriter
 
     _quiet_gc()
-    if not all_groups:  # streams groups (KIP-1071) named, or a streams snapshot: described apart
+    if snapshot is not None:  # a streams snapshot (KIP-1071): described apart
         from kgroup.cli import streams as streams_cli
 
         streams, groups, problems = streams_cli.streams_groups(conn, list(dict.fromkeys(groups or [])), snapshot,
@@ -135,12 +152,36 @@ def describe(
     problems = []
     if snapshot is None and all_groups:
         # every group of the cluster: each written as its description arrives (sliding window)
+        from kgroup.cli.common import listed_share_groups
         from kgroup.group.capture import describe_stream
 
-        stream = describe_stream(conn.cluster(), ids, listed)
+        shares = listed_share_groups(conn)  # librdkafka's list names none; ListGroups v5 does
+        ids = [*ids, *(g for g in shares if g not in ids)]
+        if shares:
+            from kgroup.group.share import WithShareGroups
+
+            stream = describe_stream(WithShareGroups(conn.cluster(), shares), ids, (listed or set()) | set(shares))
+        else:
+            stream = describe_stream(conn.cluster(), ids, listed)
         states, problems = iter(stream), stream.problems
     else:
-        captured, problems = group_states(snapshot, ids, conn, offsets=False)
+        from kgroup.errors import UnknownGroup
+
+        try:
+            captured, problems = group_states(snapshot, ids, conn, offsets=False)
+        except UnknownGroup as e:  # streams groups named (KIP-1071), asked only now: described apart
+            if snapshot is not None:
+                raise
+            from kgroup.cli import streams as streams_cli
+
+            streams, ids, streams_problems = streams_cli.after_unknown(conn, ids, e, capture=False)
+            streams_cli.mixed(streams, ids, output, "describe")
+            streams_cli.describe(streams, output)
+            if not ids:
+                _report_problems(streams_problems)
+                return
+            captured, problems = group_states(None, ids, conn, offsets=False)
+            problems = [*streams_problems, *problems]
         states = iter(captured.values())
     expiries: dict = {}
     retentions: dict = {}
@@ -179,8 +220,14 @@ def describe(
                    if kip848 else [])
                 for m in g["members"]]
         coordinator = broker_label(g["coordinator"]) or "-"
+        epochs = ""
+        if g["type"] == "share":  # kafka-share-groups.sh --describe --members --state --verbose, and more
+            from kgroup.group.share import describe_rows
+
+            headers, rows = describe_rows(g)
+            epochs = f"  group-epoch={_dash(g['group_epoch'])}  assignment-epoch={_dash(g['assignment_epoch'])}"
         title = (f"GROUP {g['group']}  type={g['type'] or '-'}  state={g['state'] or '-'}  "
-                 f"assignor={g['assignor'] or '-'}  coordinator={coordinator}  "
+                 f"assignor={g['assignor'] or '-'}  coordinator={coordinator}{epochs}  "
                  f"members={g['member_count']}")
         # CSV: one table, its columns those of the first group's table, a GROUP column first
         writer.add(g, [[g["group"], *row] for row in rows] if output == OutputFormat.csv else (),
@@ -234,122 +281,178 @@ def offsets(
                          "('kgroup scan' flags expiring groups fleet-wide)")
     if snapshot is not None and (expiry or fail_on is not None):
         raise UsageError("--expiry reads the offsets log of a cluster; a snapshot does not hold it")
-    if not all_groups:  # streams groups (KIP-1071) named, or a streams snapshot: their own tables
+    def streams_part(streams: dict, rest: list[str], streams_problems: list[str]) -> bool:
+        """Streams groups (KIP-1071): their own tables; True where no other group is left."""
+        from kgroup.cli import streams as streams_cli
+
+        streams_cli.mixed(streams, rest, output, "offsets")
+        if time_lag or expiry or fail_on is not None or topic:
+            raise UsageError("--time-lag, --expiry, --fail-on and --topic are not available for streams groups yet")
+        streams_cli.offsets(streams, output, None if rest else lag_above, streams_problems)
+        return not rest
+
+    if snapshot is not None:  # a streams snapshot: its own tables
         from kgroup.cli import streams as streams_cli
 
         streams, groups, streams_problems = streams_cli.streams_groups(conn, list(dict.fromkeys(groups or [])),
                                                                        snapshot)
-        if streams:
-            streams_cli.mixed(streams, groups, output, "offsets")
-            if time_lag or expiry or fail_on is not None or topic:
-                raise UsageError("--time-lag, --expiry, --fail-on and --topic are not available for streams groups yet")
-            if not groups:
-                streams_cli.offsets(streams, output, lag_above, streams_problems)
-                return
-            streams_cli.offsets(streams, output, None, streams_problems)
+        if streams and streams_part(streams, groups, streams_problems):
+            return
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
-    # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
-    # captured first, as the expiry of a group depends on its state
-    with_expiry = not all_groups and snapshot is None
-    headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
-               "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
-    now_ms = int(time.time() * 1000)
-    timestamps = None
-    expiries: dict = {}
-    retentions: dict = {}
-    wanted: list[str] = []
-    states: Any
-    if with_expiry:
-        from kgroup.lag.collect import groups_expiries
-        from kgroup.output.progress import progress_bar
 
-        captured, problems = group_states(None, ids, conn, topics=topic)
-        wanted = [g for g, st in captured.items() if expiry or fail_on is not None or st.group.state == "Empty"]
-        if wanted:
-            with progress_bar() as progress:
-                expiries, retentions, unknown = groups_expiries(captured, wanted, offsets_topic, conn.settings(),
-                                                                conn.cluster(), progress, warn)
-            if unknown:
-                warn(f"when the committed offsets expire is unknown: {unknown}")
-                if fail_on is not None:
-                    problems = [*problems, f"offset expiry: {unknown}"]
-            headers.append("EXPIRES")
-        if time_lag:
-            timestamps = conn.cluster().first_record_timestamps(time_lag_positions(captured.values()))
-        states = _Done(list(captured.values()), problems)  # iterates as the live stream does
-    elif snapshot is None and not time_lag:
-        # live: each group is written as soon as it is complete (see kgroup.group.capture.GroupStates)
-        # no progress line where the groups being written share the terminal with it
-        states = live_states(ids, conn, topics=topic, listed=listed,
-                             progress=output.tabular or not sys.stdout.isatty())
-    else:
-        loaded, problems = group_states(snapshot, ids, conn, topics=topic)
-        if time_lag:
-            if snapshot is not None:
-                raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
-            timestamps = conn.cluster().first_record_timestamps(time_lag_positions(loaded.values()))
-        states = _Done(list(loaded.values()), problems)  # iterates as the live stream does
-    writer = GroupsWriter(output, headers, fit=OFFSETS_FIT)
-    verdict = LagVerdict(lag_above)
-    table = output != OutputFormat.json
-    live = isinstance(states, live_states)
-    # live, groups named: a small lag may be nothing but transaction markers or aborted records (read);
-    # not with --all-groups, where a read per group would undo the batched speed
-    check_markers = snapshot is None and not all_groups
-    if check_markers:
-        from kgroup.lag.collect import never_consumed
-    if expiries:
-        from kgroup.offsets_log.expiry import document as expiry_document
-    with states:
-        for s in states:
-            skipped = never_consumed(conn.cluster(), marker_positions([s])) if check_markers else None
-            g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True, undeliverable=skipped)
-            rows = []
-            shown_expiry = expiries.get(g["group"])
-            if table:
-                name = g["group"]
-                rows = [[name, *p[:10]] + ([duration(p[10])] if time_lag else []) for p in g["partitions"]]
-                if "EXPIRES" in headers:
-                    for row, p in zip(rows, g["partitions"]):
-                        row.append(None if shown_expiry is None else expires_cell(shown_expiry.get((p[0], p[1]))))
-            per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g.pop("topic_lag").items())
-            total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
-            note = (f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
-                    + (f"  [{per_topic}]" if per_topic else ""))
-            verdict.add(g)
-            if shown_expiry is not None:
-                in_rows = {(p[0], p[1]) for p in g["partitions"]}
-                shown_expiry = {tp: e for tp, e in shown_expiry.items() if tp in in_rows}
-                expiries[g["group"]] = shown_expiry
-                g["expiry"] = expiry_document(shown_expiry, retentions[g["group"]])
-            text = None
-            if writer.compact and live:  # live values: ints, strings, None
-                text = offsets_group_json(g)
-            elif not table:
-                g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
-            caught = markers_notes((m["topic"], m["partition"], m["transaction_markers"])
-                                   for m in g.get("caught_up_by_markers", ()))
-            writer.add(g, rows, [note, *caught], text)
-    writer.close()
-    note_ids = [g for g in ids if g not in wanted]
-    if "EXPIRES" in headers and note_ids:
-        info(f"EXPIRES is given for Empty groups; for {', '.join(note_ids[:3])}"
-             f"{' and more' if len(note_ids) > 3 else ''} add --expiry (reads the offsets log)")
-    flagged = False
-    for g, group_expiries in expiries.items():
-        line = expiry_warning(g, group_expiries, retentions[g], now_ms + warn_ms, expiry_warn, now_ms)
-        if line:
-            warn(line)
-            flagged = True
-    _report_problems(verdict.problems(states.problems))
-    if fail_on is not None and flagged:
-        raise typer.Exit(ExitCode.FLAGGED)
-    if verdict.verdict == "over":
-        over_count = verdict.over_count
-        shown = (", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
-                 + (f" and {over_count - verdict.shown} more" if over_count > verdict.shown else ""))
-        warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
-        raise typer.Exit(ExitCode.FLAGGED)
+    def run(ids: list[str], shares: dict) -> None:
+        """The offsets of ``ids``, the share groups among them (``shares``: described) apart."""
+        share_docs: list = []
+        if shares:  # share groups (KIP-932): their start offsets and the broker's lag
+            from kgroup.cli.share import share_offsets_documents, share_verdict, write_share_offsets
+
+            if time_lag or expiry or fail_on is not None:
+                raise UsageError(f"{', '.join(shares)}: a share group commits no offsets: --time-lag and --expiry "
+                                 "do not apply to it")
+            ids = [g for g in ids if g not in shares]
+            if ids and output == OutputFormat.csv:
+                raise UsageError("-o csv: name share groups apart from other groups (their columns differ)")
+            share_docs = share_offsets_documents(conn, shares, topic, lag_above)
+            if output != OutputFormat.json or not ids:
+                write_share_offsets(share_docs, output)
+            if not ids:
+                return share_verdict(share_docs, [], lag_above)
+        # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
+        # captured first, as the expiry of a group depends on its state
+        with_expiry = not all_groups and snapshot is None
+        headers = ["GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
+                   "CLIENT-ID", "HOST", "METADATA"] + (["TIME-LAG"] if time_lag else [])
+        now_ms = int(time.time() * 1000)
+        timestamps = None
+        expiries: dict = {}
+        retentions: dict = {}
+        wanted: list[str] = []
+        states: Any
+        if with_expiry:
+            from kgroup.lag.collect import groups_expiries
+            from kgroup.output.progress import progress_bar
+
+            captured, problems = group_states(None, ids, conn, topics=topic)
+            # share groups are recognised there, only where librdkafka does not know a group
+            found = {g: st.group for g, st in captured.items() if st.group.type == "share"}
+            if found and not shares:
+                return run(ids, found)
+            wanted = [g for g, st in captured.items() if expiry or fail_on is not None or st.group.state == "Empty"]
+            if wanted:
+                with progress_bar() as progress:
+                    expiries, retentions, unknown = groups_expiries(captured, wanted, offsets_topic, conn.settings(),
+                                                                    conn.cluster(), progress, warn)
+                if unknown:
+                    warn(f"when the committed offsets expire is unknown: {unknown}")
+                    if fail_on is not None:
+                        problems = [*problems, f"offset expiry: {unknown}"]
+                headers.append("EXPIRES")
+            if time_lag:
+                timestamps = conn.cluster().first_record_timestamps(time_lag_positions(captured.values()))
+            states = _Done(list(captured.values()), problems)  # iterates as the live stream does
+        elif snapshot is None and not time_lag:
+            # live: each group is written as soon as it is complete (see kgroup.group.capture.GroupStates)
+            # no progress line where the groups being written share the terminal with it
+            states = live_states(ids, conn, topics=topic, listed=listed,
+                                 progress=output.tabular or not sys.stdout.isatty())
+        else:
+            loaded, problems = group_states(snapshot, ids, conn, topics=topic)
+            if time_lag:
+                if snapshot is not None:
+                    raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
+                timestamps = conn.cluster().first_record_timestamps(time_lag_positions(loaded.values()))
+            states = _Done(list(loaded.values()), problems)  # iterates as the live stream does
+        writer = GroupsWriter(output, headers, fit=OFFSETS_FIT)
+        verdict = LagVerdict(lag_above)
+        if share_docs and output == OutputFormat.json:
+            from kgroup.cli.share import write_share_offsets
+
+            write_share_offsets(share_docs, output, writer)
+        for doc in share_docs:
+            verdict.add(doc)
+        table = output != OutputFormat.json
+        live = isinstance(states, live_states)
+        # live, groups named: a small lag may be nothing but transaction markers or aborted records (read);
+        # not with --all-groups, where a read per group would undo the batched speed
+        check_markers = snapshot is None and not all_groups
+        if check_markers:
+            from kgroup.lag.collect import never_consumed
+        if expiries:
+            from kgroup.offsets_log.expiry import document as expiry_document
+        with states:
+            for s in states:
+                skipped = never_consumed(conn.cluster(), marker_positions([s])) if check_markers else None
+                g = offsets_group(s, topic, timestamps, now_ms, lag_above, row_tuples=True, undeliverable=skipped)
+                rows = []
+                shown_expiry = expiries.get(g["group"])
+                if table:
+                    name = g["group"]
+                    rows = [[name, *p[:10]] + ([duration(p[10])] if time_lag else []) for p in g["partitions"]]
+                    if "EXPIRES" in headers:
+                        for row, p in zip(rows, g["partitions"]):
+                            row.append(None if shown_expiry is None else expires_cell(shown_expiry.get((p[0], p[1]))))
+                per_topic = ", ".join(f"{t}={'unknown' if n is None else n}" for t, n in g.pop("topic_lag").items())
+                total = "unknown (INCOMPLETE)" if g["total_lag"] is None else g["total_lag"]
+                note = (f"group {g['group']} ({g['state'] or '-'}): total lag {total}"
+                        + (f"  [{per_topic}]" if per_topic else ""))
+                verdict.add(g)
+                if shown_expiry is not None:
+                    in_rows = {(p[0], p[1]) for p in g["partitions"]}
+                    shown_expiry = {tp: e for tp, e in shown_expiry.items() if tp in in_rows}
+                    expiries[g["group"]] = shown_expiry
+                    g["expiry"] = expiry_document(shown_expiry, retentions[g["group"]])
+                text = None
+                if writer.compact and live:  # live values: ints, strings, None
+                    text = offsets_group_json(g)
+                elif not table:
+                    g["partitions"] = [dict(zip(ROW_FIELDS, p)) for p in g["partitions"]]
+                caught = markers_notes((m["topic"], m["partition"], m["transaction_markers"])
+                                       for m in g.get("caught_up_by_markers", ()))
+                writer.add(g, rows, [note, *caught], text)
+        writer.close()
+        note_ids = [g for g in ids if g not in wanted]
+        if "EXPIRES" in headers and note_ids:
+            info(f"EXPIRES is given for Empty groups; for {', '.join(note_ids[:3])}"
+                 f"{' and more' if len(note_ids) > 3 else ''} add --expiry (reads the offsets log)")
+        flagged = False
+        for g, group_expiries in expiries.items():
+            line = expiry_warning(g, group_expiries, retentions[g], now_ms + warn_ms, expiry_warn, now_ms)
+            if line:
+                warn(line)
+                flagged = True
+        _report_problems(verdict.problems(states.problems))
+        if fail_on is not None and flagged:
+            raise typer.Exit(ExitCode.FLAGGED)
+        if verdict.verdict == "over":
+            over_count = verdict.over_count
+            shown = (", ".join(f"{group} {topic}-{partition} ({lag})" for group, topic, partition, lag in verdict.over)
+                     + (f" and {over_count - verdict.shown} more" if over_count > verdict.shown else ""))
+            warn(f"lag above {lag_above} on {over_count} partition(s): {shown}")
+            raise typer.Exit(ExitCode.FLAGGED)
+
+
+    if all_groups and snapshot is None and output != OutputFormat.csv:
+        from kgroup.cli.common import listed_share_groups
+
+        shares = listed_share_groups(conn)  # librdkafka's list names no share group; ListGroups v5 does
+        return run([*ids, *(g for g in shares if g not in ids)], shares)
+    if all_groups and output == OutputFormat.csv:
+        info("-o csv with --all-groups: share groups are left out (their columns differ: name them, -o csv)")
+    if all_groups or snapshot is not None:
+        return run(ids, {})
+    from kgroup.errors import UnknownGroup
+
+    try:
+        return run(ids, {})
+    except UnknownGroup as e:  # streams groups named (KIP-1071), asked only now: their own tables
+        from kgroup.cli import streams as streams_cli
+
+        streams, rest, streams_problems = streams_cli.after_unknown(conn, ids, e)
+    if not streams_part(streams, rest, streams_problems):
+        run(rest, {})
+
+def _dash(value: Any) -> str:
+    return "-" if value is None else str(value)
 
 
 def _quiet_gc() -> None:
@@ -447,17 +550,19 @@ def snapshot(
     if at is None:
         if input_ is not None:
             raise UsageError("--input needs --at (a live capture reads the cluster)")
-        from kgroup.cli import streams as streams_cli
+        from kgroup.errors import UnknownGroup
 
-        streams, _, problems = streams_cli.streams_groups(conn, [group], None)
-        if streams:  # a streams group (KIP-1071): its own snapshot format
+        try:
+            states, problems = group_states(None, [group], conn, racks=True, drop_deleted=True)
+        except UnknownGroup as e:  # a streams group (KIP-1071), asked only now: its own snapshot format
+            from kgroup.cli import streams as streams_cli
             from kgroup.group import streams_state
 
+            streams, _, problems = streams_cli.after_unknown(conn, [group], e)
             text = json.dumps(streams_state.dump(streams[group]), indent=2, ensure_ascii=False) + "\n"
             _write_snapshot(text, out)
             _report_problems(problems)
             return
-        states, problems = group_states(None, [group], conn, racks=True, drop_deleted=True)
         state = states[group]
     else:
         state = _state_from_log(group, at, input_, offsets_topic, conn)

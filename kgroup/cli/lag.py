@@ -45,6 +45,24 @@ def optional_watch_value(args: List[str]) -> List[str]:
     return out
 
 
+def _share_lag(group, shares, topic, watch, until, time_lag, fail_on, output, conn) -> None:
+    """A share group (KIP-932) commits nothing to the offsets log, so there is no lag over time to
+    rebuild: lag shows what offsets shows, the broker's lag per partition now (INCOMPLETE, exit 3,
+    where it is unknown). ``shares``: the group, described."""
+    given = [name for name, value in (("--watch", watch), ("--until", until), ("--time-lag", time_lag),
+                                      ("--fail-on", fail_on)) if value]
+    if given:
+        raise UsageError(f"{group} is a share group: it commits no offsets, so there is no lag over time; "
+                         f"{', '.join(given)} does not apply ('kgroup lag {group}' shows its lag now)")
+    from kgroup.cli.share import share_offsets_documents, share_verdict, write_share_offsets
+
+    docs = share_offsets_documents(conn, shares, topic, None)
+    write_share_offsets(docs, output)
+    info(f"{group} is a share group: its lag is the broker's now (partition end - start offset - records "
+         "delivered past it); share groups commit nothing to the offsets log, so there is no lag over time")
+    share_verdict(docs, [], None)
+
+
 def _watch_seconds(value: Optional[float]) -> Optional[float]:
     if value is not None and not 1 <= value <= 3600:
         raise typer.BadParameter("the interval must be between 1 and 3600 seconds")
@@ -98,6 +116,29 @@ def lag(
     until_ms = window.until_ms if window.until_ms is not None else now_ms
     if window.until_ms is not None and window.until_ms > now_ms:
         raise UsageError("--until is in the future")
+    if input_ is not None:
+        return _lag(group, topic, since_ms, until_ms, now_ms, until, allowed_lag, time_lag, watch, input_,
+                    offsets_topic, expiry_warn, warn_ms, fail_on, output, conn)
+    from kgroup.cli.common import unless_share_groups
+    from kgroup.errors import KgroupError, UnknownGroup
+
+    failed: type[KgroupError] = UnknownGroup if watch is not None else KgroupError
+    try:
+        return _lag(group, topic, since_ms, until_ms, now_ms, until, allowed_lag, time_lag, watch, input_,
+                    offsets_topic, expiry_warn, warn_ms, fail_on, output, conn)
+    except failed as e:
+        # a share group commits nothing (no commit in the offsets log, which this user may not even be
+        # allowed to read) and librdkafka does not know it: kgroup's own client is asked only where the
+        # path of groups that commit failed, so that they take the path they always took
+        shares = unless_share_groups(conn, [group], e)
+    _share_lag(group, shares, topic, watch, until, time_lag, fail_on, output, conn)
+
+
+def _lag(group, topic, since_ms, until_ms, now_ms, until, allowed_lag, time_lag, watch, input_, offsets_topic,
+         expiry_warn, warn_ms, fail_on, output, conn) -> None:
+    """The lag over time of a group that commits (kgroup lag's body)."""
+    from kgroup.errors import NoCommitsInLog
+
     if watch is not None:
         if until is not None:
             raise UsageError("--watch runs until now; it takes no --until")
@@ -113,10 +154,12 @@ def lag(
                                        conn.settings() if input_ is None else None, progress, warn, watch_hint=True)
     if not commits:
         what = f" to topic {', '.join(topic)}" if topic else ""
-        raise UsageError(f"the offsets log holds no commit of group {group}{what} at or before --until")
-    report, expiries, retention, now = lag_of(cluster, group, commits, replay, since_ms, until_ms, until is None,
-                                              allowed_lag, time_lag, warn, info if conn.verbose else None,
-                                              owners=True, topics=topic)
+        raise NoCommitsInLog(f"the offsets log holds no commit of group {group}{what} at or before --until")
+    with progress_bar() as progress:
+        report, expiries, retention, now = lag_of(cluster, group, commits, replay, since_ms, until_ms,
+                                                  until is None, allowed_lag, time_lag, warn,
+                                                  info if conn.verbose else None, owners=True, topics=topic,
+                                                  progress=progress)
     _render(report, output, time_lag, expiries, retention, now)
     _verdict(report, fail_on or [], expiries, retention, now_ms + warn_ms, expiry_warn, now_ms)
 

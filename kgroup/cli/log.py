@@ -12,7 +12,7 @@ from kgroup.cli.common import (ConnectionOptions, Input, OffsetsTopic, Output, S
 from kgroup.errors import ExitCode, UsageError
 from kgroup.group.hashing import SHARE_STATE_TOPIC
 from kgroup.group.model import OFFSETS_TOPIC
-from kgroup.output.render import OutputFormat, warn
+from kgroup.output.render import OutputFormat, info, warn
 from kgroup.text import printable
 
 
@@ -58,10 +58,11 @@ def log(
         "--replay", help="With --type share-state: instead of the records, each share partition's state "
                          "replayed as the share coordinator does, and the records at or near the delivery limit.")
     ] = False,
-    delivery_limit: Annotated[int, typer.Option(
-        "--delivery-limit", metavar="N", min=1,
-        help="With --replay: the group's group.share.delivery.count.limit (share.delivery.count.limit).")
-    ] = 5,
+    delivery_limit: Annotated[Optional[int], typer.Option(
+        "--delivery-limit", metavar="N", min=1, show_default=False,
+        help="With --replay: the group's delivery count limit (default: the brokers' "
+             "group.share.delivery.count.limit, else Kafka's 5).")
+    ] = None,
     since: Since = None, until: Until = None,
     follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep reading new records until Ctrl-C.")] = False,
     output: Output = OutputFormat.table,
@@ -88,7 +89,7 @@ def log(
         raise UsageError("--share-state-topic and --replay go with --type share-state")
     if replay and (follow or since):
         raise UsageError("--replay needs every record from the start of the log: not with --follow or --since")
-    if not replay and delivery_limit != 5:
+    if not replay and delivery_limit is not None:
         raise UsageError("--delivery-limit goes with --replay")
     assert set(kinds) <= set(KINDS)
     if input_ is not None and follow:
@@ -141,6 +142,16 @@ def log(
     if replay:
         from kgroup.cli.render_share_state import render
 
+        if delivery_limit is None:
+            from kgroup.offsets_log.share_state import DEFAULT_DELIVERY_LIMIT
+
+            limit, source = (DEFAULT_DELIVERY_LIMIT, "Kafka's default: a saved log does not say")
+            if input_ is None:
+                asked = conn.cluster().share_delivery_limit()
+                limit, source = asked if asked[0] is not None else (DEFAULT_DELIVERY_LIMIT, asked[1])
+            info(f"delivery limit {limit} ({source}; a group's own share.delivery.count.limit is not read: "
+                 "give --delivery-limit N where one is set)")
+            delivery_limit = limit
         render(output, state, delivery_limit)
     sys.stdout.flush()
     missing = [g for g in dict.fromkeys(groups or []) if g not in seen]

@@ -214,9 +214,11 @@ def _tables(rows, coordinators, broker_rows, commits, events, summary, top, all_
                           f"{e['partition']}:{e['offset']}"] for e in events],
                         title=f"GROUP EVENTS (latest {len(events)})"))
     s = summary
-    tables.append(Table(["RECORDS", "UNDECODABLE", "GROUPS", "COMMITS", "REBALANCES", "STALE", "STORMS", "EXPIRING",
-                         "REWINDS", "DELETED", "HOT PARTITIONS", "SECONDS", "SPARK START-UP S"],
-                        [[s["records"], s["undecodable"], s["group_count"], s["commits"], s["rebalance_count"], s["stale_count"],
+    tables.append(Table(["RECORDS", "UNDECODABLE", "GROUPS", "BY TYPE", "COMMITS", "REBALANCES", "STALE", "STORMS",
+                         "EXPIRING", "REWINDS", "DELETED", "HOT PARTITIONS", "SECONDS", "SPARK START-UP S"],
+                        [[s["records"], s["undecodable"], s["group_count"],
+                          " ".join(f"{t}={n}" for t, n in s["group_types"].items() if n) or None,
+                          s["commits"], s["rebalance_count"], s["stale_count"],
                           s["storm_count"], s["expiring_count"], s["rewinds"], s["deleted_count"], len(s["hot_partitions"]),
                           s["seconds"], s["spark_start_seconds"]]], title="SUMMARY"))
     return tables

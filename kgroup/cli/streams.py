@@ -44,8 +44,9 @@ def _error_name(code: int) -> str:
 def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[Path], capture: bool = True
                    ) -> tuple[dict[str, Any], list[str], list[str]]:
     """({group: StreamsState} of the streams groups among ``ids`` (or the streams snapshot), the
-    other groups in order, problems). Live, the groups are asked with StreamsGroupDescribe first
-    (where the cluster answers it); ``capture``: with their offsets and changelog bounds."""
+    other groups in order, problems). Live, the groups are asked with StreamsGroupDescribe (where
+    the cluster answers it): callers ask only where the other groups' path failed
+    (:func:`after_unknown`); ``capture``: with their offsets and changelog bounds."""
     from kgroup.group import streams_state
     from kgroup.kafka.wire.streams_describe import StreamsDescribeError
     from kgroup.kmsg.errors import GROUP_AUTHORIZATION_FAILED, GROUP_ID_NOT_FOUND, TOPIC_AUTHORIZATION_FAILED
@@ -86,6 +87,22 @@ def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[P
             state = streams_state.StreamsState(a)
         out[g] = state
     return out, [g for g in ids if g not in out], problems
+
+
+def after_unknown(conn: ConnectionOptions, ids: list[str], error: Exception, capture: bool = True
+                  ) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The streams groups among ``ids`` (as :func:`streams_groups`), asked only after the path of the
+    other groups failed on them with ``error`` (UnknownGroup, or GroupOfOtherType of type streams),
+    so that consumer, classic and share groups cost no StreamsGroupDescribe; ``error`` raised again
+    where none of ``ids`` is a streams group."""
+    from kgroup.errors import GroupOfOtherType
+
+    if isinstance(error, GroupOfOtherType) and error.type != "streams":
+        raise error
+    streams, rest, problems = streams_groups(conn, ids, None, capture)
+    if not streams:
+        raise error
+    return streams, rest, problems
 
 
 def mixed(streams: dict[str, Any], rest: list[str], output: OutputFormat, command: str) -> None:

@@ -45,7 +45,8 @@ def whatif(
         "--partitions", metavar="TOPIC=N", help="Grow a topic to N partitions (repeatable).")] = None,
     strategy: Annotated[str, typer.Option(
         "--strategy", "-s", metavar="|".join(STRATEGY_NAMES),
-        help="Assignor to run; all runs every one and compares them.")] = "all",
+        help="Assignor to run; all runs every one that assigns the group's type and compares them (a share "
+             "group: simple).")] = "all",
     subscription: Annotated[Optional[List[str]], typer.Option(
         "--subscription", metavar="MEMBER=TOPIC,...", help="Override a member's subscription (repeatable).")] = None,
     protocols: Annotated[Optional[str], typer.Option(
@@ -53,8 +54,9 @@ def whatif(
                                           "vote of the group after the change.")] = None,
     broker_jdk: Annotated[int, typer.Option(
         "--broker-jdk", metavar="N", min=8, max=99,
-        help="Java version of the brokers, for uniform (KIP-848): JDK 19 changed how a copied HashSet sizes "
-             "its table, which some iteration orders follow. The apache/kafka image runs 21.")] = 17,
+        help="Java version of the brokers, for uniform (KIP-848) and simple (share groups): JDK 19 changed how "
+             "a copied HashSet sizes its table, which some iteration orders follow. The apache/kafka image runs "
+             "21.")] = 17,
     snapshot: Snapshot = None,
     output: Output = OutputFormat.table,
     *, conn: ConnectionOptions,
@@ -77,8 +79,22 @@ def whatif(
     if proto_list and not add:
         raise UsageError("--protocols gives the protocols of members added with --add; add one with --add NAME")
     from kgroup.cli import streams as streams_cli
+    from kgroup.errors import UnknownGroup
 
-    streams, _, problems = streams_cli.streams_groups(conn, [group] if group else [], snapshot)
+    # the layouts of the topics added members subscribe to, besides the group's own
+    named = [t for item in [*(add or []), *(subscription or [])] for t in item.partition("=")[2].split(",") if t]
+    streams: dict = {}
+    problems: list = []
+    if snapshot is not None:  # a streams snapshot is its own format
+        streams, _, problems = streams_cli.streams_groups(conn, [group] if group else [], snapshot)
+    if not streams:
+        try:
+            states, problems = group_states(snapshot, [group] if group else [], conn, racks=True, drop_deleted=True,
+                                            also_topics=named)
+        except UnknownGroup as e:  # a streams group: asked only now (other groups cost nothing more)
+            if snapshot is not None or not group:
+                raise
+            streams, _, problems = streams_cli.after_unknown(conn, [group], e)
     if streams:  # a streams group (KIP-1071): its task assignor
         if partitions or subscription or protocols or strategy != "all":
             raise UsageError("a streams group takes --remove, --remove-process, --add and --standby-replicas; "
@@ -94,10 +110,18 @@ def whatif(
         return
     if remove_process or standby_replicas is not None:
         raise UsageError("--remove-process and --standby-replicas are for streams groups")
-    states, problems = group_states(snapshot, [group] if group else [], conn, racks=True, drop_deleted=True)
     for p in problems:
         warn(p)
     (state,) = states.values()
+    from kgroup.whatif.assignors.registry import for_group_type
+
+    applicable = for_group_type(state.group.type)
+    if strategy != "all" and strategy not in applicable:
+        kind = "a share group" if state.group.type == "share" else "not a share group"
+        raise UsageError(f"--strategy {strategy} does not assign group {state.group.group_id} ({kind}): one of "
+                         f"{', '.join(applicable)} or all")
+    if proto_list and state.group.type == "share":
+        raise UsageError("--protocols is for classic groups: a share group's members bring no protocols")
     added = []
     for item in add or []:
         name, sep, topics = item.partition("=")
@@ -120,11 +144,15 @@ def whatif(
         warn(f"{', '.join(refused)} would be refused at JoinGroup with INCONSISTENT_GROUP_PROTOCOL (none of "
              f"{','.join(proto_list or [])} is supported by every member) and stay out of the group: "
              "the tables leave them out")
-    names = list(STRATEGIES) if strategy == "all" else [strategy]
+    names = applicable if strategy == "all" else [strategy]
     try:
         result = run(state, change, names, jdk=broker_jdk)
     except ChangeError as e:
         raise _worded(e) from None
+    if state.group.type == "share" and (change.add or change.partitions or change.subscriptions):
+        warn("a share group's new partitions are assigned once the share coordinator has initialized their "
+             "state: kgroup counts every partition of the group's topics as initialized (as in a settled "
+             "group), so the first assignment after such a change may leave the new ones out for a moment")
     result.added.extend(refused)  # asked for, and shown as refused
     vote = vote_after(state, change, result.removed) if proto_list or any(m.protocols for m in state.group.members) else None
     if vote is not None and vote.get("selected") and strategy != "all" and vote["selected"] != strategy \

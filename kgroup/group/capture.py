@@ -120,11 +120,12 @@ def is_unknown(group: GroupDescription, has_offsets: bool, listed: set[str] | No
 
 
 def partitions_of(desc: GroupDescription, committed: Iterable[TopicPartition], topics: list[str] | None,
-                  metadata: ClusterMetadata) -> list[TopicPartition]:
+                  metadata: ClusterMetadata, also: Iterable[str] = ()) -> list[TopicPartition]:
     """The partitions a group's state holds, sorted: every partition of ``topics`` (when given) or
-    of the group's topics and the topics it committed to, and every committed partition of those."""
+    of the group's topics and the topics it committed to, and every committed partition of those;
+    and every partition of the topics ``also`` names (whatif: a topic an added member subscribes to)."""
     committed = list(committed)
-    names = set(topics) if topics else set(desc.topics) | {t for t, _ in committed}
+    names = (set(topics) if topics else set(desc.topics) | {t for t, _ in committed}) | set(also)
     out: set[TopicPartition] = set()
     for t in names:
         info = metadata.topics.get(t)
@@ -135,13 +136,14 @@ def partitions_of(desc: GroupDescription, committed: Iterable[TopicPartition], t
 
 
 def capture(cluster: GroupSource, group_ids: list[str], *, topics: list[str] | None = None, offsets: bool = True,
-            racks: bool = False, drop_deleted: bool = False, progress: Progress = _no_progress) -> Capture:
+            racks: bool = False, drop_deleted: bool = False, progress: Progress = _no_progress,
+            also_topics: Iterable[str] = ()) -> Capture:
     """Every group's state at once: the engine's stream collected. ``racks`` (snapshot, whatif):
     the brokers' racks, each partition's replica racks and the topic ids. With ``drop_deleted``
     (snapshot, whatif), topics a member is assigned that the metadata lacks (deleted) are set apart
     as the assignors do (drop_deleted_topics) and said in ``notes``, not reported as missing."""
     stream = GroupStates(cluster, group_ids, topics=topics, offsets=offsets, racks=racks, drop_deleted=drop_deleted,
-                         progress=progress)
+                         progress=progress, also_topics=also_topics)
     states = {s.group.group_id: s for s in stream}
     return Capture(states, stream.problems, stream.notes)
 
@@ -168,8 +170,9 @@ class GroupStates:
     def __init__(self, cluster: GroupSource, group_ids: list[str], *, topics: list[str] | None = None,
                  offsets: bool = True, listed: set[str] | None = None, racks: bool = False,
                  drop_deleted: bool = False, window: int | None = None, flat: bool = False,
-                 progress: Progress = _no_progress) -> None:
+                 progress: Progress = _no_progress, also_topics: Iterable[str] = ()) -> None:
         self.cluster, self.group_ids, self.topics, self.offsets = cluster, group_ids, topics, offsets
+        self.also_topics = tuple(also_topics)
         self.listed, self.racks, self.drop_deleted = listed, racks, drop_deleted
         self.window, self.flat, self.progress = window, flat, progress
         self.problems: list[str] = []
@@ -220,7 +223,7 @@ class GroupStates:
                 self._dropped(d, metadata)
         for desc in descriptions:
             self.check_known(desc, False)
-            yield self._builder.state(desc, partitions_of(desc, (), self.topics, metadata), None)
+            yield self._builder.state(desc, partitions_of(desc, (), self.topics, metadata, self.also_topics), None)
 
     def check_known(self, desc: GroupDescription, has_offsets: bool) -> None:
         """UsageError when the group is unknown (is_unknown); asks ListGroups once when that
@@ -233,7 +236,11 @@ class GroupStates:
                 except ClusterError:
                     pass
             if is_unknown(desc, has_offsets, self.listed):
-                raise UnknownGroup(f"unknown group {desc.group_id}")
+                # a share or streams group is described as Dead (not a consumer group): the cluster
+                # may say what it is (a Cluster's other_type_error; a test double may have none)
+                other_type = getattr(self.cluster, "other_type_error", None)
+                error = other_type(desc.group_id) if other_type is not None else None
+                raise error or UnknownGroup(f"unknown group {desc.group_id}")
 
 
 class _StateBuilder:
@@ -413,7 +420,8 @@ class _OffsetsRun:
 
     def ask_log_offsets(self, i: int) -> None:
         group = self.run.group_ids[i]
-        parts = partitions_of(self.descriptions[group], self.committed[i], self.run.topics, self.metadata)
+        parts = partitions_of(self.descriptions[group], self.committed[i], self.run.topics, self.metadata,
+                              self.run.also_topics)
         self.partitions[i] = parts, self.log.ask(parts)
 
     def settle(self) -> None:

@@ -266,8 +266,10 @@ class ShareStateReport:
     state_partition: int
     state_partitions: int
     state_partition_leader: Broker | None
-    verdict: str  # located | unverified | offline
+    verdict: str  # located | agree | mismatch | unverified | offline
     reason: str | None
+    # the share coordinator FindCoordinator (key type 2) names, when the cluster was asked
+    coordinator: Broker | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -279,6 +281,7 @@ class ShareStateReport:
             "state_partition": self.state_partition,
             "state_partitions": self.state_partitions,
             "state_partition_leader": self.state_partition_leader.to_json() if self.state_partition_leader else None,
+            "coordinator": self.coordinator.to_json() if self.coordinator else None,
             "verdict": self.verdict,
             "reason": self.reason,
         }
@@ -364,6 +367,15 @@ def share_survey(cluster: ShareStateSource, requests: list[tuple[str, str, int]]
     ids = cluster.topic_ids(names) if names else {}
     shares = resolve_shares(requests, topic_id, metadata, ids)
     count = share_state_count(metadata, state_partitions)
+    ask = getattr(cluster, "find_share_coordinators", None)  # a cluster held in memory (tests) may have none
+    lookups = None
+    if ask is not None:
+        from kgroup.errors import KgroupError
+
+        try:
+            lookups = ask([share_coordinator_key(s.group, s.topic_id, s.partition) for s in shares])
+        except KgroupError:  # the cluster cannot be asked (kgroup's own client, FindCoordinator v6): the metadata's answer
+            lookups = None
     topic = metadata.topics.get(SHARE_STATE_TOPIC)
     reports = []
     for s in shares:
@@ -384,9 +396,33 @@ def share_survey(cluster: ShareStateSource, requests: list[tuple[str, str, int]]
             verdict, reason = (LOCATED, None) if leader else (
                 UNVERIFIED, f"{SHARE_STATE_TOPIC} partition {partition} is led by broker {info.leader}, "
                             "which is not among the brokers in the metadata")
-        reports.append(_share_report(s, count.count, leader, verdict, reason))
+        report = _share_report(s, count.count, leader, verdict, reason)
+        if lookups is not None:
+            report = _checked(report, lookups.get(report.coordinator_key, (None, "not asked")))
+        reports.append(report)
     present = topic is not None and topic.error != "UNKNOWN_TOPIC_OR_PART"
     return ShareStateSurvey(reports, count, present)
+
+
+def _checked(report: ShareStateReport, lookup: tuple[Broker | None, str | None]) -> ShareStateReport:
+    """The report with what FindCoordinator (key type 2) answered for its key: the cluster's share
+    coordinator agrees with the leader of the state partition kgroup's hash names, or not; an
+    answer with an error, or a leader not known, leaves it unverified (with both said)."""
+    from dataclasses import replace
+
+    found, error = lookup
+    leader = report.state_partition_leader
+    where = f"{SHARE_STATE_TOPIC} partition {report.state_partition}"
+    if found is None:
+        return replace(report, verdict=UNVERIFIED if report.verdict == LOCATED else report.verdict,
+                       reason="; ".join(r for r in (report.reason, f"FindCoordinator (share) answered {error}") if r))
+    if leader is None:
+        return replace(report, coordinator=found, reason=f"{report.reason}; the cluster names broker {found.id}")
+    if found.id == leader.id:
+        return replace(report, coordinator=found, verdict=AGREE, reason=None)
+    return replace(report, coordinator=found, verdict=MISMATCH,
+                   reason=f"the cluster reports broker {found.id} as share coordinator, but {where} (kgroup's hash "
+                          f"of the key) is led by broker {leader.id}")
 
 
 def _share_report(s: SharePartition, count: int, leader: Broker | None, verdict: str,

@@ -16,19 +16,24 @@ if TYPE_CHECKING:
 
 
 def listing_row(g: GroupListing, d: GroupDescription | None, states: list[str],
-                type_: str | None) -> dict[str, Any] | None:
+                types: list[str] | None) -> dict[str, Any] | None:
     """One group's row of the list document (ListGroups completed by its description), or None
-    when ``states`` (any of them) or ``type_`` leave it out."""
-    state = (d.state if d else None) or g.state
+    when ``states`` (any of them) or ``types`` (any of them) leave it out. Without a description
+    (share, streams and Kafka Connect groups are not described here), what ListGroups said stands:
+    the coordinator is the broker that listed the group."""
+    # the description's state, but where it says Unknown (librdkafka knows six states only, not
+    # Assigning or Reconciling): ListGroups names it as Kafka does
+    state = (d.state if d and d.state not in (None, "Unknown") else None) or g.state or (d.state if d else None)
     gtype = g.type or (d.type if d else None)
     if states and (state or "").lower().replace("_", "") not in {s.lower().replace("_", "") for s in states}:
         return None
-    if type_ and gtype != type_:
+    if types and gtype not in types:
         return None
+    coordinator = d.coordinator if d and d.coordinator else g.coordinator
     return {"group": g.group_id, "type": gtype, "state": state,
             "protocol_type": (d.protocol_type if d else None) or g.protocol_type,
             "assignor": d.assignor if d else None, "member_count": len(d.members) if d else None,
-            "coordinator": d.coordinator.to_json() if d and d.coordinator else None}
+            "coordinator": coordinator.to_json() if coordinator else None}
 
 
 def describe_document(states: Iterable[GroupState]) -> dict[str, Any]:
@@ -43,7 +48,8 @@ def describe_group(s: GroupState) -> dict[str, Any]:
     from kgroup.group.reconciliation import explain
 
     g = s.group
-    why = explain(g)
+    share = g.type == "share"
+    why = {} if share else explain(g)
     members = []
     for m in sorted(g.members, key=lambda m: (m.group_instance_id is None, m.group_instance_id or "",
                                               m.member_id)):
@@ -55,9 +61,13 @@ def describe_group(s: GroupState) -> dict[str, Any]:
             "assignment": normalized(m.assignment), "target_assignment": target,
             "reconciling": r is not None,
             **({"reconciliation": r.to_json()} if r is not None else {}),
+            # a share group's member (ShareGroupDescribe): what kafka-share-groups.sh shows, and more
+            **({"rack": m.rack, "member_epoch": m.member_epoch, "subscription": sorted(m.subscription or ())}
+               if share else {}),
         })
     return {"group": g.group_id, "type": g.type, "state": g.state, "assignor": g.assignor,
             "coordinator": g.coordinator.to_json() if g.coordinator else None,
+            **({"group_epoch": g.generation, "assignment_epoch": g.assignment_epoch} if share else {}),
             "member_count": len(members),
             "members": members}
 

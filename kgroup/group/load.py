@@ -2,7 +2,7 @@
 ``offsets``, ``whatif``, ``snapshot``, ``find-coordinator --snapshot`` and ``report`` get them."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,10 +25,12 @@ class Loaded(NamedTuple):
 
 def group_states(snapshot: Path | None, groups: list[str], cluster: Callable[[], GroupSource], *,
                  topics: list[str] | None = None, offsets: bool = True, racks: bool = False,
-                 drop_deleted: bool = False, progress: "Progress" = _no_progress) -> Loaded:
+                 drop_deleted: bool = False, progress: "Progress" = _no_progress,
+                 also_topics: Iterable[str] = ()) -> Loaded:
     """GroupState per group, from the snapshot file ``snapshot`` or captured live from the cluster
     ``cluster()`` makes (asked only then). ``drop_deleted``: assignments of topics missing from the
-    metadata are set apart (with a note), as the assignors do (kgroup.group.capture.drop_deleted_topics)."""
+    metadata are set apart (with a note), as the assignors do (kgroup.group.capture.drop_deleted_topics).
+    ``also_topics``: topics whose layout the states hold besides the group's (whatif's added members')."""
     if snapshot is not None:
         from kgroup.group import snapshot as snapshot_format
 
@@ -41,5 +43,5 @@ def group_states(snapshot: Path | None, groups: list[str], cluster: Callable[[],
     from kgroup.group.capture import capture
 
     result = capture(cluster(), groups, topics=topics, offsets=offsets, racks=racks, drop_deleted=drop_deleted,
-                     progress=progress)
+                     progress=progress, also_topics=also_topics)
     return Loaded(result.states, result.problems, result.notes)

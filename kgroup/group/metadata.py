@@ -61,6 +61,7 @@ class GroupListing:
     """One group as ListGroups reports it."""
 
     group_id: str
-    type: str | None = None  # classic | consumer
+    type: str | None = None  # classic | consumer | share | streams; None where the broker named none
     state: str | None = None
     protocol_type: str | None = None
+    coordinator: Broker | None = None  # the broker that listed it (ListGroups answers for its coordinators)

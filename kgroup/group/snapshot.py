@@ -328,6 +328,8 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
     seen_members: dict[str, int] = {}
     owners: dict[str, dict[tuple[str, int], str]] = {"assignment": {}, "target_assignment": {},
                                                      "pending_revocation": {}}
+    # a share group's partition may be assigned to several members (SimpleAssignor does so)
+    shared = r.get(group, "type", gw, str) == "share"
     for i, m in enumerate(r.get(group, "members", gw, list, default=[])):
         where = f"$.group.members[{i}]"
         r.check(m, where, dict)
@@ -346,7 +348,7 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
         for key in ("assignment", "target_assignment", "pending_revocation"):
             value = r.get(m, key, where, dict, required=key == "assignment")
             assignments[key] = None if value is None else _assignment(r, value, f"{where}.{key}", topics,
-                                                                     owners[key], member_id)
+                                                                     None if shared else owners[key], member_id)
         dropped = {key: _dropped(r, value, f"{where}.{key}")
                    for key in ("dropped_assignment", "dropped_target_assignment")
                    if (value := r.get(m, key, where, dict)) is not None}
@@ -402,9 +404,10 @@ def parse(doc: Any, source: str = "<snapshot>") -> GroupState:
 
 
 def _assignment(r: _Reader, value: dict[str, Any], where: str, topics: dict[str, TopicLayout],
-                owner: dict[tuple[str, int], str], member_id: str) -> Assignment:
+                owner: dict[tuple[str, int], str] | None, member_id: str) -> Assignment:
     out = {}
-    for topic, ps in sorted(value.items()):
+    # a share group's (owner None) in the file's order: the simple assignor's answer depends on it
+    for topic, ps in (value.items() if owner is None else sorted(value.items())):
         tw = key_path(where, topic)
         r.topic_name(topic, tw)
         if topic not in topics:
@@ -423,12 +426,14 @@ def _assignment(r: _Reader, value: dict[str, Any], where: str, topics: dict[str,
             if p in seen:
                 raise r.fail(pw, f"partition {p} is listed twice")
             seen.add(p)
+            if owner is None:
+                continue
             other = owner.get((topic, p))
             if other is not None:
                 raise r.fail(pw, f"partition {topic}-{p} is also assigned to member {_quote(other)}: "
                                  "a partition has one owner")
             owner[(topic, p)] = member_id
-        out[topic] = sorted(ps)
+        out[topic] = list(ps) if owner is None else sorted(ps)
     return out
 
 

@@ -10,19 +10,24 @@ log is read by kgroup.kafka.logreader.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from kgroup.errors import NotSupported
+from kgroup.errors import GroupOfOtherType, KgroupError, NotSupported, UnknownGroup
 from kgroup.group.model import (Broker, ClusterMetadata, CoordinatorLookup, GroupDescription, GroupListing,
                                 LogBounds, PartitionInfo, PartitionOffsets, TopicInfo)
 from kgroup.kafka import answers, records
 from kgroup.kafka.client import READ_ONLY, SLICE, UNREACHABLE, Deadline, Session, invalid_configuration
 from kgroup.kafka.routing import Routing
 from kgroup.kafka.settings import ConnectionSettings
+from kgroup.kmsg.errors import GROUP_ID_NOT_FOUND
+
+if TYPE_CHECKING:
+    from kgroup.group.share import ShareOffsets
 
 if TYPE_CHECKING:  # imported where used: a command that needs neither does not load them
     import concurrent.futures
@@ -32,6 +37,7 @@ if TYPE_CHECKING:  # imported where used: a command that needs neither does not 
 GROUP_WINDOW = 64
 DESCRIBE_WINDOW = 256  # describes in flight (iter_describe_groups)
 DESCRIBE_BATCH = 64  # groups asked for per call once that many answers are handed out
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
 
 
 class Cluster(Session):
@@ -115,6 +121,35 @@ class Cluster(Session):
                 state=answers.state_name(g.state),
             ))
         return sorted(out, key=lambda g: g.group_id)
+
+    def list_every_group(self, types: list[str] | None = None) -> tuple[list[GroupListing], list[str]]:
+        """Every group of ``types`` (classic, consumer, share, streams; None or empty: every type),
+        of every type and protocol type, sorted by id, and what could not be listed (empty: the
+        answer is complete). Asked of every broker through kgroup's own client (ListGroups v5, or
+        v4 where a broker answers no more: see kgroup.kafka.wire.list_groups); where that client
+        cannot be used, through librdkafka, which lists only groups of the consumer protocol type
+        (or none): the others are then said to be missing, unless only consumer groups were asked."""
+        wanted = sorted({t.lower() for t in types or []})
+        listing, why = self._routing.list_every_group(self, wanted)
+        if listing is None:
+            # librdkafka's "unknown" type (a broker that names none) is no type: the description tells
+            groups = [g if g.type in GROUP_TYPES else dataclasses.replace(g, type=None) for g in self.list_groups()]
+            groups = [g for g in groups if not wanted or g.type is None or g.type in wanted]
+            problems = []
+            if wanted != ["consumer"]:
+                problems.append(
+                    "groups of another protocol type than consumer (Kafka Connect's, share and streams groups) "
+                    f"could not be listed: librdkafka lists consumer groups only, and kgroup's own client could "
+                    f"not be used ({why})")
+            return groups, problems
+        out = []
+        for g in listing.groups:
+            if wanted and g.type is not None and g.type not in wanted:
+                continue  # a v4 broker's group, filtered here (its type known from its protocol type)
+            host, port = listing.brokers.get(g.broker, ("", -1))
+            out.append(GroupListing(group_id=g.group_id, type=g.type, state=g.state, protocol_type=g.protocol_type,
+                                    coordinator=Broker(g.broker, host, port) if g.broker >= 0 else None))
+        return sorted(out, key=lambda g: g.group_id), listing.problems
 
     def find_coordinators(self, groups: Iterable[str], brokers: dict[int, Broker]) -> dict[str, CoordinatorLookup]:
         """What FindCoordinator answers for each group.
@@ -219,6 +254,21 @@ class Cluster(Session):
         return {name: entry.value for name, entry in entries.items()
                 if name in wanted and entry.value is not None and not entry.is_sensitive}
 
+    def share_delivery_limit(self) -> tuple[int | None, str]:
+        """The brokers' group.share.delivery.count.limit (DescribeConfigs of one broker) and where the
+        value comes from; (None, why) where it cannot be read (Kafka's default then applies)."""
+        from kgroup.errors import KgroupError
+
+        name = "group.share.delivery.count.limit"
+        try:
+            brokers = sorted(self.metadata().brokers)
+            value = self.broker_configs(brokers[0], [name]).get(name) if brokers else None
+        except KgroupError as e:
+            return None, f"Kafka's default: the brokers' {name} could not be read ({e.message})"
+        if value is None or not value.isdigit() or int(value) < 1:
+            return None, f"Kafka's default: the brokers report no {name}"
+        return int(value), f"the brokers' {name}"
+
     def topic_ids(self, topics: list[str]) -> dict[str, str]:
         """DescribeTopics: each topic's id as Kafka prints it, for the topics whose id the
         cluster reports. Best effort: ids only refine the ``uniform`` what-if, so a broker
@@ -298,8 +348,20 @@ class Cluster(Session):
         try:
             d = self.wait(f"describe group {group}", future)
         except KafkaException as e:
-            raise self.group_error(group, "describe", e) from None
+            error = self.group_error(group, "describe", e)
+            # librdkafka's "not a consumer group (connect)" (_INVALID_ARG) or GROUP_ID_NOT_FOUND: say
+            # what the group is, where the cluster lists it as another type
+            if isinstance(error, UnknownGroup) or e.args[0].code() == KafkaError._INVALID_ARG:
+                error = self.other_type_error(group) or error
+            raise error from None
         return answers.description(d)
+
+    def other_type_error(self, group: str) -> GroupOfOtherType | None:
+        """The error naming ``group``'s type when the cluster lists it as a group the consumer-group
+        commands cannot answer for (share, streams, Kafka Connect's): kgroup.kafka.group_types."""
+        from kgroup.kafka.group_types import other_type_error
+
+        return other_type_error(self, group)
 
     def committed_offsets(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, dict[tuple[str, int], PartitionOffsets]]:
         """OffsetFetch per group: the listed partitions, or every committed one when None.
@@ -396,6 +458,89 @@ class Cluster(Session):
                                                        epoch if epoch is not None and epoch >= 0 else None)
                 yield key, group, found
 
+    # -- share groups (KIP-932): kgroup's own client only ------------------------
+
+    def describe_share_groups(self, groups: list[str]) -> dict[str, GroupDescription | None]:
+        """ShareGroupDescribe v1 of each group, through kgroup's own client (librdkafka has no such
+        call): its description (type ``share``), or None where the cluster knows no share group of
+        that name (GROUP_ID_NOT_FOUND: no such group, or a group of another type). Raises the
+        command's error (kgroup.kafka.routing.Routing.own_client) where the own client cannot ask,
+        and for a group answered with any other error (share_error)."""
+        from kgroup.kafka.wire.share import GroupError, ShareDescribe
+
+        groups = list(dict.fromkeys(groups))
+        question = f"describe share group{'' if len(groups) == 1 else 's'} {', '.join(groups)}"
+        exchange = ShareDescribe()
+        coordinators = self._routing.own_client(self, question, exchange, "ShareGroupDescribe v1, Kafka 4.1+")
+        answers_ = self._routing.ask_own(self, coordinators, exchange, [(g, g, None) for g in groups])
+        out: dict[str, GroupDescription | None] = {}
+        for g in groups:
+            answer = answers_[g]
+            if isinstance(answer, GroupError):
+                if answer.code == GROUP_ID_NOT_FOUND:
+                    out[g] = None
+                    continue
+                raise share_error(g, "describe share group", answer)
+            out[g] = answer
+        return out
+
+    def share_groups_among(self, groups: list[str]) -> tuple[dict[str, GroupDescription], str | None]:
+        """The share groups among ``groups`` with their descriptions, as far as kgroup's own client
+        can tell, and why it could not where it could not (None: it could; a cluster without
+        ShareGroupDescribe has no share group). A group answered with an error is not called a
+        share group here: the command's usual path meets the same error."""
+        from kgroup.errors import KgroupError, NotSupported
+
+        try:
+            found = self.describe_share_groups(groups)
+        except NotSupported:
+            return {}, None
+        except KgroupError as e:
+            return {}, e.message
+        return {g: d for g, d in found.items() if d is not None}, None
+
+    def share_group_offsets(self, groups: dict[str, list[tuple[str, int]] | None]) -> dict[str, ShareOffsets]:
+        """DescribeShareGroupOffsets (v1, v0 on a 4.1 broker) of each group, through kgroup's own
+        client: the listed partitions, or every partition the group has state for when None.
+        Raises as describe_share_groups does; an unknown group is UnknownGroup."""
+        from kgroup.kafka.wire.share import GroupError, ShareOffsetsExchange
+
+        question = f"read the offsets of share group{'' if len(groups) == 1 else 's'} {', '.join(groups)}"
+        exchange = ShareOffsetsExchange()
+        coordinators = self._routing.own_client(self, question, exchange, "DescribeShareGroupOffsets, Kafka 4.1+")
+        answers_ = self._routing.ask_own(self, coordinators, exchange, [(g, g, ps) for g, ps in groups.items()])
+        out: dict[str, ShareOffsets] = {}
+        for g in groups:
+            answer = answers_[g]
+            if isinstance(answer, GroupError):
+                raise share_error(g, "read the offsets of share group", answer)
+            out[g] = answer
+        return out
+
+    def find_share_coordinators(self, keys: list[str]) -> dict[str, tuple[Broker | None, str | None]]:
+        """FindCoordinator v6 key type 2 (SHARE) through kgroup's own client: for each share
+        coordinator key ("groupId:topicId:partition") the broker the cluster names, or None and
+        the error it answered. Raises as describe_share_groups does where it cannot be asked."""
+        from kgroup.errors import NotSupported
+        from kgroup.kafka.wire.connection import WireError
+        from kgroup.kafka.wire.coordinators import Node
+        from kgroup.kafka.wire.share import GroupError
+
+        question = "find the share coordinators"
+        coordinators = self._routing.own_client(self, question, _FindCoordinator(), "FindCoordinator v6")
+        try:
+            found = coordinators.find_share_coordinators(keys)
+        except WireError as e:
+            raise NotSupported(f"cannot {question}: {e}") from None
+        out: dict[str, tuple[Broker | None, str | None]] = {}
+        for key in keys:
+            answer = found.get(key)
+            if isinstance(answer, Node):
+                out[key] = (self.brokers.get(answer.id) or Broker(answer.id, answer.host, answer.port), None)
+            else:
+                out[key] = (None, "the answer left the key out" if answer is None else GroupError(*answer).text)
+        return out
+
     # -- data partitions: their offsets and records (kgroup.kafka.records) ---------
 
     def log_offsets(self, partitions: list[tuple[str, int]]) -> tuple[dict[tuple[str, int], tuple[int | None, int | None]], list[str]]:
@@ -433,6 +578,33 @@ class Cluster(Session):
         """ListOffsets by timestamp and records at offsets, read by assignment only (records.RecordReader);
         the caller closes it. With log_bounds, what kgroup.lag.ends asks of a cluster."""
         return records.RecordReader(self)
+
+
+class _FindCoordinator:
+    """What own_client asks of the cluster for find_share_coordinators: FindCoordinator v6."""
+
+    def speaks(self, conn: Any) -> bool:
+        from kgroup.kmsg.messages import FIND_COORDINATOR_V6
+
+        return bool(conn.supports(FIND_COORDINATOR_V6))
+
+
+def share_error(group: str, what: str, error: Any) -> KgroupError:
+    """The command's error for a share group's answer carrying ``error`` (a wire.share.GroupError),
+    typed by Kafka's code: an unknown group (exit 2), not authorized, the coordinator not
+    available or still loading after --timeout, any other (exit 3)."""
+    from kgroup.errors import ClusterError, CoordinatorNotAvailable, NotAuthorized, UnknownGroup
+    from kgroup.kmsg import errors
+
+    text = f"cannot {what} {group}: {error.text}"
+    if error.code == errors.GROUP_ID_NOT_FOUND:
+        return UnknownGroup(f"unknown share group {group}: {error.text}")
+    if error.code in (errors.GROUP_AUTHORIZATION_FAILED, errors.TOPIC_AUTHORIZATION_FAILED,
+                      errors.CLUSTER_AUTHORIZATION_FAILED):
+        return NotAuthorized(text)
+    if error.code in (errors.COORDINATOR_LOAD_IN_PROGRESS, errors.COORDINATOR_NOT_AVAILABLE, errors.NOT_COORDINATOR):
+        return CoordinatorNotAvailable(text + " (still so at --timeout)")
+    return ClusterError(text)
 
 
 def connect(settings: ConnectionSettings) -> Cluster:

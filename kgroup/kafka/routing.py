@@ -21,6 +21,7 @@ the process exits).
 """
 from __future__ import annotations
 
+import functools
 import sys
 import time
 import weakref
@@ -34,6 +35,7 @@ from kgroup.text import printable
 
 if TYPE_CHECKING:
     from kgroup.kafka.wire.coordinators import Coordinators, Exchange
+    from kgroup.kafka.wire.list_groups import Listing
     from kgroup.kafka.wire.security import Security
 
 OffsetRequest = tuple[Any, str, list[tuple[str, int]] | None]  # (caller's key, group, partitions or None: all)
@@ -71,6 +73,7 @@ class Routing:
         self.settings = settings
         self._coordinators: Coordinators | str | None = None  # None: not tried yet; _OFF: not usable
         self._why_not = ""
+        self._why_not_settings = False  # whether _why_not is the settings' doing (else the cluster's)
         self._security: Security | None = None  # how the own client connects, once opened
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
@@ -214,6 +217,45 @@ class Routing:
                coordinators.iterate(exchange, lambda: next(((g, g, None) for g in pending), None), failed)}
         self._say(f"{question}: kgroup's own client (StreamsGroupDescribe{self._over()})")
         return out
+    # -- listing ---------------------------------------------------------------------
+
+    def list_every_group(self, cluster: OneByOne, types: list[str]) -> tuple[Listing | None, str]:
+        """Every group of ``types`` (empty: all) through kgroup's own client (ListGroups v5, else
+        v4, of every broker: kgroup.kafka.wire.list_groups), or (None, why not) where it cannot
+        be used: the caller lists through librdkafka, which lists consumer-protocol groups only."""
+        from kgroup.kafka.wire.connection import WireError
+        from kgroup.kafka.wire.coordinators import bootstrap_addresses
+        from kgroup.kafka.wire.list_groups import list_groups
+        from kgroup.kafka.wire.security import security_of, why_not
+
+        unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
+        addresses = bootstrap_addresses(cluster.bootstrap)
+        if not self.settings.batched:
+            why = "-X kgroup.batched=false"
+        elif unspoken is not None:
+            why = f"the connection settings ask for what kgroup's own client does not speak: {unspoken}"
+        elif not addresses:
+            why = "no bootstrap server"
+        else:
+            security = security_of(self.settings.properties, self.settings.token_source())
+            now = time.monotonic()
+            try:
+                listing = list_groups(addresses, self.settings.properties.get("client.id", "rdkafka"),
+                                      now + (cluster.deadline - now) * 2 / 3, security, types)
+            except WireError as e:
+                why = f"kgroup's own client: {e}"
+            else:
+                over = "" if security is None or (security.tls is None and security.sasl is None) else \
+                    f", {security.summary}"
+                self._say(f"list groups: kgroup's own client, ListGroups of each of {len(listing.brokers)} "
+                          f"broker(s){over}")
+                for broker in listing.untyped:
+                    self._say(f"list groups: {broker} answers ListGroups v4 only (before Kafka 3.8): it names no "
+                              "group types; its classic and consumer groups are told apart by their "
+                              "descriptions, and it holds no share or streams groups")
+                return listing, ""
+        self._say(f"list groups: librdkafka ({why})")
+        return None, why
 
     # -- committed offsets ---------------------------------------------------------
 
@@ -240,6 +282,63 @@ class Routing:
             if not failed:
                 return
             yield from cluster.rd_iter_committed_offsets(lambda: failed.popleft() if failed else None, window)
+
+    # -- share groups (KIP-932): kgroup's own client only ------------------------
+
+    def own_client(self, cluster: OneByOne, question: str, exchange: Any, api: str) -> Coordinators:
+        """kgroup's own client to ask ``exchange`` (named ``api``), which librdkafka cannot ask:
+        UsageError (exit 2) where the connection settings keep it from being used, ClusterError
+        (exit 3) where no broker answered it or a connection of it failed earlier, NotSupported
+        where the cluster does not speak ``api``."""
+        from kgroup.errors import ClusterError, NotSupported, UsageError
+
+        coordinators = self._open(cluster)
+        if coordinators is None:
+            why = self._why_not.replace("kgroup's batched client: ", "")
+            text = f"cannot {question}: only kgroup's own client can ask it ({api}), and it cannot be used: {why}"
+            raise UsageError(text) if self._why_not_settings else ClusterError(text)
+        if coordinators.broken:
+            raise ClusterError(f"cannot {question}: a connection of kgroup's own client failed earlier")
+        if not coordinators.speaks(exchange):
+            raise NotSupported(f"cannot {question}: the cluster does not answer {api}")
+        self._say(f"{question}: kgroup's own client ({api}{self._over()})")
+        return coordinators
+
+    def ask_own(self, cluster: OneByOne, coordinators: Coordinators, exchange: Any, requests: list[Any]
+                ) -> dict[str, Any]:
+        """{group: result} of ``exchange`` (kgroup.kafka.wire.share) for each request, asked of the
+        groups' coordinators many groups per request. A group handed back (its coordinator loading,
+        moved or not found) is asked again, its coordinator looked up anew, after a pause that
+        doubles up to a second, until the command's deadline; then its result is the last
+        GroupError it was handed back for. ClusterError when a connection fails."""
+        from kgroup.errors import ClusterError
+        from kgroup.kafka.wire.share import GroupError
+        from kgroup.kmsg import errors
+
+        results: dict[str, Any] = {}
+        pending = list(requests)
+        pause = 0.1
+        while pending:
+            failed: deque[Any] = deque()
+            items = iter(pending)
+            for _, group, result in coordinators.iterate(exchange, functools.partial(next, items, None), failed):
+                results[group] = result
+            if coordinators.broken:
+                raise ClusterError("a connection of kgroup's own client failed (no broker answered in time)")
+            if not failed:
+                break
+            pending = list({r[1]: r for r in failed}.values())
+            for r in pending:
+                coordinators.forget(r[1])
+            # the last try must leave time for its answer (the own client's connections end first)
+            if time.monotonic() + pause + 0.5 >= min(cluster.deadline, coordinators.deadline):
+                for r in pending:
+                    results[r[1]] = exchange.retry.get(r[1]) or GroupError(
+                        errors.COORDINATOR_NOT_AVAILABLE, "FindCoordinator found no coordinator")
+                break
+            time.sleep(pause)
+            pause = min(2 * pause, 1.0)
+        return results
 
     # -- the choice ----------------------------------------------------------------
 
@@ -277,6 +376,7 @@ class Routing:
             addresses = ([(b.host, b.port) for b in sorted(cluster.brokers.values(), key=lambda b: b.id)]
                          or bootstrap_addresses(cluster.bootstrap))
             unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
+            self._why_not_settings = True
             if not self.settings.batched:
                 self._why_not = "-X kgroup.batched=false"
             elif unspoken is not None:
@@ -296,6 +396,7 @@ class Routing:
                     opened = Coordinators(addresses, self.settings.properties.get("client.id", "rdkafka"),
                                           now + (cluster.deadline - now) * 2 / 3, self._security)
                 except WireError as e:
+                    self._why_not_settings = False
                     self._why_not = f"kgroup's batched client: {e}"
                 else:
                     self._coordinators = opened

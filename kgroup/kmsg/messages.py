@@ -36,10 +36,10 @@ API_VERSIONS = Api(18, 0, Layout('ApiVersionsRequest', versions='0', flexible=No
         )),
     )))
 
-FIND_COORDINATOR = Api(10, 4, Layout('FindCoordinatorRequest', versions='4', flexible='3+', fields=(
+FIND_COORDINATOR = Api(10, 4, Layout('FindCoordinatorRequest', versions='4-6', flexible='3+', fields=(
     F('keyType', 'int8', '1+'),
     F('coordinatorKeys', '[]string', '4+'),
-)), Layout('FindCoordinatorResponse', versions='4', flexible='3+', fields=(
+)), Layout('FindCoordinatorResponse', versions='4-6', flexible='3+', fields=(
     F('throttleTimeMs', 'int32', '1+'),
     F('coordinators', '[]struct', '4+', fields=(
         F('key', 'string', '4+'),
@@ -50,6 +50,10 @@ FIND_COORDINATOR = Api(10, 4, Layout('FindCoordinatorRequest', versions='4', fle
         F('errorMessage', 'string', '4+', nullable='4+'),
     )),
 )))
+
+# v6 (Kafka 4.1+): the same fields, and key type 2 (a share partition's share coordinator, key
+# "groupId:topicId:partition")
+FIND_COORDINATOR_V6 = Api(10, 6, FIND_COORDINATOR.request, FIND_COORDINATOR.response)
 
 OFFSET_FETCH = Api(9, 8, Layout('OffsetFetchRequest', versions='8', flexible='6+', fields=(
     F('groups', '[]struct', '8+', fields=(
@@ -165,6 +169,133 @@ SASL_AUTHENTICATE_V1 = Api(36, 1, Layout('SaslAuthenticateRequest', versions='1'
     F('errorMessage', 'string', '0+', nullable='0+'),
     F('authBytes', 'bytes', '0+'),
     F('sessionLifetimeMs', 'int64', '1+', default=0),
+)))
+
+# Share groups (KIP-932). ShareGroupDescribe: v1 only (Kafka 4.1+; v0 was early access and
+# is gone). Its Assignment and TopicPartitions are ConsumerGroupDescribe's common structs.
+SHARE_GROUP_DESCRIBE = Api(77, 1, Layout('ShareGroupDescribeRequest', versions='1', flexible='0+', fields=(
+    F('groupIds', '[]string', '0+'),
+    F('includeAuthorizedOperations', 'bool', '0+'),
+)), Layout('ShareGroupDescribeResponse', versions='1', flexible='0+', fields=(
+    F('throttleTimeMs', 'int32', '0+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('errorMessage', 'string', '0+', nullable='0+', default=None),
+        F('groupId', 'string', '0+'),
+        F('groupState', 'string', '0+'),
+        F('groupEpoch', 'int32', '0+'),
+        F('assignmentEpoch', 'int32', '0+'),
+        F('assignorName', 'string', '0+'),
+        F('members', '[]struct', '0+', fields=(
+            F('memberId', 'string', '0+'),
+            F('rackId', 'string', '0+', nullable='0+', default=None),
+            F('memberEpoch', 'int32', '0+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('subscribedTopicNames', '[]string', '0+'),
+            F('assignment', 'struct', '0+', fields=_ASSIGNMENT),
+        )),
+        F('authorizedOperations', 'int32', '0+', default=-2147483648),
+    )),
+)))
+
+# DescribeShareGroupOffsets: v0 (Kafka 4.1) and v1 (adds the broker's Lag; -1 where it does not
+# know it, and what a v0 answer reads as). Topics null in a request: every partition of the group.
+_SHARE_OFFSETS_REQUEST = (
+    F('groups', '[]struct', '0+', fields=(
+        F('groupId', 'string', '0+'),
+        F('topics', '[]struct', '0+', nullable='0+', fields=(
+            F('topicName', 'string', '0+'),
+            F('partitions', '[]int32', '0+'),
+        )),
+    )),
+)
+_SHARE_OFFSETS_RESPONSE = (
+    F('throttleTimeMs', 'int32', '0+'),
+    F('groups', '[]struct', '0+', fields=(
+        F('groupId', 'string', '0+'),
+        F('topics', '[]struct', '0+', fields=(
+            F('topicName', 'string', '0+'),
+            F('topicId', 'uuid', '0+'),
+            F('partitions', '[]struct', '0+', fields=(
+                F('partitionIndex', 'int32', '0+'),
+                F('startOffset', 'int64', '0+'),
+                F('leaderEpoch', 'int32', '0+'),
+                F('lag', 'int64', '1+', default=-1),
+                F('errorCode', 'int16', '0+'),
+                F('errorMessage', 'string', '0+', nullable='0+', default=None),
+            )),
+        )),
+        F('errorCode', 'int16', '0+'),
+        F('errorMessage', 'string', '0+', nullable='0+', default=None),
+    )),
+)
+DESCRIBE_SHARE_GROUP_OFFSETS = Api(90, 1, Layout(
+    'DescribeShareGroupOffsetsRequest', versions='0-1', flexible='0+', fields=_SHARE_OFFSETS_REQUEST),
+    Layout('DescribeShareGroupOffsetsResponse', versions='0-1', flexible='0+', fields=_SHARE_OFFSETS_RESPONSE))
+DESCRIBE_SHARE_GROUP_OFFSETS_V0 = Api(90, 0, DESCRIBE_SHARE_GROUP_OFFSETS.request, DESCRIBE_SHARE_GROUP_OFFSETS.response)
+# ListGroups: v5 (Kafka 3.8+, KIP-848) filters by group type and names each group's type; v4
+# (Kafka 2.6+, KIP-518) filters by state only and names no type. Both list every group of the
+# broker's coordinators when the filters are empty.
+_LISTED_GROUPS = F('groups', '[]struct', '0+', fields=(
+    F('groupId', 'string', '0+'),
+    F('protocolType', 'string', '0+'),
+    F('groupState', 'string', '4+'),
+    F('groupType', 'string', '5+'),
+))
+
+LIST_GROUPS = Api(16, 5, Layout('ListGroupsRequest', versions='5', flexible='3+', fields=(
+    F('statesFilter', '[]string', '4+'),
+    F('typesFilter', '[]string', '5+'),
+)), Layout('ListGroupsResponse', versions='5', flexible='3+', fields=(
+    F('throttleTimeMs', 'int32', '1+'),
+    F('errorCode', 'int16', '0+'),
+    _LISTED_GROUPS,
+)))
+
+LIST_GROUPS_V4 = Api(16, 4, Layout('ListGroupsRequest', versions='4', flexible='3+', fields=(
+    F('statesFilter', '[]string', '4+'),
+)), Layout('ListGroupsResponse', versions='4', flexible='3+', fields=(
+    F('throttleTimeMs', 'int32', '1+'),
+    F('errorCode', 'int16', '0+'),
+    _LISTED_GROUPS,
+)))
+
+# Metadata v12 (Kafka 3.1+) asked with an empty topic list: the brokers only (no topic is named,
+# none can be created)
+METADATA = Api(3, 12, Layout('MetadataRequest', versions='12', flexible='9+', fields=(
+    F('topics', '[]struct', '0+', nullable='1+', fields=(
+        F('topicId', 'uuid', '10+'),
+        F('name', 'string', '0+', nullable='10+'),
+    )),
+    F('allowAutoTopicCreation', 'bool', '4+', default=True),
+    F('includeTopicAuthorizedOperations', 'bool', '8+'),
+)), Layout('MetadataResponse', versions='12', flexible='9+', fields=(
+    F('throttleTimeMs', 'int32', '3+'),
+    F('brokers', '[]struct', '0+', fields=(
+        F('nodeId', 'int32', '0+'),
+        F('host', 'string', '0+'),
+        F('port', 'int32', '0+'),
+        F('rack', 'string', '1+', nullable='1+', default=None),
+    )),
+    F('clusterId', 'string', '2+', nullable='2+', default=None),
+    F('controllerId', 'int32', '1+', default=-1),
+    F('topics', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('name', 'string', '0+', nullable='12+'),
+        F('topicId', 'uuid', '10+'),
+        F('isInternal', 'bool', '1+', default=False),
+        F('partitions', '[]struct', '0+', fields=(
+            F('errorCode', 'int16', '0+'),
+            F('partitionIndex', 'int32', '0+'),
+            F('leaderId', 'int32', '0+'),
+            F('leaderEpoch', 'int32', '7+', default=-1),
+            F('replicaNodes', '[]int32', '0+'),
+            F('isrNodes', '[]int32', '0+'),
+            F('offlineReplicas', '[]int32', '5+'),
+        )),
+        F('topicAuthorizedOperations', 'int32', '8+', default=-2147483648),
+    )),
 )))
 
 # KIP-1071 streams groups: StreamsGroupDescribe v0 (Kafka 4.1+). TaskOffsets / TaskEndOffsets are

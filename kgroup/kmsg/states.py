@@ -13,10 +13,11 @@ COMPLETING_REBALANCE = "CompletingRebalance"
 ASSIGNING = "Assigning"  # KIP-848 consumer groups
 RECONCILING = "Reconciling"  # KIP-848 consumer groups
 DEAD = "Dead"
-UNKNOWN = "Unknown"
+UNKNOWN = "Unknown"  # also a share group's state (ShareGroupState.UNKNOWN)
+NOT_READY = "NotReady"  # streams groups (KIP-1071): its topology not yet configured
 
 # every state, in the order ``list --state`` names them
-ALL = (STABLE, EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, ASSIGNING, RECONCILING, DEAD, UNKNOWN)
+ALL = (STABLE, EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, ASSIGNING, RECONCILING, NOT_READY, DEAD, UNKNOWN)
 # the states in which a group's assignments are in flux
 REBALANCING = (PREPARING_REBALANCE, COMPLETING_REBALANCE, ASSIGNING, RECONCILING)
 # the states librdkafka reports (rd_kafka_consumer_group_state_names, in its order); any other

@@ -54,12 +54,13 @@ def _kept(entries: Iterable[Any], into: list[Any]) -> Iterator[Any]:
 
 def ends_for_commits(cluster: LogSource, commits: Mapping[TopicPartition, list[Commit]], since_ms: int,
                      until_ms: int, until_is_now: bool, warn: Warn,
-                     info: Callable[[str], None] | None = None) -> EndsAt:
+                     info: Callable[[str], None] | None = None, progress: Progress | None = None) -> EndsAt:
     """The log ends :func:`kgroup.lag.history.evaluate` needs, asked of the cluster; ``info``
-    (with -v) hears where the cluster's answers by timestamp had to be checked against records."""
+    (with -v) hears where the cluster's answers by timestamp had to be checked against records,
+    ``progress`` how many of the moments are answered."""
     from kgroup.lag.ends import log_ends_at
 
-    answer = log_ends_at(cluster, moments(commits, since_ms, until_ms, until_is_now))
+    answer = log_ends_at(cluster, moments(commits, since_ms, until_ms, until_is_now), progress)
     now = {tp: answer.bounds[tp].end if tp in answer.bounds else None for tp in commits}
     stats = answer.stats
     if info is not None and stats.searched:
@@ -116,7 +117,8 @@ def start_watch(group: str, topics: list[str] | None, now_ms: int, since_offset_
                                progress, warn)
         if not commits:
             return Watch(group, commits, None)
-        ends = ends_for_commits(connect(settings), commits, now_ms + since_offset_ms, now_ms, True, warn, info)
+        ends = ends_for_commits(connect(settings), commits, now_ms + since_offset_ms, now_ms, True, warn, info,
+                                progress)
         return Watch(group, commits, ends)
     except (NotAuthorized, TopicMissing) as e:
         if input_ is not None:
@@ -282,15 +284,16 @@ class LagAnswer(NamedTuple):
 def lag_of(cluster: Any, group: str, commits: Commits, replay: GroupReplay, since_ms: int, until_ms: int,
            until_is_now: bool, allowed_lag: int, time_lag: bool, warn: Warn,
            info: Callable[[str], None] | None = None, retention: Retention | None = None,
-           owners: bool = False, topics: list[str] | None = None) -> LagAnswer:
+           owners: bool = False, topics: list[str] | None = None, progress: Progress | None = None) -> LagAnswer:
     """The group's lag over the window from its commits: the log ends at each moment asked of the
     cluster, with ``time_lag`` the records' timestamps, Burrow's statuses; at --until now, a lag that
     is nothing but transaction markers or aborted records is none; and when each committed offset
     expires under ``retention`` (default: the group's coordinator's). With ``owners``, the group now
-    (:func:`group_now`, over ``topics`` when given)."""
+    (:func:`group_now`, over ``topics`` when given). ``progress`` hears the log ends phase (on a
+    terminal, a progress line)."""
     from kgroup.offsets_log.expiry import group_expiries
 
-    ends = ends_for_commits(cluster, commits, since_ms, until_ms, until_is_now, warn, info)
+    ends = ends_for_commits(cluster, commits, since_ms, until_ms, until_is_now, warn, info, progress)
     times = record_times(cluster, commits, ends, since_ms, until_ms, until_is_now) if time_lag else None
     report = evaluate(group, commits, ends, since_ms, until_ms, until_is_now, allowed_lag, times)
     skipped = markers_at_until(cluster, report) if until_is_now else {}

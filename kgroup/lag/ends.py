@@ -7,8 +7,12 @@ layer: :func:`log_ends_at` and :func:`record_timestamps` ask a :class:`LogSource
 Cluster is one) for the primitive reads (the partitions' bounds, a record reader) and search here.
 
 The answer for (partition, T) is an :class:`EndAt`: the offset, or unknown with the reason.
-- Every answer ListOffsets gives is checked: the record at the answer has a timestamp >= T and
-  the record before it < T (at the log end: the last record < T). Where the check fails (Tansu
+- Where a partition's moments lie close together in its log, one ordered pass (a read of every
+  record between them, in offset order) answers them all: nothing is asked by timestamp.
+- Elsewhere (a log too long to read whole for its moments) ListOffsets is asked, first for each
+  partition's first and last moment, for its other moments only where those answers proved
+  right. Every answer ListOffsets gives is checked: the record at the answer has a timestamp >= T
+  and the record before it < T (at the log end: the last record < T). Where the check fails (Tansu
   answers the log start for every timestamp, librdkafka's mock cluster answers -1), the offset
   is found by a binary search over record timestamps between the log start and the log end.
 - No record at or after T: every record is older than T, so the end at T is the log end now.
@@ -17,7 +21,7 @@ The answer for (partition, T) is an :class:`EndAt`: the offset, or unknown with 
   cleanup.policy cannot be read) an end is a fact only where the record just before it is there:
   where offsets before it hold no record now, compaction may have removed records of that moment,
   and the end is unknown (the offsets gone are said).
-- Requests are batched: one ListOffsets per slot (the k-th moment of every partition) carries
+- Requests are batched: one ListOffsets per slot (one moment of every partition asked) carries
   every partition with its own timestamp; the source sends one request per leader broker.
 
 How the search reads. "Records" are the records a consumer sees: offsets may skip (control
@@ -28,24 +32,27 @@ gives an interval of positions where the answer lies: just after the last known 
 than T, up to the first known record at or after T (or the log end). The check of a broker's
 answer ``a`` is the first read of that search, the records around it (from a - 2, so that a
 control record just before it does not hide the record before it); when they show the answer,
-it is confirmed. Otherwise each round reads, for every partition, one
-position: the middle of its widest interval, or every record of an interval of at most
-``_SCAN`` positions at once, so every moment of a partition narrows with every read and the
-moments' searches share reads. Each round is one ``records_at`` call over all partitions.
+it is confirmed. Otherwise each round reads, for every partition, one stretch: a pass over a
+group of moments whose intervals overlap or touch, where it is short enough (:func:`_pass`); else
+the middle of its widest interval, or every record of an interval of at most ``_SCAN`` positions
+at once, so every moment of a partition narrows with every read and the moments' searches share
+reads. Each round is one ``records_at`` call over all partitions.
 
 Timestamps in offset order are assumed by the search (Kafka assumes it too: its time index
 keeps the largest timestamp so far). Where the records read show a record at or after T at a
-lower offset than a record older than T, that moment is unknown ("out of order"), not guessed.
+lower offset than a record older than T, that moment is unknown ("out of order"), not guessed,
+unless the broker, asked about it, answers an offset the records around it confirm.
 """
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple, Protocol
 
 from kgroup.group.model import LogBounds
 
 TopicPartition = tuple[str, int]
+Progress = Callable[[str, int, int], None]  # (stage, done, total), as kgroup.output.progress shows it
 
 # why an end is unknown (EndAt.reason)
 RETENTION = "retention removed the records of that time (the log now starts after it)"
@@ -56,6 +63,13 @@ NO_RECORDS = "the partition's records could not be read"
 OUT_OF_ORDER = "record timestamps are out of offset order around that moment"
 
 _SCAN = 16  # an interval of at most this many positions is read whole, in one read
+# One ordered pass (a read of every record between two positions) answers every moment whose
+# answer lies there. A round of reads costs about what a pass over a few thousand records costs
+# (Tansu: about 0.1 s a round; a pass reads some 50,000 records a second), so a span of at most
+# _PASS_MIN positions is read whole, and so is a span of at most _PER_MOMENT positions per
+# moment in it when its moments are spread over it (one read per moment would cost more).
+_PASS_MIN = 4_096
+_PER_MOMENT = 1_024
 
 
 class EndAt(NamedTuple):
@@ -304,9 +318,59 @@ def _whole_before(known: _Known, e: EndAt, policy_unknown: bool) -> EndAt:
                        "is unknown")
 
 
+def _pass(known: _Known, planned: Iterable[_Read]) -> _Read | None:
+    """One ordered pass: a read of every position where the answers of a group of moments lie,
+    the first group worth it, else None. The moments' intervals that overlap or touch form a group; a
+    group is read whole where it spans at most _PASS_MIN positions, or at most _PER_MOMENT per
+    moment in it and its moments are spread over it (not all in one interval: a read in the
+    middle of that one narrows it first, so that a window at the end of a long log is found by a
+    few reads rather than read from far before it)."""
+    ordered = sorted((r.lo, r.hi) for r in planned)
+    i = 0
+    while i < len(ordered):
+        lo, hi = ordered[i]
+        j, intervals = i + 1, 1
+        while j < len(ordered) and ordered[j][0] <= hi + 1:  # overlapping or next to each other
+            intervals += ordered[j] != ordered[j - 1]
+            hi = max(hi, ordered[j][1])
+            j += 1
+        if hi - lo <= _PASS_MIN or (intervals > 1 and hi - lo <= (j - i) * _PER_MOMENT):
+            last = min(hi, known.end - 1)
+            return _Read(lo, last - lo + 1, lo, hi)
+        i = j
+    return None
+
+
+def _hint(known: _Known, tp: TopicPartition, hints: list[int], planned: Mapping[int, _Read],
+          answers: Mapping[tuple[TopicPartition, int], int | None]) -> _Read | None:
+    """The next read that checks the broker's answers (taken from ``hints``, in order): the
+    records around one answer, and around the next ones where the same read reaches them."""
+    hint = None
+    while hints and hint is None:
+        t = hints.pop(0)
+        if t in planned:
+            hint = _hint_read(known, answers[(tp, t)])
+    while hint is not None and hints:  # the next answers, where one read checks them too
+        t = hints[0]
+        after = _hint_read(known, answers[(tp, t)]) if t in planned else None
+        if after is not None and not hint.position <= after.position <= hint.position + _SCAN - after.size:
+            break
+        hints.pop(0)
+        if after is not None:
+            hint = _Read(hint.position, max(hint.size, after.position + after.size - hint.position), hint.lo, hint.hi)
+    return hint
+
+
+def _budget(moments: int) -> int:
+    """The longest log read whole, without asking the broker, for ``moments`` moments."""
+    return max(_PASS_MIN, moments * _PER_MOMENT)
+
+
 def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]],
-            bounds: Mapping[TopicPartition, LogBounds]) -> tuple[dict[tuple[str, int, int], EndAt], EndsAtStats]:
-    """The log end of each partition at each of its moments (ms): ``{(topic, partition, T): EndAt}``."""
+            bounds: Mapping[TopicPartition, LogBounds], progress: Progress | None = None
+            ) -> tuple[dict[tuple[str, int, int], EndAt], EndsAtStats]:
+    """The log end of each partition at each of its moments (ms): ``{(topic, partition, T): EndAt}``.
+    ``progress`` hears ("log ends", moments answered, moments) after each call to the source."""
     out: dict[tuple[str, int, int], EndAt] = {}
     asking: dict[TopicPartition, list[int]] = {}
     known: dict[TopicPartition, _Known] = {}
@@ -324,23 +388,39 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
         if wanted:
             asking[tp] = wanted
             known[tp] = _Known(b.start, b.end)
+    total = len(out) + sum(len(v) for v in asking.values())
 
-    # ListOffsets by timestamp, one call per slot
+    def said() -> None:
+        if progress is not None:
+            progress("log ends", len(out), total)
+
+    # ListOffsets by timestamp, one call per slot (the k-th moment of every partition asked), only
+    # where one pass over the whole log would read more than the budget: first the first and the
+    # last moments; the others only where the broker's answers for those proved right
     answers: dict[tuple[TopicPartition, int], int | None] = {}
     calls = 0
-    for k in range(max((len(v) for v in asking.values()), default=0)):
-        slot = {tp: ts[k] for tp, ts in asking.items() if len(ts) > k}
-        calls += 1
-        answered = source.offsets_for_times(slot)
-        for tp, t in slot.items():
-            answers[(tp, t)] = answered.get(tp)
-    checked = len(answers)
 
-    # the checks, then the searches: one records_at call per round, one read per partition
+    def ask(asked: Mapping[TopicPartition, list[int]]) -> None:
+        nonlocal calls
+        for k in range(max((len(v) for v in asked.values()), default=0)):
+            slot = {tp: ts[k] for tp, ts in asked.items() if len(ts) > k}
+            calls += 1
+            answered = source.offsets_for_times(slot)
+            for tp, t in slot.items():
+                answers[(tp, t)] = answered.get(tp)
+            said()
+
+    long = {tp: ts for tp, ts in asking.items() if known[tp].end - known[tp].start > _budget(len(ts))}
+    hints = {tp: ts[:1] + ts[-1:] if len(ts) > 1 else list(ts) for tp, ts in long.items()}
+    ask(hints)
+    middle = {tp for tp, ts in long.items() if len(ts) > 2}  # its other moments may be asked, once the ends are known
+
+    # the checks, the searches and the passes: one records_at call per round, one read per partition
     pending = {tp: list(ts) for tp, ts in asking.items()}
-    hints = {tp: list(ts) for tp, ts in asking.items()}  # moments whose answer is not checked yet
+    hints = {tp: list(hints.get(tp, ())) for tp in asking}  # moments whose answer is not checked yet
     plans: dict[TopicPartition, dict[int, _Read]] = {tp: {} for tp in asking}  # the last plan of each moment
     fresh: dict[TopicPartition, tuple[int, int] | None] = {tp: None for tp in asking}  # what the last read covered
+    confirmed: set[tuple[TopicPartition, int]] = set()  # the broker's answers the records confirmed
     searched = reads = positions = records = 0
     while pending:
         round_reads: dict[TopicPartition, _Read] = {}
@@ -352,11 +432,15 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
                 if before is not None and covered is not None and not (
                         covered[0] <= before.hi and covered[1] >= before.lo) and before.position != covered[0]:
                     continue
-                end = _confirmed(kp, t, answers[(tp, t)])
+                asked = (tp, t) in answers
+                end = _confirmed(kp, t, answers[(tp, t)]) if asked else None
                 plan = _plan(kp, t) if end is None else _Resolved(end)
                 if isinstance(plan, _Resolved):
                     out[(tp[0], tp[1], t)] = plan.end
-                    searched += end is None
+                    if end is not None:
+                        confirmed.add((tp, t))
+                    else:
+                        searched += asked
                     planned.pop(t, None)
                 else:
                     planned[t] = plan
@@ -364,21 +448,29 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
             if not pending[tp]:
                 del pending[tp]
                 continue
-            hint = None
-            while hints[tp] and hint is None:
-                t = hints[tp].pop(0)
-                if t in planned:
-                    hint = _hint_read(kp, answers[(tp, t)])
-            while hint is not None and hints[tp]:  # the next answers, where one read checks them too
-                t = hints[tp][0]
-                after = _hint_read(kp, answers[(tp, t)]) if t in planned else None
-                if after is not None and not hint.position <= after.position <= hint.position + _SCAN - after.size:
-                    break
-                hints[tp].pop(0)
-                if after is not None:
-                    hint = _Read(hint.position, max(hint.size, after.position + after.size - hint.position),
-                                 hint.lo, hint.hi)
-            round_reads[tp] = hint or max(planned.values(), key=lambda r: r.hi - r.lo)
+            read = _pass(kp, planned.values())
+            if read is None:
+                read = _hint(kp, tp, hints[tp], planned, answers)
+            round_reads[tp] = read or max(planned.values(), key=lambda r: r.hi - r.lo)
+        said()
+        # the other moments of a partition whose first and last the broker answered right, where
+        # no pass reads them: asked now, their answers checked as the first ones were
+        rest: dict[TopicPartition, list[int]] = {}
+        for tp in list(middle):
+            first, last = asking[tp][0], asking[tp][-1]
+            if tp in pending and (first in plans[tp] or last in plans[tp]):
+                continue  # not both found yet
+            middle.discard(tp)
+            if (tp in pending and (tp, first) in confirmed and (tp, last) in confirmed
+                    and _pass(known[tp], plans[tp].values()) is None):
+                rest[tp] = [t for t in pending[tp] if (tp, t) not in answers]
+        if rest:
+            ask(rest)
+            for tp, ts in rest.items():
+                hints[tp] = list(ts)
+                plans[tp] = {}  # every moment planned again, its answer checked first
+                fresh[tp] = None
+            continue
         if not round_reads:
             break
         reads += 1
@@ -392,6 +484,42 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
             records += len(got_records[tp])
             fresh[tp] = known[tp].add(r.position, r.size, got_records[tp])
 
+    # out of order around a moment no broker was asked about: its answer, where the records around it confirm it
+    unsure = {tp: [t for t in ts if out[(tp[0], tp[1], t)].reason == OUT_OF_ORDER and (tp, t) not in answers]
+              for tp, ts in asking.items()}
+    unsure = {tp: ts for tp, ts in unsure.items() if ts}
+    ask(unsure)
+    checking = {tp: list(ts) for tp, ts in unsure.items()}
+    while checking:
+        round_reads = {}
+        for tp, ts in list(checking.items()):
+            while ts and (read := _hint_read(known[tp], answers[(tp, ts[0])])) is None:
+                ts.pop(0)
+            if ts and read is not None:
+                round_reads[tp] = read
+                ts.pop(0)
+            else:
+                del checking[tp]
+        if not round_reads:
+            break
+        reads += 1
+        positions += len(round_reads)
+        got_records = source.records_at({tp: (r.position, r.size) for tp, r in round_reads.items()})
+        for tp, r in round_reads.items():
+            if tp in got_records:
+                records += len(got_records[tp])
+                known[tp].add(r.position, r.size, got_records[tp])
+            else:
+                checking.pop(tp, None)
+    for tp, ts in unsure.items():
+        for t in ts:
+            end = _confirmed(known[tp], t, answers[(tp, t)])
+            if end is not None:
+                out[(tp[0], tp[1], t)] = end
+            else:
+                searched += 1
+    said()
+
     for tp, ts in asking.items():  # maybe compacted: an end is a fact only where no record before it is gone
         if bounds[tp].compacted is not False:
             for t in ts:
@@ -399,7 +527,7 @@ def ends_at(source: RecordSource, moments: Mapping[TopicPartition, Iterable[int]
                 if e is not None and e.offset is not None:
                     out[(tp[0], tp[1], t)] = _whole_before(known[tp], e, bounds[tp].compacted is None)
     unknown = sum(1 for e in out.values() if e.offset is None)
-    return out, EndsAtStats(calls, checked, searched, reads, positions, records, unknown)
+    return out, EndsAtStats(calls, len(answers), searched, reads, positions, records, unknown)
 
 
 def record_times(source: RecordSource, positions: Mapping[TopicPartition, Iterable[int]]
@@ -419,7 +547,8 @@ def record_times(source: RecordSource, positions: Mapping[TopicPartition, Iterab
     return out
 
 
-def log_ends_at(cluster: LogSource, moments: Mapping[TopicPartition, Iterable[int]]) -> LogEndsAt:
+def log_ends_at(cluster: LogSource, moments: Mapping[TopicPartition, Iterable[int]],
+                progress: Progress | None = None) -> LogEndsAt:
     """Where each partition's log ended at each of its moments (ms): its bounds asked of the
     cluster, then :func:`ends_at` over a record reader of it (ListOffsets by timestamp, one call
     per slot, one request per leader broker; every answer checked against the records and,
@@ -429,12 +558,15 @@ def log_ends_at(cluster: LogSource, moments: Mapping[TopicPartition, Iterable[in
     each partition whose offsets or records cannot be read is named in the problems.
 
     As reading the offsets log, this may rightly take longer than --timeout: it bounds each
-    wait for the cluster (a slot, a round of reads), not the whole answer.
+    wait for the cluster (a slot, a round of reads), not the whole answer. ``progress`` hears how
+    many moments are answered (:func:`ends_at`).
     """
+    if progress is not None:
+        progress("log ends", 0, sum(len(set(ts)) for ts in moments.values()))
     bounds, problems = cluster.log_bounds(sorted(moments))
     reader = cluster.record_reader()
     try:
-        ends, stats = ends_at(reader, moments, bounds)
+        ends, stats = ends_at(reader, moments, bounds, progress)
     finally:
         reader.close()
     return LogEndsAt(ends, stats, bounds, problems + reader.problems)

@@ -161,6 +161,23 @@ class ShareState:
                        batches=tuple(combine(list(self.batches), batches_of(v), start)))
 
 
+def delivery_complete(state: ShareState) -> int:
+    """The records past the start offset in a terminal state (ACKNOWLEDGED or ARCHIVED): the share
+    partition's delivery-complete count. A Kafka 4.2+ state records it (``deliveryCompleteCount``);
+    a 4.1 state (-1 there) has it from its batches, as a 4.2+ broker counts it when it loads the
+    share partition from them (SharePartition's initialization)."""
+    if state.delivery_complete_count >= 0:
+        return state.delivery_complete_count
+    return sum(b.last - max(b.first, state.start_offset) + 1 for b in state.batches
+               if b.state in (ACKNOWLEDGED, ARCHIVED) and b.last >= state.start_offset)
+
+
+def lag(state: ShareState, end: int) -> int:
+    """The share partition's lag with the partition's end (the next offset to be written), as Kafka
+    4.2+'s group coordinator computes it: end - start offset - delivery-complete count."""
+    return end - state.start_offset - delivery_complete(state)
+
+
 class AtRisk(NamedTuple):
     """A range of records at or near the delivery limit, and what that means (the module's doc)."""
 

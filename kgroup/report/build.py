@@ -74,7 +74,11 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
     commits = commits_from_log(found, r.group, r.until_ms, r.topics)
     retention = offset_retention(r.group, cluster if cluster_named else None)
     lag, unavailable = None, None
-    if not commits:
+    if not commits and replay.type == "share":
+        unavailable = (f"group {r.group} is a share group: it commits nothing to the offsets log (its positions "
+                       "are kept in __share_group_state), so its lag over time is not there; its lag now, the "
+                       "broker's, is under the group now")
+    elif not commits:
         unavailable = f"the offsets log holds no commit of group {r.group} at or before --until"
     elif not cluster_named:
         unavailable = ("the lag needs a cluster: the log ends at past moments are asked of it (give -b with "
@@ -84,7 +88,7 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
         from kgroup.lag.history import document
 
         answer = lag_of(cluster(), r.group, commits, replay, r.since_ms, r.until_ms, r.until_is_now, r.allowed_lag,
-                        False, warn, info, retention)
+                        False, warn, info, retention, progress=progress)
         problems = answer.report.problems
         for line in problems[:10]:
             warn(line)
@@ -142,18 +146,37 @@ def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progr
     def no_cluster() -> GroupSource:
         raise AssertionError("a snapshot is read, not a cluster")
 
+    share_doc = None
     try:
         loaded = group_states(r.snapshot, [r.group], cluster or no_cluster, progress=progress)
     except UsageError as e:
         if r.snapshot is not None:
             raise
-        warn(f"the group now is not shown: {e.message}")
-        return None
+        assert cluster is not None
+        # a share group is not known to librdkafka's describe: asked of kgroup's own client only then
+        among = getattr(cluster(), "share_groups_among", None)
+        shares = among([r.group])[0] if among is not None else {}
+        if r.group not in shares:
+            warn(f"the group now is not shown: {e.message}")
+            return None
+        from kgroup.group.share import WithShareGroups, offsets_document
+
+        loaded = group_states(None, [r.group], lambda: WithShareGroups(cluster(), shares), offsets=False,
+                              progress=progress)
+        from kgroup.lag.share import share_offsets
+
+        answer = share_offsets(cluster(), r.settings, [r.group], warn)[r.group]
+        share_doc = offsets_document(shares[r.group], answer, r.topics, None)
     for line in [*loaded.notes, *loaded.problems]:
         warn(line)
     state = loaded.states.get(r.group)
     if state is None:
         return None
+    if share_doc is not None:
+        for u in share_doc["unknown"]:
+            warn(f"{r.group} {u['topic']}-{u['partition']}: {u['reason']}")
+        share_doc.pop("topic_lag")
+        return {"source": "cluster", "describe": describe_group(state), "offsets": share_doc}
     offsets = offsets_group(state, None, None, r.now_ms)
     offsets.pop("topic_lag")  # as offsets -o json
     return {"source": "snapshot" if r.snapshot is not None else "cluster", "describe": describe_group(state),

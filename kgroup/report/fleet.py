@@ -30,7 +30,8 @@ def group_flags(row: dict[str, Any]) -> list[str]:
     scan computed statuses, ``status X`` for a status other than OK (``status unknown``: none could
     be computed); empty: nothing to look at."""
     flags = [f for f in FLAGS if row.get(f)]
-    if "status" in row and row["status"] not in GOOD:
+    # a share group's lag is not in the offsets log (it commits nothing): no status is no reason to look
+    if "status" in row and row["status"] not in GOOD and not (row.get("type") == "share" and not row.get("commits")):
         flags.append(f"status {row['status'] or 'unknown'}")
     return flags
 
@@ -117,7 +118,8 @@ def render(doc: dict[str, Any], tables: Sequence[Any], asked: Sequence[tuple[str
     s = doc["summary"]
     flagged = [g for g in doc["groups"] if g["stale"] or g["storm"] or g.get("expiring")]
     body = ["<h1>kgroup scan: the fleet</h1>", facts(asked),
-            facts([("groups", s.get("group_count")), ("records", s.get("records")), ("commits", s.get("commits")),
+            facts([("groups", s.get("group_count")),
+                   ("by type", ", ".join(f"{t} {n}" for t, n in (s.get("group_types") or {}).items())), ("records", s.get("records")), ("commits", s.get("commits")),
                    ("rebalances", s.get("rebalance_count")), ("stale", s.get("stale_count")), ("storms", s.get("storm_count")),
                    ("expiring", s.get("expiring_count")), ("rewinds", s.get("rewinds")), ("undecodable", s.get("undecodable"))])]
     if s.get("lag_unknown"):

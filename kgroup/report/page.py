@@ -330,11 +330,23 @@ def expiry_fact(expiry: dict[str, Any]) -> str:
 
 def owners_now(doc: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]] | None:
     """The member owning each partition now, as the group now's offsets show it (``kgroup offsets``:
-    member_id, client_id, host), by (topic, partition); None without the group now."""
+    member_id, client_id, host), by (topic, partition); None where not known (:func:`owners_unknown`)."""
     now = doc["now"]
-    if now is None or now.get("offsets") is None:
+    if now is None or now.get("offsets") is None or owners_unknown(doc) is not None:
         return None
     return {(p["topic"], p["partition"]): p for p in now["offsets"]["partitions"]}
+
+
+def owners_unknown(doc: dict[str, Any]) -> str | None:
+    """Why the owners now are not known, else None: no group now, or a group with members that the
+    broker does not name (a state other than Empty or Dead, and no member details)."""
+    now = doc["now"]
+    if now is None or now.get("offsets") is None:
+        return now_missing(doc)
+    d = now["describe"]
+    if not d.get("members") and d.get("state") not in ("Empty", "Dead"):
+        return f"the group is {d.get('state') or 'in no known state'} but the broker returned no member details"
+    return None
 
 
 def never_committed(doc: dict[str, Any]) -> list[tuple[str, int, str | None]] | None:
@@ -342,8 +354,8 @@ def never_committed(doc: dict[str, Any]) -> list[tuple[str, int, str | None]] | 
     up to --until, nor in the group now's offsets): (topic, partition, owner's member id) each, from
     the group now's assignment; None without the group now."""
     now = doc["now"]
-    if now is None:
-        return None
+    if now is None or owners_unknown(doc) is not None or (now.get("offsets") or {}).get("type") == "share":
+        return None  # a share group commits nothing: no partition of it is "never committed"
     committed = {(p["topic"], p["partition"]) for p in (doc["lag"] or {}).get("partitions", [])}
     offsets = now.get("offsets")
     if offsets is not None:
@@ -369,7 +381,7 @@ def _lag_tables(doc: dict[str, Any]) -> str:
     notes += markers_notes((p["topic"], p["partition"], p["transaction_markers"]) for p in lag["partitions"]
                            if p.get("transaction_markers"))
     notes.append("CONSUMER-ID, HOST, CLIENT-ID: the member owning the partition now (the group now, below)"
-                 if owners is not None else f"The owners now are not known: {now_missing(doc)}.")
+                 if owners is not None else f"The owners now are not known: {owners_unknown(doc)}.")
     if len(rows) > MAX_ROWS:
         notes.append(f"{len(rows) - MAX_ROWS} more partitions in the data (-o json)")
     drawn = len(drawn_partitions(lag)) + len(zero_partitions(lag))
@@ -401,7 +413,7 @@ def _never_committed(doc: dict[str, Any]) -> str:
     missing = never_committed(doc)
     if missing is None:
         return (f'<p class="note" id="kgroup-never-committed">Partitions of the subscribed topics never committed: '
-                f"not known ({esc(now_missing(doc))}).</p>")
+                f"not known ({esc(owners_unknown(doc) or now_missing(doc))}).</p>")
     if not missing:
         return ('<p class="note" id="kgroup-never-committed">Every partition the group owns now has a committed '
                 "offset.</p>")
@@ -455,7 +467,15 @@ def _now(doc: dict[str, Any]) -> str:
                      [[m["member_id"], m["group_instance_id"], m["client_id"], m["host"], m["partition_count"],
                        compact(m["assignment"])] for m in d["members"]], title="Members", element_id="kgroup-members"))
     o = now["offsets"]
-    if o is not None:
+    if o is not None and o.get("type") == "share":  # kgroup offsets of a share group: the broker's lag now
+        total = "unknown (INCOMPLETE)" if o["total_lag"] is None else o["total_lag"]
+        out.append(table(["TOPIC", "PARTITION", "START-OFFSET", "LEADER-EPOCH", "LAG", "MEMBERS", "ERROR"],
+                         [[p["topic"], p["partition"], p["start_offset"], p["leader_epoch"], p["lag"],
+                           ", ".join(p["members"]), p["error"]] for p in o["partitions"]][:MAX_ROWS],
+                         title="Share-group offsets",
+                         notes=[f"total lag {total} (the broker's: end - start offset - records delivered past it)"],
+                         element_id="kgroup-offsets"))
+    elif o is not None:
         rows = [[p["topic"], p["partition"], p["committed"], p["log_start"], p["log_end"], p["lag"], p["member_id"],
                  p["client_id"], p["host"], p["metadata"]] for p in o["partitions"]]
         total = "unknown (INCOMPLETE)" if o["total_lag"] is None else o["total_lag"]

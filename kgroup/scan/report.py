@@ -95,8 +95,10 @@ def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int,
     if deleted:
         members = 0
     now = window.now_ms
-    stale = (not deleted and f.commits > 0 and now is not None and f.last_commit_ms is not None
-             and f.last_commit_ms < now - stale_after_ms)
+    stale: bool | None = (not deleted and f.commits > 0 and now is not None and f.last_commit_ms is not None
+                          and f.last_commit_ms < now - stale_after_ms)
+    if gtype == "share" and not f.commits:
+        stale = None  # a share group commits nothing to the offsets log: "no commit for long" says nothing of it
     return {
         "group": f.group, "type": gtype, "protocol": protocol, "offsets_partition": f.offsets_partition,
         "generation": f.generation, "member_count": members if members is not None else 0, "commits": f.commits,
@@ -106,6 +108,14 @@ def group_row(f: GroupFacts, window: Window, stale_after_ms: int, storm: int,
         "deleted": deleted, "stale": stale, "storm": max_in_span(f.rebalance_times) >= storm,
         "expires_ms": f.expires_ms, "expiring": expiring(f.expires_ms, now, expiry_warn_ms),
     }
+
+
+def type_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Groups per type (classic, consumer, share, streams), every type named even at 0."""
+    counts = dict.fromkeys(("classic", "consumer", "share", "streams"), 0)
+    for r in rows:
+        counts[r["type"]] = counts.get(r["type"], 0) + 1
+    return counts
 
 
 def expiring(expires_ms: int | None, now_ms: int | None, warn_ms: int) -> bool:

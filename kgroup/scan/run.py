@@ -294,8 +294,9 @@ def _scan_report(spark, req: ScanRequest, progress, stage_dir: str | None) -> Sc
         "source": req.input if not live else f"{req.settings.bootstrap} {req.topic}",
         "records": result.records, "records_read": result.read, "undecodable": result.undecodable,
         "errors": report.error_entries(result.errors), "group_count": len(rows),
+        "group_types": report.type_counts(rows),
         "commits": sum(r["commits"] for r in rows),
-        "rebalance_count": sum(r["rebalance_count"] for r in rows), "stale_count": sum(r["stale"] for r in rows),
+        "rebalance_count": sum(r["rebalance_count"] for r in rows), "stale_count": sum(bool(r["stale"]) for r in rows),
         "storm_count": sum(r["storm"] for r in rows), "rewinds": sum(r["rewinds"] for r in rows),
         "deleted_count": sum(r["deleted"] for r in rows), "expiring_count": sum(r["expiring"] for r in rows),
         "hot_partitions": [c["offsets_partition"] for c in coordinators if c["hot"]],
@@ -463,6 +464,8 @@ def _statuses(rows, result, req: ScanRequest, ends: dict[tuple[str, int], int | 
     for r in rows:
         status, complete, why = statuses.get(r["group"], (None, 0.0, []))
         r["status"], r["status_complete"] = status, round(complete, 3)
+        if r["type"] == "share" and not r["commits"]:
+            continue  # its positions are in __share_group_state, not commits: no status here, and nothing missing
         if why:
             problems[r["group"]] = "status: " + "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else "")
     return problems

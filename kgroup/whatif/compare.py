@@ -226,7 +226,9 @@ def apply_change(state: GroupState, change: Change) -> tuple[dict[str, int], lis
             subscription = m.subscription
         else:
             subscription, inferred = group_topics, True
-        owned = tuple(topic_partitions(m.assignment))
+        # a share member's as listed (the simple assignor's answer depends on its order), else sorted
+        owned = tuple((t, p) for t, ps in m.assignment.items() for p in ps) if state.group.type == "share" \
+            else tuple(topic_partitions(m.assignment))
         members.append(MemberSubscription(m.member_id, tuple(subscription), m.group_instance_id, m.rack,
                                           owned, generation))
     existing = {m.member_id for m in state.group.members}
@@ -270,6 +272,32 @@ def _owner_list(assignment: dict[str, Assignment], subscribed: list[str],
     return [owner for t in subscribed for owner in owners[t]]
 
 
+def _shared_moves(before: dict[str, Assignment], after: dict[str, Assignment],
+                  partitions: list[tuple[str, int]]) -> list[Move]:
+    """The moves of a share group, whose partitions may each be held by several members: per
+    partition (in ``partitions`` order), the members that lose it paired with those that gain it,
+    both in member-id order; a loss with no gain is a move to nobody (None), a gain with no loss
+    one from nobody."""
+    def holders(assignment: dict[str, Assignment]) -> dict[tuple[str, int], list[str]]:
+        out: dict[tuple[str, int], list[str]] = {}
+        for member in sorted(assignment):
+            for t, ps in assignment[member].items():
+                for p in ps:
+                    out.setdefault((t, p), []).append(member)
+        return out
+
+    was, will = holders(before), holders(after)
+    moves = []
+    for tp in partitions:
+        old, new = was.get(tp, []), will.get(tp, [])
+        lost = [m for m in old if m not in new]
+        gained = [m for m in new if m not in old]
+        for i in range(max(len(lost), len(gained))):
+            moves.append(Move(tp[0], tp[1], lost[i] if i < len(lost) else None,
+                              gained[i] if i < len(gained) else None))
+    return moves
+
+
 def _lags(state: GroupState) -> tuple[dict[tuple[str, int], int], set[tuple[str, int]]]:
     """The known lag of each committed partition, and the partitions whose lag cannot be known
     (kgroup.lag.now decides: sentinel, missing or inconsistent offsets)."""
@@ -302,10 +330,28 @@ def _server_side(members: list[MemberSubscription], state: GroupState) -> list[M
             if m.member_id in targets else m for m in members]
 
 
-def never_completes(strategy: str, follow_up: bool = False) -> str:
+class TopicIdsUnknown(UsageError):
+    """A strategy whose answer depends on the topics' ids (share groups' ``simple``) and a group
+    whose topics' ids are not all known (a snapshot written without them)."""
+
+    def __init__(self, strategy: str, topics: list[str]):
+        self.strategy, self.topics = strategy, topics
+        super().__init__(f"{strategy}: the ids of topics {', '.join(topics)} are not known (the snapshot has no "
+                         "topic_id for them), and Kafka's assignor orders members' topics by their ids")
+
+
+def never_completes(strategy: str, follow_up: bool = False, error: AssignorNeverReturns | None = None) -> str:
     """Why a rebalance run by ``strategy`` never completes, and what the group goes through,
-    where Kafka's assignor never returns (:class:`AssignorNeverReturns`)."""
+    where Kafka's assignor never returns (:class:`AssignorNeverReturns`) or throws (``error``
+    with a ``java_exception``: the share groups' assignor)."""
     s = STRATEGIES[strategy]
+    java_exception = getattr(error, "java_exception", None)
+    if "share" in s.group_types and java_exception is not None:
+        return (f"Kafka's {s.kafka_class.rsplit('.', 1)[-1]} throws {java_exception} on this input ({error}): the "
+                "group coordinator fails the heartbeat that asks it for the group's new target assignment (an "
+                "unexpected error, answered as UNKNOWN_SERVER_ERROR, and nothing of that heartbeat is written), "
+                "and every retry fails the same way while the group stays as it is, so the rebalance never "
+                "completes; the members keep the partitions they hold.")
     which = ("the follow-up rebalance (the one that hands out the revoked partitions)" if follow_up
              else "the rebalance")
     return (f"Kafka's {s.kafka_class.rsplit('.', 1)[-1]} never returns on this input: it loops in its "
@@ -331,6 +377,10 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
         notes.append(f"{name}: the topic ids are unknown (not in the snapshot), so its answer orders topics by "
                      "name where Kafka's coordinator orders them by topic id; it may differ from the cluster's")
     server_members = _server_side(members, state)
+    for name in strategies:
+        if "share" in STRATEGIES[name].group_types and topic_ids is None:
+            raise TopicIdsUnknown(name, sorted(t for t in topics if not (t in state.topics
+                                                                          and state.topics[t].topic_id)))
     # every subscribed partition and its owner now, which every strategy is compared against
     partitions = [(t, p) for t in subscribed for p in range(topics[t])]
     owners_before = _owner_list(current, subscribed, topics)
@@ -342,16 +392,23 @@ def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEF
                                    topic_racks=racks, topic_ids=topic_ids, jdk=jdk)
         except AssignorNeverReturns as e:
             results.append(StrategyResult(strategy, {}, [], {}, completes=False,
-                                          reason=never_completes(strategy, e.follow_up)))
+                                          reason=never_completes(strategy, e.follow_up, e)))
             continue
         assignment = {m.member_id: by_topic(raw.get(m.member_id, [])) for m in members}
-        owners_after = _owner_list(assignment, subscribed, topics)
-        moves = [Move(tp[0], tp[1], source, target)
-                 for tp, source, target in zip(partitions, owners_before, owners_after) if source != target]
         unassigned: Assignment = {}
-        for tp, target in zip(partitions, owners_after):
-            if target is None:
-                unassigned.setdefault(tp[0], []).append(tp[1])
+        if "share" in s.group_types:
+            moves = _shared_moves(current, assignment, partitions)
+            held = {(t, p) for a in assignment.values() for t, ps in a.items() for p in ps}
+            for tp in partitions:
+                if tp not in held:
+                    unassigned.setdefault(tp[0], []).append(tp[1])
+        else:
+            owners_after = _owner_list(assignment, subscribed, topics)
+            moves = [Move(tp[0], tp[1], source, target)
+                     for tp, source, target in zip(partitions, owners_before, owners_after) if source != target]
+            for tp, target in zip(partitions, owners_after):
+                if target is None:
+                    unassigned.setdefault(tp[0], []).append(tp[1])
         first_round = None
         if first_raw is not None:
             first_round = {m.member_id: by_topic(first_raw.get(m.member_id, [])) for m in members}

@@ -134,14 +134,14 @@ def test_share_state_offline_by_topic_id_and_by_name_with_topic_id():
     assert json.loads(r.stdout) == {"share_partitions": [{
         "group": "SG1", "topic": None, "topic_id": "AAAAAAAAAAAAAAAAAAAAAQ", "partition": 3,
         "coordinator_key": "SG1:AAAAAAAAAAAAAAAAAAAAAQ:3", "state_partition": 9, "state_partitions": 13,
-        "state_partition_leader": None, "verdict": "offline", "reason": "computed without a cluster"}],
+        "state_partition_leader": None, "coordinator": None, "verdict": "offline", "reason": "computed without a cluster"}],
         "state_topic": "__share_group_state", "state_topic_present": None}
     r = run_kgroup("find-coordinator", "--offline", "-o", "csv", "SG1", "share-orders",
                    "--share-state", "orders:3", "--topic-id", "AAAAAAAAAAAAAAAAAAAAAQ")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[1:] == ["SG1,orders,AAAAAAAAAAAAAAAAAAAAAQ,3,32/50,,offline,computed without a cluster",
+    assert r.stdout.splitlines()[1:] == ["SG1,orders,AAAAAAAAAAAAAAAAAAAAAQ,3,32/50,,,offline,computed without a cluster",
                                          "share-orders,orders,AAAAAAAAAAAAAAAAAAAAAQ,3,"
-                                         f"{_p('share-orders', 'AAAAAAAAAAAAAAAAAAAAAQ', 3)}/50,,offline,"
+                                         f"{_p('share-orders', 'AAAAAAAAAAAAAAAAAAAAAQ', 3)}/50,,,offline,"
                                          "computed without a cluster"]
     assert r.stderr.strip() == "kgroup: warning: --offline without --share-state-partitions: assuming 50 (Kafka's default)"
 

@@ -27,9 +27,9 @@ def test_help_shows_no_framework_type_labels(command):
 
 def test_completions_offer_enumerated_values():
     assert bash_complete("whatif", "--strategy", "") == ["range", "roundrobin", "sticky", "cooperative-sticky",
-                                                           "uniform", "server-range", "all"]
+                                                           "uniform", "server-range", "simple", "all"]
     assert bash_complete("whatif", "-s", "co") == ["cooperative-sticky"]
-    assert bash_complete("list", "--type", "") == ["classic", "consumer"]
+    assert bash_complete("list", "--type", "") == ["classic", "consumer", "share", "streams"]
     assert bash_complete("list", "--state", "Pr") == ["PreparingRebalance"]
     fish = (ROOT / "completions" / "kgroup.fish").read_text()
     assert ("complete -c kgroup -n '__fish_seen_subcommand_from scan' -l input -r -F" in fish

@@ -4,17 +4,12 @@ columns left out are named, long notes are numbered under the table, and -o wide
 terminal shows everything whole."""
 from __future__ import annotations
 
-import fcntl
-import os
-import select
-import struct
 import subprocess
 import sys
-import termios
-import time
 
 import pytest
 
+import terminal
 from conftest import ROOT
 
 SEED = "examples/seed-g1.json"
@@ -28,33 +23,9 @@ WHATIF = ["whatif", "--snapshot", SEED, "--remove", "C3"]
 
 def in_terminal(columns: int, *args: str, env: dict | None = None) -> list[str]:
     """stdout of ``python -m kgroup args`` on a terminal ``columns`` wide (stderr apart), as lines."""
-    leader, follower = os.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
-    full_env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "KGROUP_BOOTSTRAP_SERVERS")}
-    full_env.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "kgroup", *args], stdin=follower, stdout=follower,
-                            stderr=subprocess.DEVNULL, cwd=ROOT, env=full_env)
-    os.close(follower)
-    seen = b""
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([leader], [], [], 1)
-            if not ready:
-                if proc.poll() is not None:
-                    break
-                continue
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the other end closed
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        os.close(leader)
-        assert proc.wait(10) == 0
-    return seen.decode().replace("\r\n", "\n").splitlines()
+    ran = terminal.run(*args, columns=columns, env=env)
+    assert ran.code == 0, ran.other
+    return ran.terminal.decode().replace("\r\n", "\n").splitlines()
 
 
 def joined(lines: list[str]) -> str:

@@ -64,12 +64,27 @@ def test_responses_are_read_as_kafka_wrote_them(java_results):
 
 def test_only_reads_and_logins_can_be_sent(java_results):
     # Kafka's names of the requests messages.py can send: ApiVersions, FindCoordinator,
-    # OffsetFetch, ConsumerGroupDescribe, DescribeGroups and StreamsGroupDescribe, and the SASL login
-    # (SaslHandshake, SaslAuthenticate v1 and v2); nothing that joins, commits or creates
-    sent = ("ApiVersionsRequest", "FindCoordinatorRequest", "OffsetFetchRequest", "ConsumerGroupDescribeRequest",
-            "DescribeGroupsRequest", "StreamsGroupDescribeRequest", "SaslHandshakeRequest", "SaslAuthenticateRequest",
-            "SaslAuthenticateRequest")
+    # OffsetFetch, ConsumerGroupDescribe, DescribeGroups, ListGroups v4 and v5, Metadata,
+    # ShareGroupDescribe and DescribeShareGroupOffsets v0 and v1, StreamsGroupDescribe, and the SASL login (SaslHandshake,
+    # SaslAuthenticate v1 and v2); nothing that joins, commits, creates or alters
+    sent = ("ApiVersionsRequest", "FindCoordinatorRequest", "FindCoordinatorRequest", "OffsetFetchRequest",
+            "ConsumerGroupDescribeRequest", "DescribeGroupsRequest", "ListGroupsRequest", "ListGroupsRequest",
+            "MetadataRequest", "ShareGroupDescribeRequest", "DescribeShareGroupOffsetsRequest",
+            "DescribeShareGroupOffsetsRequest", "StreamsGroupDescribeRequest", "SaslHandshakeRequest",
+            "SaslAuthenticateRequest", "SaslAuthenticateRequest")
     assert sorted(layout.name for (api, layout, _), _line in java_results if layout is api.request
                   ) == sorted([n for n in sent for _ in range(PER_MESSAGE)])
-    assert {api.key for api in APIS} == {18, 10, 9, 69, 15, 89, 17, 36}  # their keys in Kafka's ApiKeys
+    assert {api.key for api in APIS} == {18, 10, 9, 69, 15, 16, 3, 77, 90, 89, 17, 36}  # their keys in Kafka's ApiKeys
     assert sorted(api.version for api in APIS if api.key == 36) == [1, 2]
+    assert sorted(api.version for api in APIS if api.key == 16) == [4, 5]
+    assert sorted(api.version for api in APIS if api.key == 90) == [0, 1]
+    assert sorted(api.version for api in APIS if api.key == 10) == [4, 6]
+    assert [api.version for api in APIS if api.key == 77] == [1]
+
+
+def test_a_v0_share_offsets_answer_reads_as_no_lag(java_results):
+    # DescribeShareGroupOffsets v0 has no Lag: Kafka's class reads it as -1 (unknown), so does kgroup
+    v0 = [(data, line) for (api, layout, data), line in java_results
+          if api is messages.DESCRIBE_SHARE_GROUP_OFFSETS_V0 and layout is api.response]
+    partitions = [p for data, _ in v0 for g in data["groups"] for t in g["topics"] for p in t["partitions"]]
+    assert partitions and all(p["lag"] == -1 for p in partitions)

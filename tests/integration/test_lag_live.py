@@ -191,6 +191,39 @@ def test_the_table_at_80_columns_in_a_terminal(tansu, topics):
         in " ".join(" ".join(lines).split())
 
 
+def stderr_in_terminal(*args: str) -> tuple[bytes, str, int]:
+    """(stderr as the terminal got it, stdout, exit code) of ``python -m kgroup args`` with only its
+    stderr on a pseudo-terminal (stdout a file, as in ``kgroup lag ... > file`` at a prompt)."""
+    import terminal
+
+    return terminal.run(*args, on="stderr")
+
+
+def test_the_ends_phase_shows_its_progress_on_a_terminal_only(tansu, topics):
+    data, offsets_topic = topics
+    args = ["lag", GROUP, "-b", tansu, "--offsets-topic", offsets_topic, "--since", str(BASE), "--until",
+            str(UNTIL), "-o", "json"]
+    seen, out, code = stderr_in_terminal(*args)
+    assert code == 0, seen
+    doc = json.loads(out)
+    text = seen.decode()
+    # the ends phase's line, drawn first at 0 of all its moments and last at all of them, each
+    # drawn in place (carriage return, line, erase to its end), and cleared at the end
+    first = re.search(r"\rlog ends {11}\[\.{30}\] 0/(\d+)\x1b\[K", text)
+    assert first, text
+    total = int(first.group(1))
+    # every commit's moment is asked (55 commits, at distinct moments per partition), and more:
+    # --until and the moments after each partition's last commit
+    assert total > sum(len(commits) for commits, _ in SCENARIOS.values()) == 55
+    last = "\rlog ends           [" + "#" * 30 + f"] {total}/{total}\x1b[K"
+    assert first.start() < text.index(last), text
+    assert text.endswith("\r\x1b[K"), text
+    assert "\n" not in text, text  # nothing else was said
+    # the same command with stderr not a terminal: nothing on stderr, the same document
+    r, again = lag_json(tansu, offsets_topic)
+    assert r.returncode == 0 and r.stderr == "" and again == doc
+
+
 FACTS = "lag-facts"
 
 

@@ -5,8 +5,12 @@ Data topics are produced one record per batch (Tansu's ListOffsets `latest` is r
 with known CreateTime timestamps. Every expected end is worked out here by a linear scan of those
 timestamps: the first offset whose timestamp is >= T, else the log end.
 
+- These logs are short: kgroup reads each whole, in one ordered pass, and asks nothing by
+  timestamp. With the passes off (``search_only``: as for a long log with few moments), the
+  broker's answers are asked and checked:
 - Tansu answers ListOffsets by timestamp with the log start for every timestamp, so on it the
-  ends are found from the records (the fallback path).
+  ends are found from the records (the fallback path), and after the first and the last
+  moment nothing more is asked.
 - The proxy then answers ListOffsets as Kafka does (computed from the same known timestamps,
   by tests/listoffsets.py for the version librdkafka sends): the answers pass the check and nothing is
   searched, one ListOffsets request per slot (one broker: one leader). Answering `earliest`
@@ -54,6 +58,19 @@ def moments_of(times: list[int]) -> list[int]:
     return sorted(out)
 
 
+def no_passes(monkeypatch) -> None:
+    """No ordered pass: every moment's end found from the broker's answer and the search."""
+    import kgroup.lag.ends as ends
+
+    monkeypatch.setattr(ends, "_PASS_MIN", 0)
+    monkeypatch.setattr(ends, "_PER_MOMENT", 0)
+
+
+@pytest.fixture
+def search_only(monkeypatch):
+    no_passes(monkeypatch)
+
+
 def _cluster(proxy, timeout: float = 10.0) -> Cluster:
     return Cluster(ConnectionSettings.build(proxy.address, [], None, timeout))
 
@@ -89,7 +106,23 @@ def _expected(topic: str, start: dict[int, int] | None = None) -> dict[tuple[str
     return {(topic, p, t): linear_end(ts, (start or {}).get(p, 0), t) for p, ts in TIMES.items() for t in moments_of(ts)}
 
 
-def test_tansu_answers_wrongly_and_the_ends_are_found_from_the_records(broker, data):
+def test_short_logs_are_read_whole_in_one_pass_and_nothing_is_asked_by_time(broker, data):
+    from faultproxy import FETCH, LIST_OFFSETS
+
+    topic = data
+    moments = {(topic, p): moments_of(ts) for p, ts in TIMES.items()}
+    answer = log_ends_at(_cluster(broker), moments)
+    assert answer.ends == _expected(topic)
+    assert answer.problems == []
+    stats = answer.stats
+    assert stats.list_offsets_calls == stats.checked == stats.searched == 0
+    # one round of reads: every record of the three partitions that have any, once
+    assert stats.record_reads == 1 and stats.records_read == sum(map(len, TIMES.values()))
+    assert broker.seen(LIST_OFFSETS) == 2  # earliest and latest (the bounds) only
+    assert broker.seen(FETCH) >= 1
+
+
+def test_tansu_answers_wrongly_and_the_ends_are_found_from_the_records(broker, data, search_only):
     from faultproxy import LIST_OFFSETS
 
     topic = data
@@ -99,16 +132,17 @@ def test_tansu_answers_wrongly_and_the_ends_are_found_from_the_records(broker, d
     assert answer.problems == []
     assert answer.bounds[(topic, 2)].start == answer.bounds[(topic, 2)].end == 0
     stats = answer.stats
-    slots = max(len(v) for p, v in moments.items() if TIMES[p[1]])  # the empty partition is not asked
-    assert stats.list_offsets_calls == slots
-    # Tansu's answer (the log start, 0) is right for the moments at or before a partition's first record only
-    assert stats.checked == sum(len(v) for p, v in moments.items() if TIMES[p[1]])
-    assert stats.searched == sum(1 for p, v in moments.items() if TIMES[p[1]] for t in v if t > TIMES[p[1]][0])
+    # the first and the last moment of each partition with records (the empty one is not asked);
+    # Tansu's answer (the log start, 0) is right for the first (long before every record), wrong
+    # for the last (long after them): its other moments are not asked
+    assert stats.list_offsets_calls == 2
+    assert stats.checked == 2 * sum(1 for ts in TIMES.values() if ts)
+    assert stats.searched == sum(1 for ts in TIMES.values() if ts)
     # earliest and latest (the bounds), then one request per slot: one broker leads every partition
-    assert broker.seen(LIST_OFFSETS) == 2 + slots
+    assert broker.seen(LIST_OFFSETS) == 2 + 2
 
 
-def test_answers_given_as_kafka_gives_them_are_checked_and_none_is_searched(broker, data):
+def test_answers_given_as_kafka_gives_them_are_checked_and_none_is_searched(broker, data, search_only):
     from faultproxy import LIST_OFFSETS
 
     topic = data
@@ -119,18 +153,22 @@ def test_answers_given_as_kafka_gives_them_are_checked_and_none_is_searched(brok
     stats = answer.stats
     slots = max(len(v) for p, v in moments.items() if TIMES[p[1]])
     assert stats.searched == 0
-    assert stats.list_offsets_calls == slots and broker.seen(LIST_OFFSETS) == 2 + slots
+    # the first and the last moments, then (both right) the others not yet found: one request per slot
+    assert stats.list_offsets_calls <= slots and broker.seen(LIST_OFFSETS) == 2 + stats.list_offsets_calls
     # only the checks read records: at most one read per slot, a few records each
     assert stats.record_reads <= slots
     assert stats.records_read <= 3 * stats.checked
 
 
-def test_moments_before_the_log_start_are_unknown(broker, data):
+@pytest.mark.parametrize("strategy", ["pass", "search"])
+def test_moments_before_the_log_start_are_unknown(broker, data, strategy, monkeypatch):
     from faultproxy import LIST_OFFSETS
 
     topic = data
     # retention removed offsets before 5 of partition 0 and before 12 of partition 3 (the log start answered so)
     start = {0: 5, 3: 12}
+    if strategy == "search":
+        no_passes(monkeypatch)
     broker.answer_with(LIST_OFFSETS, kafka_list_offsets({(topic, p): ts for p, ts in TIMES.items()},
                                                         {(topic, p): o for p, o in start.items()}))
     moments = {(topic, p): moments_of(TIMES[p]) for p in (0, 3)}
@@ -160,8 +198,8 @@ def test_a_compacted_topic_is_read_and_a_missing_partition_is_unknown(broker, da
                            (data, 9, BASE): EndAt(None, NO_BOUNDS)}
     assert answer.bounds[(compacted, 0)].compacted is True and answer.bounds[(data, 0)].compacted is False
     assert [line.split(":")[0] for line in answer.problems] == [f"{data}-9"] * len(answer.problems) != []
-    # earliest, latest, then one slot per moment of the compacted topic (data-0's in the first)
-    assert broker.seen(LIST_OFFSETS) == 2 + 3
+    # neither the compacted topic nor data-0 is asked by timestamp (each read whole): earliest and latest only
+    assert broker.seen(LIST_OFFSETS) == 2
 
 
 def test_finding_ends_joins_no_group_and_commits_nothing(broker, data, monkeypatch):
@@ -184,7 +222,7 @@ def test_finding_ends_joins_no_group_and_commits_nothing(broker, data, monkeypat
     assert [tp.offset for tp in result.topic_partitions] == [-1001] * len(TIMES)  # nothing committed
 
 
-def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
+def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster, search_only):
     """librdkafka's mock cluster answers -1 to every timestamp (and has no DescribeConfigs: whether
     a topic is compacted cannot be read there, so bounds are built here as for a topic that is
     not). The adapter's record source under ends_at, with the bounds as read: the ends equal the
@@ -238,8 +276,9 @@ def test_on_three_brokers_one_request_per_leader_per_slot(mock_cluster):
     cluster.admin.poll(0.5)
     assert ends == {(topic, p, t): linear_end(ts, 0, t) for p, ts in times.items() for t in moments_of(ts)}
     assert reader.problems == []
-    # -1 (the log end) is right for the moments after a partition's last record only
-    assert stats.searched == sum(1 for p, ts in times.items() for t in moments_of(ts) if t <= ts[-1])
+    # -1 (the log end) is wrong for each partition's first moment (before every record), right for
+    # its last: nothing more is asked
+    assert stats.list_offsets_calls == 2 and stats.searched == len(times)
     # slot k asks the partitions with a k-th moment: one request to each broker leading one of them
     expected = 0
     for k in range(stats.list_offsets_calls):

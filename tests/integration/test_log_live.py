@@ -221,3 +221,11 @@ def test_share_state_log_read_live_equals_the_saved_one(tansu, tmp_path):
     replayed = run_kgroup("log", "--input", str(saved), "--type", "share-state", "--replay", "-o", "csv")
     assert replayed.stdout.splitlines()[1:] == ["SG1,0c2xzWoOQ7i7A7k2P3pqXA,0,105,105,1,archived,5,archived",
                                                 "SG1,0c2xzWoOQ7i7A7k2P3pqXA,0,106,109,4,available,4,last-attempt"]
+    # live, the limit is the brokers' group.share.delivery.count.limit where they report it; Tansu
+    # reports no broker configuration, so Kafka's default is used and said
+    live_replay = run_kgroup("log", "-b", tansu, "--type", "share-state", "--share-state-topic", topic, "--replay",
+                             "-o", "csv")
+    assert live_replay.returncode == 0, live_replay.stderr
+    assert live_replay.stdout == replayed.stdout
+    assert ("kgroup: delivery limit 5 (Kafka's default: the brokers report no group.share.delivery.count.limit;"
+            in live_replay.stderr)

@@ -126,7 +126,9 @@ def _expected(sc, since, until, stale_after, storm, live_ends):
             "commits_per_hour": round(len(commits) * 3600 / seconds, 3),
             "first_commit_ms": min((c.value["commitTimestamp"] for c in commits), default=None),
             "last_commit_ms": last_commit, "rebalance_count": len(times), "partition_count": len(by_tp), "rewinds": rewinds,
-            "deleted": deleted, "stale": (not deleted and bool(commits) and last_commit < now - stale_after),
+            # a share group without commits: "no commit for long" does not apply (None)
+            "deleted": deleted, "stale": None if gtype == "share" and not commits else (
+                not deleted and bool(commits) and last_commit < now - stale_after),
             "storm": most >= storm, "expires_ms": expiries.get(g),
             "expiring": expiries.get(g) is not None and expiries[g] <= now + DAY,
         }
@@ -204,7 +206,7 @@ def test_scenario_has_what_the_report_must_find(scenario):
     assert len(groups) > 1000 and extra["undecodable"] == 2
     assert sum(g["storm"] for g in groups) == 1 and sum(g["rewinds"] for g in groups) == 2
     assert {g["group"]: g["rewinds"] for g in groups if g["rewinds"]} == {"rewinder": 1, "rewinder-after-delete": 1}
-    assert sum(g["stale"] for g in groups) >= 50 and sum(g["deleted"] for g in groups) >= 10
+    assert sum(bool(g["stale"]) for g in groups) >= 50 and sum(g["deleted"] for g in groups) >= 10
     assert {g["type"] for g in groups} == {"classic", "consumer", "share", "streams"}
 
 
@@ -217,6 +219,9 @@ def test_input_jsonl_and_parquet_match_the_independent_computation(spark, scenar
         assert rep.brokers == []
         s = rep.summary
         assert (s["records"], s["undecodable"], s["group_count"]) == (extra["records"], 2, len(groups))
+        assert s["group_types"] == {t: sum(g["type"] == t for g in groups)
+                                    for t in ("classic", "consumer", "share", "streams")}
+        assert s["group_types"]["share"] >= 1 and s["stale_count"] == sum(bool(g["stale"]) for g in groups)
         assert s["rebalance_count"] == sum(g["rebalance_count"] for g in groups)
         assert s["window"]["now_ms"] == extra["now"]
         assert [(e["partition"], e["offset"]) for e in s["errors"]] == sorted(

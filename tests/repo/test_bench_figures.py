@@ -54,7 +54,8 @@ def test_refuses_missing_repeated_or_misordered_markers(doc):
 def test_docs_benchmarks_has_each_benchmark_block_once():
     readme = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     for name in ("startup-bench", "offsets-bench", "offsets-scale-bench", "offsets-scale-bench-sasl-ssl", "whatif-bench",
-                 "log-bench", "lag-bench", "report-bench", "scan-bench"):
+                 "log-bench", "lag-bench", "ends-bench",
+                 "report-bench", "scan-bench"):
         assert replace_block(readme, name, "x").count("<!-- ") == readme.count("<!-- ")
     scan = (ROOT / "docs" / "scan.md").read_text(encoding="utf-8")
     replace_block(scan, "scan-bench-sizing", "x")

@@ -73,7 +73,7 @@ def test_a_count_is_named_count_where_the_list_has_the_plain_name():
                          ("scan", "summary/rebalance_count"), ("find-coordinator", "oneOf/brokers/group_count"),
                          ("describe", "groups/members/partition_count"), ("list", "groups/member_count")]:
         assert (schema, path) in found, (schema, path)
-    assert ("history", "rebalances") in found and ("lag", "partitions") in found
+    assert ("history", "rebalances") in found and ("lag", "oneOf/partitions") in found
     assert ("offsets", "groups/partitions") in found
 
 
@@ -103,6 +103,7 @@ def test_a_broker_is_an_object_with_id_host_and_port_in_every_document():
     # find-coordinator's document is one of two (a top-level oneOf): groups, or --share-state's share partitions
     assert seen == {("describe", "groups/coordinator"), ("find-coordinator", "oneOf/groups/coordinator"),
                     ("find-coordinator", "oneOf/groups/offsets_partition_leader"),
-                    ("find-coordinator", "oneOf/share_partitions/state_partition_leader"), ("list", "groups/coordinator"),
                     ("describe-streams", "groups/coordinator"), ("streams-snapshot", "group/coordinator"),
+                    ("find-coordinator", "oneOf/share_partitions/state_partition_leader"),
+                    ("find-coordinator", "oneOf/share_partitions/coordinator"), ("list", "groups/coordinator"),
                     ("scan", "groups/offsets_partition_leader"), ("scan", "coordinators/offsets_partition_leader")}

@@ -53,10 +53,13 @@ def test_compact_form():
 
 
 def test_the_strategy_registry():
-    from kgroup.whatif.assignors.registry import CLIENT_SIDE, SERVER_SIDE, STRATEGIES
+    from kgroup.whatif.assignors.registry import CLIENT_SIDE, SERVER_SIDE, STRATEGIES, for_group_type
     from kgroup.whatif.vote import BUILTIN_REBALANCE_PROTOCOLS
 
-    assert list(STRATEGIES) == ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+    assert list(STRATEGIES) == ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range",
+                                "simple"]
+    assert for_group_type("classic") == for_group_type("consumer") == for_group_type(None) == list(STRATEGIES)[:-1]
+    assert for_group_type("share") == ["simple"]
     assert CLIENT_SIDE == ["range", "roundrobin", "sticky", "cooperative-sticky"]
     assert SERVER_SIDE == ["uniform", "server-range"]
     # ConsumerPartitionAssignor.supportedProtocols of Kafka's four client-side assignors
@@ -68,13 +71,13 @@ def test_the_strategy_registry():
     # the names Kafka gives them: a classic member's protocol names, a KIP-848 group's assignor
     assert {s.name: s.kafka_name for s in STRATEGIES.values()} == {
         "range": "range", "roundrobin": "roundrobin", "sticky": "sticky", "cooperative-sticky": "cooperative-sticky",
-        "uniform": "uniform", "server-range": "range"}
+        "uniform": "uniform", "server-range": "range", "simple": "simple"}
     assert [s.name for s in STRATEGIES.values() if s.two_rounds] == ["cooperative-sticky"]
-    assert [s.name for s in STRATEGIES.values() if s.takes_topic_ids] == ["uniform"]
+    assert [s.name for s in STRATEGIES.values() if s.takes_topic_ids] == ["uniform", "simple"]
     import importlib
     for s in STRATEGIES.values():  # each names a module that implements it
         module = importlib.import_module(f"kgroup.whatif.assignors.{s.module}")
-        assert callable(module.assign_rounds if s.two_rounds else module.assign)
+        assert callable(getattr(module, "assign_rounds" if s.two_rounds else s.function))
 
 
 def test_a_strategy_runs_its_module():

@@ -108,7 +108,9 @@ def test_list_filters_states_in_any_case_and_the_type():
         return [r["group"] for r in rows if r is not None]
 
     assert kept(["preparing_rebalance", "EMPTY"], None) == ["B", "C"]
-    assert kept([], "classic") == ["A", "C"]
+    assert kept([], ["classic"]) == ["A", "C"]
+    assert kept([], ["consumer", "classic"]) == ["A", "B", "C"]
+    assert kept([], ["share"]) == []
     a = listing_row(listed[0], described["A"], ["stable"], None)
     assert a is not None and (a["assignor"], a["member_count"], a["coordinator"]) == ("range", 1, None)
     # B is not described: what ListGroups said stands, the rest is unknown

@@ -119,6 +119,21 @@ def test_never_committed_partitions_of_the_group_now():
     assert never_committed(_doc()) is None
     assert owners_now(_doc(now=now))[("T", 0)]["member_id"] == "m1"
 
+
+def test_owners_of_a_group_whose_members_the_broker_does_not_name_are_unknown():
+    """A Stable group described with no members (as Tansu answers) has owners, unnamed: neither "no
+    owner" nor "every owned partition has a commit"; an Empty group has none."""
+    from kgroup.report.page import never_committed, owners_now, owners_unknown
+
+    offsets = {"partitions": [{"topic": "T", "partition": 0, "committed": 5, "member_id": None}]}
+    stable = {"describe": {"state": "Stable", "members": []}, "offsets": offsets}
+    assert owners_now(_doc(now=stable)) is None and never_committed(_doc(now=stable)) is None
+    assert owners_unknown(_doc(now=stable)) == "the group is Stable but the broker returned no member details"
+    empty = {"describe": {"state": "Empty", "members": []}, "offsets": offsets}
+    assert owners_unknown(_doc(now=empty)) is None
+    assert owners_now(_doc(now=empty)) == {("T", 0): offsets["partitions"][0]}
+    assert never_committed(_doc(now=empty)) == []
+
 def test_escaping():
     hostile = '<script>alert("x")</script>&'
     assert esc(hostile) == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;"

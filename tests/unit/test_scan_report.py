@@ -40,7 +40,18 @@ def test_group_row_flags():
                                               "member_protocol": "uniform"}), w, H, 3)
     assert (consumer["type"], consumer["protocol"], consumer["member_count"]) == ("consumer", "uniform", 2)
     idle = report.group_row(GroupFacts(group="s", offsets_partition=0, last_kind="share"), w, H, 3)
-    assert (idle["type"], idle["commits"], idle["stale"], idle["generation"]) == ("share", 0, False, None)
+    # a share group commits nothing: "stale" (no commit for long) does not apply to it, not False
+    assert (idle["type"], idle["commits"], idle["stale"], idle["generation"]) == ("share", 0, None, None)
+    streams = report.group_row(GroupFacts(**{**base, "last_kind": "streams", "live_members": 1}), w, H, 3)
+    assert (streams["type"], streams["stale"]) == ("streams", True)  # streams groups commit: the rule applies
+    rows = [row, consumer, idle, streams, gone]
+    assert report.type_counts(rows) == {"classic": 2, "consumer": 1, "share": 1, "streams": 1}
+    assert report.type_counts([]) == {"classic": 0, "consumer": 0, "share": 0, "streams": 0}
+    from kgroup.report.fleet import group_flags
+
+    # live, a share group has no status (its lag is the broker's), which is no reason to look
+    assert group_flags({**idle, "status": None}) == []
+    assert group_flags({**row, "status": None}) == ["stale", "status unknown"]
 
 
 def test_coordinators_brokers_and_lag():

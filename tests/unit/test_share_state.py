@@ -120,3 +120,21 @@ def test_an_update_tombstone_is_counted_not_applied():
     r.apply(ShareStateRecord(1, _key(), None, None))
     (sp,) = r.live()
     assert sp.ignored == 1 and sp.state.batches == (B(0, 5, 4, AVAILABLE),)
+
+
+def test_the_delivery_complete_count_and_lag_of_a_41_state():
+    """A Kafka 4.1 state records no delivery-complete count (-1): it is the records past the start
+    offset that are acknowledged or archived, as a 4.2+ broker counts them when it loads the state;
+    lag = end - start - that count (GroupCoordinatorService). Worked out by hand."""
+    from kgroup.offsets_log.share_state import ACKNOWLEDGED, ARCHIVED, AVAILABLE, Batch, ShareState, delivery_complete, lag
+
+    batches = (Batch(100, 104, 1, ACKNOWLEDGED), Batch(105, 109, 2, AVAILABLE), Batch(110, 112, 5, ARCHIVED),
+               Batch(113, 113, 1, 1))  # 1: acquired, not terminal
+    state = ShareState(3, 1, 0, 100, -1, batches, 0, 0)
+    assert delivery_complete(state) == 5 + 3
+    # end 120: offsets 100-119 exist; 8 of them delivered to the end, so 12 records still to deliver
+    assert lag(state, 120) == 12
+    # a 4.2+ state carries its count: that one is used, as the broker uses it
+    assert delivery_complete(ShareState(3, 1, 0, 100, 2, batches, 0, 0)) == 2
+    # a batch straddling the start offset counts from the start offset on
+    assert delivery_complete(ShareState(3, 1, 0, 102, -1, batches, 0, 0)) == 3 + 3

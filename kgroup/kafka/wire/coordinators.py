@@ -119,6 +119,11 @@ class Coordinators:
             raise
         raise WireError(f"no broker answered ({', '.join(problems)})")
 
+    @property
+    def deadline(self) -> float:
+        """When every connection's requests must have been answered (time.monotonic())."""
+        return self._deadline
+
     def speaks(self, exchange: Exchange) -> bool:
         """Whether the cluster (as its first broker answering says) can be asked ``exchange``."""
         return exchange.speaks(self._first)
@@ -139,6 +144,26 @@ class Coordinators:
                 conn.close()
         self._connections = {address: None for address in self._connections}
         self.broken = True
+
+    def forget(self, group: str) -> None:
+        """Look the group's coordinator up again before the next question about it (it moved, or
+        was not found)."""
+        self._coordinators.pop(group, None)
+
+    def find_share_coordinators(self, keys: list[str]) -> dict[str, Node | tuple[int, str | None]]:
+        """FindCoordinator v6 with key type 2 (SHARE): for each "groupId:topicId:partition" key the
+        share coordinator, or (error code, message). WireError where the broker asked does not
+        speak v6 (Kafka before 4.1)."""
+        from kgroup.kmsg.messages import FIND_COORDINATOR_V6
+
+        if not self._lookup.supports(FIND_COORDINATOR_V6):
+            raise WireError("the cluster does not answer FindCoordinator v6 (share coordinators, Kafka 4.1+)")
+        self._lookup.send(FIND_COORDINATOR_V6, {"keyType": 2, "coordinatorKeys": list(dict.fromkeys(keys))})
+        out: dict[str, Node | tuple[int, str | None]] = {}
+        for c in self._lookup.receive()["coordinators"]:
+            out[c["key"]] = (Node(c["nodeId"], c["host"], c["port"]) if c["errorCode"] == errors.NONE
+                             else (c["errorCode"], c["errorMessage"]))
+        return out
 
     def _find_coordinators(self, groups: list[str]) -> None:
         unknown = [g for g in dict.fromkeys(groups) if g not in self._coordinators]

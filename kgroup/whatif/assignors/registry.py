@@ -1,6 +1,7 @@
 """Every partition assignment strategy kgroup runs, in one table: its name, the name Kafka gives
 it, where it runs in Kafka (``client``: in the group leader's consumer, a classic group;
-``server``: in the group coordinator, a KIP-848 group), the module under ``kgroup.whatif.assignors``
+``server``: in the group coordinator, a KIP-848 consumer group or a KIP-932 share group), the
+group types it assigns for, the module under ``kgroup.whatif.assignors``
 whose ``assign`` implements it, the Kafka class it mirrors and, for the client side, the
 rebalance protocols it supports. Everything else (whatif's strategies and how it calls them,
 the CLI's choices, the protocol vote's table) derives from it. Loading this module loads no
@@ -29,6 +30,10 @@ class Strategy(NamedTuple):
     two_rounds: bool = False
     # assign() takes the topics' ids and the brokers' JDK (both decide its iteration orders)
     takes_topic_ids: bool = False
+    # the group types whose partitions it assigns: a share group's partitions may go to several
+    # members at once, and only the share assignor does that
+    group_types: tuple[str, ...] = ("classic", "consumer")
+    function: str = "assign"  # the module's function that runs it
 
     def run(self, topics: dict[str, int], members: list[MemberSubscription], *,
             topic_racks: TopicRacks | None = None, topic_ids: dict[str, str] | None = None,
@@ -36,13 +41,14 @@ class Strategy(NamedTuple):
         """The strategy's assignment of ``members``, and for a two-round strategy its first round
         (else None). ``topic_ids`` and ``jdk`` (None: the default) reach only a strategy that takes them."""
         module = importlib.import_module(f"kgroup.whatif.assignors.{self.module}")
+        assign = getattr(module, self.function)
         if self.two_rounds:
             first, converged = module.assign_rounds(topics, members, topic_racks=topic_racks)
             return converged, first
         if self.takes_topic_ids:
             extra = {"topic_ids": topic_ids} if jdk is None else {"topic_ids": topic_ids, "jdk": jdk}
-            return module.assign(topics, members, topic_racks=topic_racks, **extra), None
-        return module.assign(topics, members, topic_racks=topic_racks), None
+            return assign(topics, members, topic_racks=topic_racks, **extra), None
+        return assign(topics, members, topic_racks=topic_racks), None
 
 
 _CLIENTS = "org.apache.kafka.clients.consumer."
@@ -57,7 +63,16 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("uniform", "uniform", "server", "uniform", _COORDINATOR + "UniformAssignor", takes_topic_ids=True),
     # Kafka names the server-side range assignor "range" too; kgroup tells the two apart
     Strategy("server-range", "range", "server", "server_range", _COORDINATOR + "RangeAssignor"),
+    # KIP-932: the one assignor of share groups (group.share.assignors)
+    Strategy("simple", "simple", "server", "simple", _COORDINATOR + "SimpleAssignor", takes_topic_ids=True,
+             group_types=("share",), function="assign_subscriptions"),
 )}
 
+
+def for_group_type(group_type: str | None) -> list[str]:
+    """The strategies that assign a group of this type (a group of no known type: a consumer group's)."""
+    wanted = "share" if group_type == "share" else "consumer"
+    return [name for name, s in STRATEGIES.items() if wanted in s.group_types]
+
 CLIENT_SIDE = [name for name, s in STRATEGIES.items() if s.side == "client"]
-SERVER_SIDE = [name for name, s in STRATEGIES.items() if s.side == "server"]
+SERVER_SIDE = [name for name, s in STRATEGIES.items() if s.side == "server" and "consumer" in s.group_types]

@@ -34,13 +34,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from kgroup.group.assignment import GroupAssignment
 from kgroup.java.hashmap import DEFAULT_JDK
+from kgroup.whatif.assignors.base import MemberSubscription
 from kgroup.whatif.assignors.simple import heterogeneous, homogeneous
 from kgroup.whatif.assignors.simple.model import (HETEROGENEOUS, HOMOGENEOUS, Group, ShareAssignment, ShareMember,
                                                    ShareTopic, SimpleAssignorThrows, subscription_type)
 
 __all__ = ["HETEROGENEOUS", "HOMOGENEOUS", "ShareAssignment", "ShareMember", "ShareTopic", "SimpleAssignorThrows",
-           "assign", "subscription_type"]
+           "assign", "assign_subscriptions", "subscription_type"]
 
 NAME = "simple"  # the assignor's name in Kafka (group.share.assignors)
 KAFKA_CLASS = "org.apache.kafka.coordinator.group.assignor.SimpleAssignor"
@@ -64,3 +66,30 @@ def assign(topics: Sequence[ShareTopic], members: Sequence[ShareMember], *,
     if group.subscription_type == HOMOGENEOUS:
         return homogeneous.build(group)
     return heterogeneous.build(group)
+
+
+def assign_subscriptions(topics: Mapping[str, int], members: Sequence[MemberSubscription], *,
+                         topic_racks: object = None, topic_ids: Mapping[str, str] | None = None,
+                         jdk: int | None = None) -> GroupAssignment:
+    """:func:`assign` in the vocabulary every other strategy speaks (kgroup.whatif.assignors.base):
+    topics by name with their partition counts, members with their subscribed names and what they
+    hold now (``owned``: a share member's current target assignment). ``topic_ids`` names every
+    topic's id, which decides Kafka's iteration orders: required. The answer is member id -> its
+    partitions by topic name, each member's topics and partitions in the order Kafka's map and sets
+    hold them; a member Kafka's answer leaves out has none. Racks play no part in this assignor.
+    Every partition of every topic counts as assignable (the share coordinator has initialized it)."""
+    if topic_ids is None:
+        raise ValueError("the simple assignor needs every topic's id")
+    share_topics = [ShareTopic(topic_ids[t], t, n) for t, n in topics.items() if t in topic_ids]
+    share_members = []
+    for m in members:
+        current: dict[str, list[int]] = {}
+        for t, p in m.owned:
+            if t in topic_ids:  # a topic gone from the metadata: the coordinator has no id for it either
+                current.setdefault(topic_ids[t], []).append(p)
+        share_members.append(ShareMember(m.member_id, tuple(m.topics),
+                                         tuple((tid, tuple(ps)) for tid, ps in current.items())))
+    names = {tid: t for t, tid in topic_ids.items()}
+    answer = assign(share_topics, share_members, jdk=DEFAULT_JDK if jdk is None else jdk)
+    return {member: [(names[tid], p) for tid, ps in per_topic.items() for p in ps]
+            for member, per_topic in answer.items()}

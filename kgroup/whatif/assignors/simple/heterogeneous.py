@@ -19,9 +19,8 @@ at: whoever holds it keeps it.
 """
 from __future__ import annotations
 
-from kgroup.java.mutable import JavaIterator, JavaMap, JavaSet, int_hash, presized_capacity
-from kgroup.whatif.assignors.simple.model import (Assignment, Group, ShareAssignment, SimpleAssignorThrows,
-                                                   desired_counts, npe)
+from kgroup.java.mutable import JavaMap, JavaSet, int_hash, presized_capacity
+from kgroup.whatif.assignors.simple.model import Assignment, Group, ShareAssignment, assign_remaining, desired_counts, npe
 
 
 def build(group: Group) -> ShareAssignment:
@@ -148,30 +147,7 @@ class _Topic:
             now_held = by_member.get(index)
             if (0 if now_held is None else len(now_held)) < self.desired[index]:
                 unfilled.add(index)
-        members_left = JavaIterator(unfilled)
-        assigned_since_start = False
-        for partition, holders in by_partition.items():
-            if len(holders) < self.sharing:
-                to_make = self.sharing - len(holders)
-                while to_make > 0:
-                    if not members_left.has_next():
-                        if not assigned_since_start:
-                            break
-                        members_left = JavaIterator(unfilled)
-                        assigned_since_start = False
-                    if not members_left.has_next():
-                        raise SimpleAssignorThrows(
-                            "java.util.NoSuchElementException",
-                            f"partition {topic_id}:{partition} still wants {to_make} member(s) and no member is "
-                            "unfilled")
-                    index = members_left.next()
-                    if index not in holders:
-                        self._new_assignment_of(index).compute_if_absent(topic_id, group.int_set).add(partition)
-                        held = by_member.compute_if_absent(index, group.int_set)
-                        held.add(partition)
-                        to_make -= 1
-                        assigned_since_start = True
-                        if len(held) >= self.desired[index]:
-                            members_left.remove()
-            if not len(unfilled):
-                break
+        assign_remaining(by_partition, unfilled, self.sharing, self.desired, by_member, group.int_set,
+                         lambda index, partition: self._new_assignment_of(index).compute_if_absent(
+                             topic_id, group.int_set).add(partition),
+                         lambda partition: f"{topic_id}:{partition}")

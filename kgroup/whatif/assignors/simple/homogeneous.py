@@ -23,9 +23,9 @@ subscribes to no name at all gets an empty result (no member keys).
 """
 from __future__ import annotations
 
-from kgroup.java.mutable import JavaIterator, JavaMap, JavaSet, int_hash, presized_capacity
-from kgroup.whatif.assignors.simple.model import (Assignment, Group, ShareAssignment, SimpleAssignorThrows,
-                                                   TopicIdPartition, desired_counts, npe)
+from kgroup.java.mutable import JavaMap, JavaSet, int_hash, presized_capacity
+from kgroup.whatif.assignors.simple.model import (Assignment, Group, ShareAssignment, TopicIdPartition,
+                                                   assign_remaining, desired_counts, npe)
 
 
 def build(group: Group) -> ShareAssignment:
@@ -132,31 +132,8 @@ def build(group: Group) -> ShareAssignment:
 
     # 4. assignRemainingPartitions
     if len(unfilled):
-        members_left = JavaIterator(unfilled)
-        assigned_since_start = False
-        for tp, holders in by_partition.items():
-            if len(holders) < sharing:
-                to_make = sharing - len(holders)
-                while to_make > 0:
-                    if not members_left.has_next():
-                        if not assigned_since_start:
-                            break
-                        members_left = JavaIterator(unfilled)
-                        assigned_since_start = False
-                    if not members_left.has_next():
-                        raise SimpleAssignorThrows(
-                            "java.util.NoSuchElementException",
-                            f"partition {tp[0]}:{tp[1]} still wants {to_make} member(s) and no member is unfilled")
-                    index = members_left.next()
-                    if index not in holders:
-                        new_assignment_of(index).compute_if_absent(tp[0], group.int_set).add(tp[1])
-                        held = by_member.compute_if_absent(index, partition_set)
-                        held.add(tp)
-                        to_make -= 1
-                        assigned_since_start = True
-                        if len(held) >= desired[index]:
-                            members_left.remove()
-            if not len(unfilled):
-                break
+        assign_remaining(by_partition, unfilled, sharing, desired, by_member, partition_set,
+                         lambda index, tp: new_assignment_of(index).compute_if_absent(tp[0], group.int_set).add(tp[1]),
+                         lambda tp: f"{tp[0]}:{tp[1]}")
 
     return group.result(new)

@@ -22,11 +22,11 @@ The coordinator (``TargetAssignmentBuilder.build``, Kafka 4.3) hands the assigno
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import NamedTuple, TypeVar
 
 from kgroup.java.hashmap import hashset_copy_initial_capacity, iteration_order
-from kgroup.java.mutable import JavaMap, JavaSet, int_hash, presized_capacity
+from kgroup.java.mutable import JavaIterator, JavaMap, JavaSet, int_hash, presized_capacity
 from kgroup.java.primitives import to_int32
 from kgroup.java.uuid import parse_uuid, uuid_hash
 from kgroup.whatif.assignors.base import AssignorNeverReturns
@@ -184,3 +184,44 @@ def desired_counts(desired_sharing: int, partitions: int, members: int) -> list[
     ``q = desired_sharing * partitions / (double) members`` (double arithmetic, as Java's)."""
     q = (desired_sharing * partitions) / float(members)
     return [math.ceil(q * float(i + 1)) - math.ceil(q * float(i)) for i in range(members)]
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def assign_remaining(by_partition: JavaMap[K, JavaSet[int]], unfilled: JavaSet[int], sharing: int,
+                     desired: Sequence[int], by_member: JavaMap[int, JavaSet[K]],
+                     new_held: Callable[[], JavaSet[K]], give: Callable[[int, K], object],
+                     name: Callable[[K], str]) -> None:
+    """Step 4 of both builders (``assignRemainingPartitions``): each partition (``by_partition`` order)
+    short of ``sharing`` holders takes members from ``unfilled`` (members below their ``desired``
+    count) through one iterator that restarts from the set's start only when it handed out something
+    since its last start; it throws Java's ``NoSuchElementException`` when a partition still wants
+    members and none is left. ``give`` records the partition in the member's new assignment and
+    ``by_member`` counts it; ``name`` says the partition in the exception's message."""
+    members_left = JavaIterator(unfilled)
+    assigned_since_start = False
+    for key, holders in by_partition.items():
+        if len(holders) < sharing:
+            to_make = sharing - len(holders)
+            while to_make > 0:
+                if not members_left.has_next():
+                    if not assigned_since_start:
+                        break
+                    members_left = JavaIterator(unfilled)
+                    assigned_since_start = False
+                if not members_left.has_next():
+                    raise SimpleAssignorThrows(
+                        "java.util.NoSuchElementException",
+                        f"partition {name(key)} still wants {to_make} member(s) and no member is unfilled")
+                index = members_left.next()
+                if index not in holders:
+                    give(index, key)
+                    held = by_member.compute_if_absent(index, new_held)
+                    held.add(key)
+                    to_make -= 1
+                    assigned_since_start = True
+                    if len(held) >= desired[index]:
+                        members_left.remove()
+        if not len(unfilled):
+            break

@@ -1,0 +1,207 @@
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.ListGroupsResult;
+import org.apache.kafka.common.GroupType;
+
+/**
+ * Kafka's own Java Admin client (kafka-clients) asked about groups, for the tests that hold kgroup's
+ * answers to it on the same cluster (the protocol test double, tests/protodouble.py, or Tansu).
+ *
+ * Usage: AdminGroupsProbe BOOTSTRAP TIMEOUT_MS COMMAND [ARG...]
+ *
+ * Prints one JSON document on stdout. Commands:
+ *
+ *   listGroups [TYPE...]   Admin.listGroups, with ListGroupsOptions.withTypes(TYPE...) when types are
+ *                          given (classic, consumer, share, streams): {"listings": [{"groupId",
+ *                          "type" (null when the broker said none), "protocolType", "state" (null
+ *                          when none)}, ...] sorted by group id, "errors": [{"class", "message"}]}
+ *                          (valid() and errors() of the result, so a partial answer shows both).
+ *
+ *   describeShareGroups GROUP...   Admin.describeShareGroups: {"groups": {GROUP: {"groupId", "state",
+ *                          "groupEpoch", "assignmentEpoch", "coordinator": {"id", "host", "port"},
+ *                          "members": [{"memberId", "rack" (null: none), "clientId", "host",
+ *                          "memberEpoch", "assignment": {TOPIC: [partitions ascending]}}] (by
+ *                          member id)} or {"error": {"class", "message"}}}}.
+ *
+ *   listShareGroupOffsets GROUP...  Admin.listShareGroupOffsets (every partition of each group):
+ *                          {"groups": {GROUP: {"partitions": [{"topic", "partition", "startOffset",
+ *                          "leaderEpoch", "lag"} (each null when Admin's value is absent; all
+ *                          null where Admin maps the partition to null)] (by topic, partition)}
+ *                          or {"error": {...}}}}.
+ *
+ * Add a command (describeShareGroups, listShareGroupOffsets, describeStreamsGroups,
+ * listStreamsGroupOffsets, ...) as one more entry of COMMANDS: a method taking (Admin, timeout ms,
+ * args) and returning the JSON to print. A failure of a whole call is printed as
+ * {"error": {"class", "message"}} (the cause of an ExecutionException), exit 0: the test compares.
+ */
+public final class AdminGroupsProbe {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    interface Command {
+        JsonNode run(Admin admin, int timeoutMs, List<String> args) throws Exception;
+    }
+
+    static final Map<String, Command> COMMANDS = new LinkedHashMap<>();
+
+    static {
+        COMMANDS.put("listGroups", AdminGroupsProbe::listGroups);
+        COMMANDS.put("describeShareGroups", AdminGroupsProbe::describeShareGroups);
+        COMMANDS.put("listShareGroupOffsets", AdminGroupsProbe::listShareGroupOffsets);
+    }
+
+    static ObjectNode error(Throwable t) {
+        ObjectNode e = MAPPER.createObjectNode();
+        e.put("class", t.getClass().getSimpleName());
+        e.put("message", t.getMessage());
+        return e;
+    }
+
+    static JsonNode listGroups(Admin admin, int timeoutMs, List<String> args) throws Exception {
+        ListGroupsOptions options = new ListGroupsOptions().timeoutMs(timeoutMs);
+        if (!args.isEmpty()) {
+            Set<GroupType> types = new HashSet<>();
+            for (String a : args) types.add(GroupType.parse(a));
+            options = options.withTypes(types);
+        }
+        ListGroupsResult result = admin.listGroups(options);
+        List<GroupListing> listings = new ArrayList<>(result.valid().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS));
+        listings.sort(Comparator.comparing(GroupListing::groupId));
+        ObjectNode out = MAPPER.createObjectNode();
+        ArrayNode rows = out.putArray("listings");
+        for (GroupListing g : listings) {
+            ObjectNode row = rows.addObject();
+            row.put("groupId", g.groupId());
+            row.put("type", g.type().map(GroupType::toString).orElse(null));
+            row.put("protocolType", g.protocol());
+            row.put("state", g.groupState().map(Object::toString).orElse(null));
+        }
+        ArrayNode errors = out.putArray("errors");
+        for (Throwable t : result.errors().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS)) errors.add(error(t));
+        return out;
+    }
+
+    static Throwable cause(Throwable t) {
+        return t instanceof ExecutionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    static JsonNode describeShareGroups(Admin admin, int timeoutMs, List<String> args) throws Exception {
+        var result = admin.describeShareGroups(args,
+            new org.apache.kafka.clients.admin.DescribeShareGroupsOptions().timeoutMs(timeoutMs));
+        ObjectNode out = MAPPER.createObjectNode();
+        ObjectNode groups = out.putObject("groups");
+        for (var e : result.describedGroups().entrySet()) {
+            ObjectNode g = groups.putObject(e.getKey());
+            org.apache.kafka.clients.admin.ShareGroupDescription d;
+            try {
+                d = e.getValue().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException ex) {
+                g.set("error", error(cause(ex)));
+                continue;
+            }
+            g.put("groupId", d.groupId());
+            g.put("state", d.groupState().toString());
+            g.put("groupEpoch", d.groupEpoch());
+            g.put("assignmentEpoch", d.targetAssignmentEpoch());
+            ObjectNode c = g.putObject("coordinator");
+            c.put("id", d.coordinator().id());
+            c.put("host", d.coordinator().host());
+            c.put("port", d.coordinator().port());
+            ArrayNode members = g.putArray("members");
+            List<org.apache.kafka.clients.admin.ShareMemberDescription> sorted = new ArrayList<>(d.members());
+            sorted.sort(Comparator.comparing(org.apache.kafka.clients.admin.ShareMemberDescription::consumerId));
+            for (var m : sorted) {
+                ObjectNode mo = members.addObject();
+                mo.put("memberId", m.consumerId());
+                mo.put("rack", m.rackId().orElse(null));
+                mo.put("clientId", m.clientId());
+                mo.put("host", m.host());
+                mo.put("memberEpoch", m.memberEpoch());
+                java.util.TreeMap<String, java.util.TreeSet<Integer>> byTopic = new java.util.TreeMap<>();
+                for (var tp : m.assignment().topicPartitions())
+                    byTopic.computeIfAbsent(tp.topic(), t -> new java.util.TreeSet<>()).add(tp.partition());
+                ObjectNode a = mo.putObject("assignment");
+                for (var t : byTopic.entrySet()) {
+                    ArrayNode ps = a.putArray(t.getKey());
+                    for (int p : t.getValue()) ps.add(p);
+                }
+            }
+        }
+        return out;
+    }
+
+    static JsonNode listShareGroupOffsets(Admin admin, int timeoutMs, List<String> args) throws Exception {
+        Map<String, org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec> specs = new LinkedHashMap<>();
+        for (String g : args) specs.put(g, new org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec());
+        var result = admin.listShareGroupOffsets(specs,
+            new org.apache.kafka.clients.admin.ListShareGroupOffsetsOptions().timeoutMs(timeoutMs));
+        ObjectNode out = MAPPER.createObjectNode();
+        ObjectNode groups = out.putObject("groups");
+        for (String gid : args) {
+            ObjectNode g = groups.putObject(gid);
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.SharePartitionOffsetInfo> found;
+            try {
+                found = result.partitionsToOffsetInfo(gid).get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException ex) {
+                g.set("error", error(cause(ex)));
+                continue;
+            }
+            List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>(found.keySet());
+            tps.sort(Comparator.comparing(org.apache.kafka.common.TopicPartition::topic)
+                .thenComparingInt(org.apache.kafka.common.TopicPartition::partition));
+            ArrayNode rows = g.putArray("partitions");
+            for (var tp : tps) {
+                ObjectNode r = rows.addObject();
+                r.put("topic", tp.topic());
+                r.put("partition", tp.partition());
+                var info = found.get(tp);
+                if (info == null) {
+                    r.putNull("startOffset");
+                    r.putNull("leaderEpoch");
+                    r.putNull("lag");
+                } else {
+                    r.put("startOffset", info.startOffset());
+                    r.put("leaderEpoch", info.leaderEpoch().orElse(null));
+                    r.put("lag", info.lag().orElse(null));
+                }
+            }
+        }
+        return out;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", args[0]);
+        int timeoutMs = Integer.parseInt(args[1]);
+        props.put("default.api.timeout.ms", Integer.toString(timeoutMs));
+        props.put("request.timeout.ms", Integer.toString(Math.min(timeoutMs, 10_000)));
+        Command command = COMMANDS.get(args[2]);
+        if (command == null) throw new IllegalArgumentException("unknown command " + args[2] + "; known: " + COMMANDS.keySet());
+        List<String> rest = List.of(args).subList(3, args.length);
+        JsonNode out;
+        try (Admin admin = Admin.create(props)) {
+            try {
+                out = command.run(admin, timeoutMs, rest);
+            } catch (ExecutionException e) {
+                out = MAPPER.createObjectNode().set("error", error(e.getCause()));
+            }
+        }
+        System.out.println(MAPPER.writeValueAsString(out));
+    }
+}
