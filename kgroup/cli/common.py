@@ -210,10 +210,11 @@ def unless_share_groups(conn: ConnectionOptions, groups: list[str], error: Excep
     return shares
 
 
-def listed_share_groups(conn: ConnectionOptions) -> dict:
+def listed_share_groups(conn: ConnectionOptions) -> tuple[dict, list[str]]:
     """Every share group of the cluster (ListGroups v5 with the type filter through kgroup's own
-    client), described: what --all-groups adds to the groups librdkafka lists. What could not be
-    listed or described is said (a warning), never silently left out."""
+    client), described: what --all-groups adds to the groups librdkafka lists; and the share groups
+    listed but not described, as problems (the answer is INCOMPLETE). Where they cannot be listed
+    at all (kgroup's own client not usable) a warning says so: never silently left out."""
     from kgroup.output.render import warn
 
     listing, problems = conn.cluster().list_every_group(["share"])
@@ -221,13 +222,13 @@ def listed_share_groups(conn: ConnectionOptions) -> dict:
         warn(p)
     ids = [g.group_id for g in listing if g.type == "share"]
     if not ids:
-        return {}
+        return {}, []
     shares, why = share_groups(conn, ids)
     missing = [g for g in ids if g not in shares]
-    if missing:
-        warn(f"share group(s) {', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} could not be "
-             f"described{f': {why}' if why else ''}")
-    return shares
+    if not missing:
+        return shares, []
+    return shares, [f"share group(s) {', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} could not "
+                    f"be described{f': {why}' if why else ''}"]
 
 
 def share_groups(conn: ConnectionOptions, groups: list[str]) -> tuple[dict, Optional[str]]:

@@ -155,7 +155,7 @@ def describe(
         from kgroup.cli.common import listed_share_groups
         from kgroup.group.capture import describe_stream
 
-        shares = listed_share_groups(conn)  # librdkafka's list names none; ListGroups v5 does
+        shares, share_problems = listed_share_groups(conn)  # librdkafka's list names none; ListGroups v5 does
         ids = [*ids, *(g for g in shares if g not in ids)]
         if shares:
             from kgroup.group.share import WithShareGroups
@@ -164,6 +164,7 @@ def describe(
         else:
             stream = describe_stream(conn.cluster(), ids, listed)
         states, problems = iter(stream), stream.problems
+        problems.extend(share_problems)
     else:
         from kgroup.errors import UnknownGroup
 
@@ -300,7 +301,7 @@ def offsets(
             return
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
 
-    def run(ids: list[str], shares: dict) -> None:
+    def run(ids: list[str], shares: dict, more_problems: tuple[str, ...] = ()) -> None:
         """The offsets of ``ids``, the share groups among them (``shares``: described) apart."""
         share_docs: list = []
         if shares:  # share groups (KIP-932): their start offsets and the broker's lag
@@ -316,7 +317,7 @@ def offsets(
             if output != OutputFormat.json or not ids:
                 write_share_offsets(share_docs, output)
             if not ids:
-                return share_verdict(share_docs, [], lag_above)
+                return share_verdict(share_docs, list(more_problems), lag_above)
         # named groups, live: each one's expiry where it is Empty (or with --expiry); the states are
         # captured first, as the expiry of a group depends on its state
         with_expiry = not all_groups and snapshot is None
@@ -420,7 +421,7 @@ def offsets(
             if line:
                 warn(line)
                 flagged = True
-        _report_problems(verdict.problems(states.problems))
+        _report_problems(verdict.problems([*states.problems, *more_problems]))
         if fail_on is not None and flagged:
             raise typer.Exit(ExitCode.FLAGGED)
         if verdict.verdict == "over":
@@ -434,8 +435,8 @@ def offsets(
     if all_groups and snapshot is None and output != OutputFormat.csv:
         from kgroup.cli.common import listed_share_groups
 
-        shares = listed_share_groups(conn)  # librdkafka's list names no share group; ListGroups v5 does
-        return run([*ids, *(g for g in shares if g not in ids)], shares)
+        shares, share_problems = listed_share_groups(conn)  # librdkafka's list names no share group; v5 does
+        return run([*ids, *(g for g in shares if g not in ids)], shares, tuple(share_problems))
     if all_groups and output == OutputFormat.csv:
         info("-o csv with --all-groups: share groups are left out (their columns differ: name them, -o csv)")
     if all_groups or snapshot is not None:

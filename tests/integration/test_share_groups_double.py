@@ -478,3 +478,16 @@ def test_all_groups_include_the_share_groups(protodouble):
     csv = _kgroup("offsets", "--all-groups", "-b", double.bootstrap, "-o", "csv")
     assert csv.returncode == 0 and "share groups are left out" in csv.stderr
     assert "orders-share" not in csv.stdout
+
+
+def test_all_groups_with_a_share_group_that_cannot_be_described_is_incomplete(protodouble):
+    """A listed share group whose coordinator stays loading until --timeout: the share groups that
+    could not be described are named and the answer is INCOMPLETE (exit 3); the other groups are
+    still answered."""
+    double = protodouble(scenario())
+    out = _kgroup("offsets", "--all-groups", "-b", double.bootstrap, "--timeout", "3", "-o", "json")
+    assert out.returncode == 3, out.stderr
+    assert [g["group"] for g in json.loads(out.stdout)["groups"]] == ["kip848-app"]
+    assert "could not be described" in out.stderr and "loading" in out.stderr and "INCOMPLETE" in out.stderr
+    described = _kgroup("describe", "--all-groups", "-b", double.bootstrap, "--timeout", "3")
+    assert described.returncode == 3 and "could not be described" in described.stderr

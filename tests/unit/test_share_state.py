@@ -138,3 +138,35 @@ def test_the_delivery_complete_count_and_lag_of_a_41_state():
     assert delivery_complete(ShareState(3, 1, 0, 100, 2, batches, 0, 0)) == 2
     # a batch straddling the start offset counts from the start offset on
     assert delivery_complete(ShareState(3, 1, 0, 102, -1, batches, 0, 0)) == 3 + 3
+
+
+def test_the_delivery_limit_is_the_brokers_where_they_report_one():
+    """Cluster.share_delivery_limit: the brokers' group.share.delivery.count.limit as DescribeConfigs
+    of the lowest broker id reports it; none, nonsense or an error: Kafka's default, with why."""
+    from kgroup.errors import ClusterError
+    from kgroup.group.broker import Broker
+    from kgroup.group.metadata import ClusterMetadata
+    from kgroup.kafka.cluster import Cluster
+
+    asked = []
+
+    def cluster(answer):
+        c = Cluster.__new__(Cluster)
+        c.metadata = lambda: ClusterMetadata({7: Broker(7, "b7", 1), 3: Broker(3, "b3", 1)}, {})
+
+        def broker_configs(broker_id, names):
+            asked.append((broker_id, list(names)))
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+        c.broker_configs = broker_configs
+        return c
+
+    name = "group.share.delivery.count.limit"
+    assert cluster({name: "7"}).share_delivery_limit() == (7, f"the brokers' {name}")
+    assert asked == [(3, [name])]
+    assert cluster({}).share_delivery_limit() == (None, f"Kafka's default: the brokers report no {name}")
+    assert cluster({name: "0"}).share_delivery_limit()[0] is None
+    assert cluster({name: "x"}).share_delivery_limit()[0] is None
+    limit, why = cluster(ClusterError("not authorized")).share_delivery_limit()
+    assert limit is None and "could not be read (not authorized)" in why
