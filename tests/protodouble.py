@@ -567,18 +567,29 @@ def describe_groups(double: ProtoDouble, broker: int, request: Request) -> dict[
     return {"groups": out}
 
 
-@handler(69, 0, 1)
-def consumer_group_describe(double: ProtoDouble, broker: int, request: Request) -> dict[str, Any]:
+def _modern_describe(double: ProtoDouble, broker: int, request: Request, type_: str, api: str,
+                     defaults: dict[str, Any], empty_id_invalid: bool = False) -> dict[str, Any]:
+    """ConsumerGroupDescribe, ShareGroupDescribe and StreamsGroupDescribe: each group asked, its
+    description over the type's ``defaults``, or its error entry (group_for); an empty id
+    INVALID_GROUP_ID where the type's describe says so."""
     out = []
     for gid in request.body["groupIds"]:
-        g, error = double.group_for(broker, gid, "consumer", "ConsumerGroupDescribe")
+        if empty_id_invalid and not gid:
+            out.append({"groupId": "", "errorCode": 24})
+            continue
+        g, error = double.group_for(broker, gid, type_, api)
         if error is not None:
             out.append(error)
             continue
         assert g is not None
-        out.append({"groupId": gid, "groupState": g.state, "groupEpoch": 1, "assignmentEpoch": 1,
-                    "assignorName": "uniform", **g.description})
+        out.append({"groupId": gid, "groupState": g.state, **defaults, **g.description})
     return {"groups": out}
+
+
+@handler(69, 0, 1)
+def consumer_group_describe(double: ProtoDouble, broker: int, request: Request) -> dict[str, Any]:
+    return _modern_describe(double, broker, request, "consumer", "ConsumerGroupDescribe",
+                            {"groupEpoch": 1, "assignmentEpoch": 1, "assignorName": "uniform"})
 
 
 @handler(9, 8, 9)
@@ -613,19 +624,17 @@ def share_group_describe(double: ProtoDouble, broker: int, request: Request) -> 
     """ShareGroupDescribe v1 (GroupMetadataManager.shareGroupDescribe): the group's description
     with the broker's default assignor "simple"; a group missing or of another type is
     GROUP_ID_NOT_FOUND ("Group G is not a share group."); an empty id INVALID_GROUP_ID."""
-    out = []
-    for gid in request.body["groupIds"]:
-        if not gid:
-            out.append({"groupId": "", "errorCode": 24})
-            continue
-        g, error = double.group_for(broker, gid, "share", "ShareGroupDescribe")
-        if error is not None:
-            out.append(error)
-            continue
-        assert g is not None
-        out.append({"groupId": gid, "groupState": g.state, "groupEpoch": 1, "assignmentEpoch": 1,
-                    "assignorName": "simple", **g.description})
-    return {"groups": out}
+    return _modern_describe(double, broker, request, "share", "ShareGroupDescribe",
+                            {"groupEpoch": 1, "assignmentEpoch": 1, "assignorName": "simple"}, empty_id_invalid=True)
+
+
+@handler(89, 0, 0)
+def streams_group_describe(double: ProtoDouble, broker: int, request: Request) -> dict[str, Any]:
+    """StreamsGroupDescribe v0 (GroupMetadataManager.streamsGroupDescribe): the group's description
+    (``Group.description``: groupEpoch, assignmentEpoch, topology, members as Kafka's JSON names
+    them); a group missing or of another type GROUP_ID_NOT_FOUND (group_for)."""
+    return _modern_describe(double, broker, request, "streams", "StreamsGroupDescribe",
+                            {"groupEpoch": 1, "assignmentEpoch": 1})
 
 
 @handler(90, 0, 1)

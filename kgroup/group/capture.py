@@ -227,7 +227,15 @@ class GroupStates:
 
     def check_known(self, desc: GroupDescription, has_offsets: bool) -> None:
         """UsageError when the group is unknown (is_unknown); asks ListGroups once when that
-        decides it and ``listed`` is not known (a cluster refusing it: not called unknown)."""
+        decides it and ``listed`` is not known (a cluster refusing it: not called unknown). A group
+        described as Dead that has committed offsets is asked of ListGroups too: Kafka describes a
+        streams group (which commits) as Dead to DescribeGroups; its type is then said (a
+        GroupOfOtherType the command may answer for in its own way)."""
+        if desc.state == "Dead" and has_offsets:
+            other_type = getattr(self.cluster, "other_type_error", None)
+            error = other_type(desc.group_id) if other_type is not None else None
+            if error is not None:
+                raise error
         if is_unknown(desc, has_offsets, set() if self.listed is None else self.listed):
             if self.listed is None and desc.state != "Dead" and not self._asked_listing:
                 self._asked_listing = True

@@ -151,8 +151,6 @@ def test_tansu_lists_as_the_java_admin(seed_group, tansu):
 
 @pytest.mark.parametrize("command", [["describe"], ["offsets"], ["snapshot"], ["whatif", "--remove", "m1"]])
 @pytest.mark.parametrize("group, said", [
-    ("wordcount-streams", "group wordcount-streams is a streams group, not a consumer group: this command "
-                          "cannot answer for streams groups yet"),
     ("connect-cluster", "group connect-cluster is a classic group of protocol type connect, not a consumer "
                         "group: this command cannot answer for it yet"),
 ])
@@ -183,6 +181,18 @@ def test_a_share_group_is_described_and_whatif_answers_for_it(protodouble):
     assert (s["strategy"], s["assignment"]) == ("simple", {"m1": {"orders": [0, 1, 2]}})
     assert [(m["partition"], m["from"], m["to"]) for m in s["moves"]] == [(0, None, "m1"), (1, None, "m1"),
                                                                           (2, None, "m1")]
+
+
+@pytest.mark.parametrize("command", [["describe"], ["offsets"], ["snapshot"], ["whatif", "--remove", "m1"]])
+def test_a_streams_group_is_asked_for_as_one(protodouble, command):
+    """A streams group named is described with StreamsGroupDescribe (tests/integration/
+    test_streams_groups_double.py); this one is NotReady, its topology not initialized yet, which
+    Kafka's Admin client refuses too ("Topology information is missing"): said, exit 3."""
+    double = protodouble(six_groups(brokers=2))
+    r = run_kgroup(command[0], "wordcount-streams", *command[1:], "-b", double.bootstrap, "--timeout", "20")
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.splitlines()[-1] == ("kgroup: error: describe streams group wordcount-streams: "
+                                         "UNKNOWN_SERVER_ERROR: Topology information is missing")
 
 
 def test_unknown_group_is_still_unknown(protodouble):

@@ -46,6 +46,15 @@ import org.apache.kafka.common.GroupType;
  *                          null where Admin maps the partition to null)] (by topic, partition)}
  *                          or {"error": {...}}}}.
  *
+ *   describeStreamsGroups GROUP...  Admin.describeStreamsGroups: {"groups": {GROUP: {"groupId", "state",
+ *                          "groupEpoch", "assignmentEpoch", "topologyEpoch", "coordinator", "subtopologies":
+ *                          [{"subtopologyId", "sourceTopics", "repartitionSinkTopics" (sorted),
+ *                          "repartitionSourceTopics", "stateChangelogTopics": {TOPIC: partitions}}] (by id),
+ *                          "members": [{"memberId", "memberEpoch", "instanceId", "rackId", "clientId",
+ *                          "clientHost", "processId", "userEndpoint" ("host:port" or null), "clientTags",
+ *                          "assignment", "targetAssignment": {"active"|"standby"|"warmup": {SUBTOPOLOGY:
+ *                          [partitions ascending]}}}] (by member id)} or {"error": {...}}}}.
+ *
  * Add a command (describeShareGroups, listShareGroupOffsets, describeStreamsGroups,
  * listStreamsGroupOffsets, ...) as one more entry of COMMANDS: a method taking (Admin, timeout ms,
  * args) and returning the JSON to print. A failure of a whole call is printed as
@@ -64,6 +73,7 @@ public final class AdminGroupsProbe {
         COMMANDS.put("listGroups", AdminGroupsProbe::listGroups);
         COMMANDS.put("describeShareGroups", AdminGroupsProbe::describeShareGroups);
         COMMANDS.put("listShareGroupOffsets", AdminGroupsProbe::listShareGroupOffsets);
+        COMMANDS.put("describeStreamsGroups", AdminGroupsProbe::describeStreamsGroups);
     }
 
     static ObjectNode error(Throwable t) {
@@ -141,6 +151,87 @@ public final class AdminGroupsProbe {
                     ArrayNode ps = a.putArray(t.getKey());
                     for (int p : t.getValue()) ps.add(p);
                 }
+            }
+        }
+        return out;
+    }
+
+    static ObjectNode tasks(org.apache.kafka.clients.admin.StreamsGroupMemberAssignment a) {
+        ObjectNode out = MAPPER.createObjectNode();
+        String[] kinds = {"active", "standby", "warmup"};
+        List<List<org.apache.kafka.clients.admin.StreamsGroupMemberAssignment.TaskIds>> lists =
+            List.of(a.activeTasks(), a.standbyTasks(), a.warmupTasks());
+        for (int i = 0; i < kinds.length; i++) {
+            java.util.TreeMap<String, java.util.TreeSet<Integer>> bySub = new java.util.TreeMap<>();
+            for (var t : lists.get(i)) bySub.computeIfAbsent(t.subtopologyId(), s -> new java.util.TreeSet<>()).addAll(t.partitions());
+            ObjectNode k = out.putObject(kinds[i]);
+            for (var e : bySub.entrySet()) {
+                ArrayNode ps = k.putArray(e.getKey());
+                for (int p : e.getValue()) ps.add(p);
+            }
+        }
+        return out;
+    }
+
+    static ObjectNode topicPartitions(Map<String, org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription.TopicInfo> topics) {
+        ObjectNode out = MAPPER.createObjectNode();
+        for (var e : new java.util.TreeMap<>(topics).entrySet()) out.put(e.getKey(), e.getValue().partitions());
+        return out;
+    }
+
+    static JsonNode describeStreamsGroups(Admin admin, int timeoutMs, List<String> args) throws Exception {
+        var result = admin.describeStreamsGroups(args,
+            new org.apache.kafka.clients.admin.DescribeStreamsGroupsOptions().timeoutMs(timeoutMs));
+        ObjectNode out = MAPPER.createObjectNode();
+        ObjectNode groups = out.putObject("groups");
+        for (var e : result.describedGroups().entrySet()) {
+            ObjectNode g = groups.putObject(e.getKey());
+            org.apache.kafka.clients.admin.StreamsGroupDescription d;
+            try {
+                d = e.getValue().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException ex) {
+                g.set("error", error(cause(ex)));
+                continue;
+            }
+            g.put("groupId", d.groupId());
+            g.put("state", d.groupState().toString());
+            g.put("groupEpoch", d.groupEpoch());
+            g.put("assignmentEpoch", d.targetAssignmentEpoch());
+            g.put("topologyEpoch", d.topologyEpoch());
+            ObjectNode c = g.putObject("coordinator");
+            c.put("id", d.coordinator().id());
+            c.put("host", d.coordinator().host());
+            c.put("port", d.coordinator().port());
+            ArrayNode subs = g.putArray("subtopologies");
+            List<org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription> sortedSubs = new ArrayList<>(d.subtopologies());
+            sortedSubs.sort(Comparator.comparing(org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription::subtopologyId));
+            for (var s : sortedSubs) {
+                ObjectNode so = subs.addObject();
+                so.put("subtopologyId", s.subtopologyId());
+                ArrayNode src = so.putArray("sourceTopics");
+                new java.util.TreeSet<>(s.sourceTopics()).forEach(src::add);
+                ArrayNode sink = so.putArray("repartitionSinkTopics");
+                new java.util.TreeSet<>(s.repartitionSinkTopics()).forEach(sink::add);
+                so.set("repartitionSourceTopics", topicPartitions(s.repartitionSourceTopics()));
+                so.set("stateChangelogTopics", topicPartitions(s.stateChangelogTopics()));
+            }
+            ArrayNode members = g.putArray("members");
+            List<org.apache.kafka.clients.admin.StreamsGroupMemberDescription> sorted = new ArrayList<>(d.members());
+            sorted.sort(Comparator.comparing(org.apache.kafka.clients.admin.StreamsGroupMemberDescription::memberId));
+            for (var m : sorted) {
+                ObjectNode mo = members.addObject();
+                mo.put("memberId", m.memberId());
+                mo.put("memberEpoch", m.memberEpoch());
+                mo.put("instanceId", m.instanceId().orElse(null));
+                mo.put("rackId", m.rackId().orElse(null));
+                mo.put("clientId", m.clientId());
+                mo.put("clientHost", m.clientHost());
+                mo.put("processId", m.processId());
+                mo.put("userEndpoint", m.userEndpoint().map(ep -> ep.host() + ":" + ep.port()).orElse(null));
+                ObjectNode tags = mo.putObject("clientTags");
+                new java.util.TreeMap<>(m.clientTags()).forEach(tags::put);
+                mo.set("assignment", tasks(m.assignment()));
+                mo.set("targetAssignment", tasks(m.targetAssignment()));
             }
         }
         return out;
