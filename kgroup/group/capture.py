@@ -137,13 +137,15 @@ def partitions_of(desc: GroupDescription, committed: Iterable[TopicPartition], t
 
 def capture(cluster: GroupSource, group_ids: list[str], *, topics: list[str] | None = None, offsets: bool = True,
             racks: bool = False, drop_deleted: bool = False, progress: Progress = _no_progress,
-            also_topics: Iterable[str] = ()) -> Capture:
+            also_topics: Iterable[str] = (), other_types: bool = False) -> Capture:
     """Every group's state at once: the engine's stream collected. ``racks`` (snapshot, whatif):
     the brokers' racks, each partition's replica racks and the topic ids. With ``drop_deleted``
     (snapshot, whatif), topics a member is assigned that the metadata lacks (deleted) are set apart
-    as the assignors do (drop_deleted_topics) and said in ``notes``, not reported as missing."""
+    as the assignors do (drop_deleted_topics) and said in ``notes``, not reported as missing.
+    ``other_types``: a group described as Dead that has commits is asked of ListGroups for its type
+    (the commands that answer for streams groups; lag reads any committing group as one)."""
     stream = GroupStates(cluster, group_ids, topics=topics, offsets=offsets, racks=racks, drop_deleted=drop_deleted,
-                         progress=progress, also_topics=also_topics)
+                         progress=progress, also_topics=also_topics, other_types=other_types)
     states = {s.group.group_id: s for s in stream}
     return Capture(states, stream.problems, stream.notes)
 
@@ -170,9 +172,11 @@ class GroupStates:
     def __init__(self, cluster: GroupSource, group_ids: list[str], *, topics: list[str] | None = None,
                  offsets: bool = True, listed: set[str] | None = None, racks: bool = False,
                  drop_deleted: bool = False, window: int | None = None, flat: bool = False,
-                 progress: Progress = _no_progress, also_topics: Iterable[str] = ()) -> None:
+                 progress: Progress = _no_progress, also_topics: Iterable[str] = (), other_types: bool = False
+                 ) -> None:
         self.cluster, self.group_ids, self.topics, self.offsets = cluster, group_ids, topics, offsets
         self.also_topics = tuple(also_topics)
+        self.other_types = other_types
         self.listed, self.racks, self.drop_deleted = listed, racks, drop_deleted
         self.window, self.flat, self.progress = window, flat, progress
         self.problems: list[str] = []
@@ -230,8 +234,8 @@ class GroupStates:
         decides it and ``listed`` is not known (a cluster refusing it: not called unknown). A group
         described as Dead that has committed offsets is asked of ListGroups too: Kafka describes a
         streams group (which commits) as Dead to DescribeGroups; its type is then said (a
-        GroupOfOtherType the command may answer for in its own way)."""
-        if desc.state == "Dead" and has_offsets:
+        GroupOfOtherType the command may answer for in its own way), where ``other_types`` asks for it."""
+        if desc.state == "Dead" and has_offsets and self.other_types:
             other_type = getattr(self.cluster, "other_type_error", None)
             error = other_type(desc.group_id) if other_type is not None else None
             if error is not None:

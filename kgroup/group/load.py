@@ -43,5 +43,5 @@ def group_states(snapshot: Path | None, groups: list[str], cluster: Callable[[],
     from kgroup.group.capture import capture
 
     result = capture(cluster(), groups, topics=topics, offsets=offsets, racks=racks, drop_deleted=drop_deleted,
-                     progress=progress, also_topics=also_topics)
+                     progress=progress, also_topics=also_topics, other_types=True)
     return Loaded(result.states, result.problems, result.notes)

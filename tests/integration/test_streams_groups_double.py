@@ -113,6 +113,10 @@ def test_describe_offsets_whatif_and_snapshot_of_a_streams_group(protodouble, tm
     assert offsets.returncode == 0, offsets.stderr
     doc = json.loads(offsets.stdout)
     (og,) = doc["groups"]
+    # the committed offsets are the ones Kafka's Admin reads (listStreamsGroupOffsets) on the same double
+    java = admin_probe(double.bootstrap, "listStreamsGroupOffsets", "wordcount")["groups"]["wordcount"]
+    assert sorted((p["topic"], p["partition"], p["committed"]) for p in og["partitions"]) == [
+        (r["topic"], r["partition"], r["offset"]) for r in java["partitions"]]
     lags = {(p["topic"], p["partition"]): p["lag"] for p in og["partitions"]}
     # words-p committed 10(p+1) of 100; wc-repartition-p committed 5 of 50
     assert lags == {**{("words", p): 100 - 10 * (p + 1) for p in range(4)},

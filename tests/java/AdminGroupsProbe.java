@@ -55,6 +55,11 @@ import org.apache.kafka.common.GroupType;
  *                          "assignment", "targetAssignment": {"active"|"standby"|"warmup": {SUBTOPOLOGY:
  *                          [partitions ascending]}}}] (by member id)} or {"error": {...}}}}.
  *
+ *   listStreamsGroupOffsets GROUP...  Admin.listStreamsGroupOffsets (every committed partition):
+ *                          {"groups": {GROUP: {"partitions": [{"topic", "partition", "offset" (null
+ *                          where Admin maps the partition to null), "leaderEpoch"}] (by topic,
+ *                          partition)} or {"error": {...}}}}.
+ *
  * Add a command (describeShareGroups, listShareGroupOffsets, describeStreamsGroups,
  * listStreamsGroupOffsets, ...) as one more entry of COMMANDS: a method taking (Admin, timeout ms,
  * args) and returning the JSON to print. A failure of a whole call is printed as
@@ -74,6 +79,7 @@ public final class AdminGroupsProbe {
         COMMANDS.put("describeShareGroups", AdminGroupsProbe::describeShareGroups);
         COMMANDS.put("listShareGroupOffsets", AdminGroupsProbe::listShareGroupOffsets);
         COMMANDS.put("describeStreamsGroups", AdminGroupsProbe::describeStreamsGroups);
+        COMMANDS.put("listStreamsGroupOffsets", AdminGroupsProbe::listStreamsGroupOffsets);
     }
 
     static ObjectNode error(Throwable t) {
@@ -232,6 +238,43 @@ public final class AdminGroupsProbe {
                 new java.util.TreeMap<>(m.clientTags()).forEach(tags::put);
                 mo.set("assignment", tasks(m.assignment()));
                 mo.set("targetAssignment", tasks(m.targetAssignment()));
+            }
+        }
+        return out;
+    }
+
+    static JsonNode listStreamsGroupOffsets(Admin admin, int timeoutMs, List<String> args) throws Exception {
+        Map<String, org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec> specs = new LinkedHashMap<>();
+        for (String g : args) specs.put(g, new org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec());
+        var result = admin.listStreamsGroupOffsets(specs,
+            new org.apache.kafka.clients.admin.ListStreamsGroupOffsetsOptions().timeoutMs(timeoutMs));
+        ObjectNode out = MAPPER.createObjectNode();
+        ObjectNode groups = out.putObject("groups");
+        for (String gid : args) {
+            ObjectNode g = groups.putObject(gid);
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> found;
+            try {
+                found = result.partitionsToOffsetAndMetadata(gid).get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException ex) {
+                g.set("error", error(cause(ex)));
+                continue;
+            }
+            List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>(found.keySet());
+            tps.sort(Comparator.comparing(org.apache.kafka.common.TopicPartition::topic)
+                .thenComparingInt(org.apache.kafka.common.TopicPartition::partition));
+            ArrayNode rows = g.putArray("partitions");
+            for (var tp : tps) {
+                ObjectNode r = rows.addObject();
+                r.put("topic", tp.topic());
+                r.put("partition", tp.partition());
+                var o = found.get(tp);
+                if (o == null) {
+                    r.putNull("offset");
+                    r.putNull("leaderEpoch");
+                } else {
+                    r.put("offset", o.offset());
+                    r.put("leaderEpoch", o.leaderEpoch().orElse(null));
+                }
             }
         }
         return out;
