@@ -373,7 +373,20 @@ def test_report_of_a_share_group(protodouble, tmp_path):
         assert_reads_at(shown, 390)
 
 
-def test_a_41_brokers_lag_is_computed_from_the_share_state(protodouble, tansu):
+@pytest.fixture
+def own_tansu():
+    """A Tansu of this test's own: it gets a __share_group_state topic, which the other tests' broker
+    must not have."""
+    from brokers import start_tansu, stop_process
+
+    proc, bootstrap = start_tansu()
+    try:
+        yield bootstrap
+    finally:
+        stop_process(proc)
+
+
+def test_a_41_brokers_lag_is_computed_from_the_share_state(protodouble, own_tansu):
     """A Kafka 4.1 broker answers DescribeShareGroupOffsets at v0 (no lag). kgroup finds each share
     partition's state in __share_group_state (Kafka's hash of group, topic id, partition), replays it
     and computes the lag as Kafka 4.2+ does. The double answers for the group; its Fetch and
@@ -397,13 +410,9 @@ def test_a_41_brokers_lag_is_computed_from_the_share_state(protodouble, tansu):
     suffix = uuid.uuid4().hex[:8]
     t, u, state_topic, group = f"sg-t-{suffix}", f"sg-u-{suffix}", "__share_group_state", f"sg-{suffix}"
     state_partitions = 5
-    create_topics(tansu, {t: 3, u: 1})
-    try:
-        create_topics(tansu, {state_topic: state_partitions})
-    except Exception:  # made by an earlier run of this test on this broker: the same layout
-        pass
+    create_topics(own_tansu, {t: 3, u: 1, state_topic: state_partitions})
     # one record per batch: Tansu answers ListOffsets latest with a batch's base offset + 1
-    producer = Producer({"bootstrap.servers": tansu, "linger.ms": 0, "batch.num.messages": 1})
+    producer = Producer({"bootstrap.servers": own_tansu, "linger.ms": 0, "batch.num.messages": 1})
     for topic, partition, n in ((t, 0, 200), (t, 1, 50), (u, 0, 20)):
         for _ in range(n):
             producer.produce(topic, value=b"x", partition=partition)
@@ -435,7 +444,7 @@ def test_a_41_brokers_lag_is_computed_from_the_share_state(protodouble, tansu):
                                                    {"topicId": topic_id(u), "topicName": u, "partitions": [0]}]}}]
     offsets = {(t, 0): {"startOffset": 120, "leaderEpoch": 3}, (t, 1): {"startOffset": 40, "leaderEpoch": 3},
                (t, 2): {"startOffset": -1, "leaderEpoch": 0}, (u, 0): {"startOffset": 9, "leaderEpoch": 0}}
-    host, port = tansu.rsplit(":", 1)
+    host, port = own_tansu.rsplit(":", 1)
     double = protodouble(Scenario(
         groups=[Group(group, "share", "Stable", description={"groupEpoch": 2, "assignmentEpoch": 2, "members": members},
                       share_offsets=offsets)],
