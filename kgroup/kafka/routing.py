@@ -211,12 +211,13 @@ class Routing:
                    if coordinators.broken else "the cluster does not answer StreamsGroupDescribe v0")
             self._say(f"{question}: not asked ({why})")
             return None
-        failed: deque[Any] = deque()
-        pending = iter(names)
-        out = {group: result for _, group, result in
-               coordinators.iterate(exchange, lambda: next(((g, g, None) for g in pending), None), failed)}
+        from kgroup.kafka.wire.share import GroupError
+        from kgroup.kafka.wire.streams_describe import StreamsDescribeError
+
+        out = self.ask_own(cluster, coordinators, exchange, [(g, g, None) for g in names])
         self._say(f"{question}: kgroup's own client (StreamsGroupDescribe{self._over()})")
-        return out
+        # a group still handed back at the deadline: the last error it was handed back for
+        return {g: StreamsDescribeError(r.code, r.message) if isinstance(r, GroupError) else r for g, r in out.items()}
     # -- listing ---------------------------------------------------------------------
 
     def list_every_group(self, cluster: OneByOne, types: list[str]) -> tuple[Listing | None, str]:

@@ -150,3 +150,41 @@ def test_other_groups_cost_no_streams_request(protodouble):
     assert len(double.asked(89)) >= 1
     unknown = _kgroup("describe", "nosuch", "-b", double.bootstrap)
     assert unknown.returncode == 2 and unknown.stderr.strip().splitlines()[-1].startswith("kgroup: error: unknown group nosuch")
+
+
+def test_errors_as_the_java_admin_meets_them(protodouble):
+    """A coordinator loading twice then answering: both retry and read the group; loading until the
+    timeout: Admin times out, kgroup names the error (exit 3); a cluster without StreamsGroupDescribe:
+    Admin's UnsupportedVersionException, kgroup asks nothing (no streams group there)."""
+    from protodouble import COORDINATOR_LOAD_IN_PROGRESS
+
+    from kgroup.errors import KgroupError
+
+    s = scenario()
+    (wc,) = [g for g in s.groups if g.group_id == "wordcount"]
+    wc.errors, wc.errors_times = {"StreamsGroupDescribe": COORDINATOR_LOAD_IN_PROGRESS}, 2
+    double = protodouble(s)
+    java = admin_probe(double.bootstrap, "describeStreamsGroups", "wordcount")["groups"]
+    wc.errors_times = 2  # the same once more for kgroup
+    with Cluster(ConnectionSettings({"bootstrap.servers": double.bootstrap}, timeout=8.0)) as cluster:
+        ours = cluster.describe_streams_groups(["wordcount"])
+    assert _as_java(ours["wordcount"]) == java["wordcount"]
+
+    wc.errors_times = None  # loading for good
+    java = admin_probe(double.bootstrap, "describeStreamsGroups", "wordcount", timeout_ms=3000)["groups"]
+    assert java["wordcount"]["error"]["class"] == "TimeoutException"
+    out = _kgroup("describe", "wordcount", "-b", double.bootstrap, "--timeout", "3")
+    assert out.returncode == 3 and "COORDINATOR_LOAD_IN_PROGRESS" in out.stderr, out.stderr
+
+    s = scenario()
+    s.versions = {89: None}
+    bare = protodouble(s)
+    java = admin_probe(bare.bootstrap, "describeStreamsGroups", "wordcount")["groups"]
+    assert java["wordcount"]["error"]["class"] == "UnsupportedVersionException"
+    with Cluster(ConnectionSettings({"bootstrap.servers": bare.bootstrap}, timeout=8.0)) as cluster:
+        try:
+            answer = cluster.describe_streams_groups(["wordcount"])
+        except KgroupError as e:  # said, never a traceback
+            answer = e.message
+    assert not answer or "StreamsGroupDescribe" in str(answer)
+    assert bare.asked(89) == []

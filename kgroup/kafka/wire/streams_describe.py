@@ -11,7 +11,9 @@ subtopologies (no Kafka broker sends one) is read as none.
 
 A group's error is a result too (a StreamsDescribeError with Kafka's code and message): the
 caller decides what GROUP_ID_NOT_FOUND means (the group is not a streams group, or does not
-exist). A group the answer leaves out is handed back.
+exist). A group the answer leaves out, or answered with COORDINATOR_LOAD_IN_PROGRESS,
+NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE, is handed back to be asked again (as the Admin
+client retries them), ``retry`` remembering why, until the command's deadline.
 """
 from __future__ import annotations
 
@@ -21,7 +23,10 @@ from kgroup.group.broker import Broker
 from kgroup.group.streams import StreamsGroup, StreamsMember, StreamsTopic, Subtopology, TaskOffset, Tasks, Topology
 from kgroup.kafka.wire.connection import Connection
 from kgroup.kafka.wire.coordinators import Node, Request
+from kgroup.kmsg import errors
 from kgroup.kmsg.messages import STREAMS_GROUP_DESCRIBE, Api
+
+RETRIED = (errors.COORDINATOR_LOAD_IN_PROGRESS, errors.NOT_COORDINATOR, errors.COORDINATOR_NOT_AVAILABLE)
 
 # Kafka's GroupState names (clients' org.apache.kafka.common.GroupState), by their upper case
 _STATES = {s.upper(): s for s in ("Unknown", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
@@ -88,6 +93,9 @@ def streams_group(group: dict[str, Any], node: Node) -> StreamsGroup | StreamsDe
 class StreamsDescribe:
     """The Exchange describing streams groups; a request's third item is unused."""
 
+    def __init__(self) -> None:
+        self.retry: dict[str, StreamsDescribeError] = {}  # group -> the error it was last handed back for
+
     def speaks(self, conn: Connection) -> bool:
         return conn.supports(STREAMS_GROUP_DESCRIBE)
 
@@ -102,6 +110,10 @@ class StreamsDescribe:
         for request in requests:
             group = groups.get(request[1])
             if group is None:
+                self.retry[request[1]] = StreamsDescribeError(errors.UNKNOWN_SERVER_ERROR, "the answer left the group out")
+                failed.append(request)
+            elif group["errorCode"] in RETRIED:
+                self.retry[request[1]] = StreamsDescribeError(group["errorCode"], group["errorMessage"])
                 failed.append(request)
             else:
                 done.append((request, streams_group(group, node)))
