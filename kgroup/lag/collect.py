@@ -135,11 +135,12 @@ def sample(settings: ConnectionSettings, group: str, topics: list[str] | None, l
     from kgroup.group.capture import capture
     from kgroup.kafka.cluster import connect
 
-    found = capture(connect(settings), [group], topics=topics)
+    cluster = connect(settings)
+    found = capture(cluster, [group], topics=topics)
     state = found.states[group]
     pairs = [((t, p), o) for t, parts in state.offsets.items() for p, o in parts.items()]
     return ({tp: o.committed for tp, o in pairs}, {tp: o.log_end for tp, o in pairs},
-            group_now_of(state, topics, logged))
+            streams_now(cluster, state, logged) or group_now_of(state, topics, logged))
 
 
 def watch_report(settings: ConnectionSettings, watch: Watch, since_ms: int, allowed_lag: int) -> LagReport:
@@ -247,7 +248,39 @@ def group_now(cluster: Any, group: str, topics: list[str] | None, committed: Ite
     if state is None:
         why = "; ".join(found.problems) or "the cluster does not know the group now"
         return GroupNow({}, {}, why)
-    return group_now_of(state, topics, committed)
+    return streams_now(cluster, state, committed) or group_now_of(state, topics, committed)
+
+
+def streams_now(cluster: Any, state: Any, committed: Iterable[TopicPartition]) -> GroupNow | None:
+    """The group now of a streams group (KIP-1071), which Kafka describes as Dead to DescribeGroups
+    although it commits: each input partition's owner is the member holding its task as active
+    (StreamsGroupDescribe through kgroup's own client), and the input partitions of its topology
+    never committed (their end now not read: None). None where the group is not such a group."""
+    from kgroup.errors import KgroupError
+    from kgroup.group.streams import StreamsGroup, active_owners, input_partitions
+    from kgroup.kmsg.states import DEAD
+
+    describe = getattr(cluster, "describe_streams_groups", None)
+    if state.group.state != DEAD or not state.offsets or describe is None:
+        return None
+    try:
+        answer = (describe([state.group.group_id]) or {}).get(state.group.group_id)
+    except KgroupError as e:
+        return GroupNow({}, {}, f"the streams group's description could not be read: {e.message}")
+    if not isinstance(answer, StreamsGroup) or answer.topology is None:
+        return None
+    partitions_of = {t: layout.partitions for t, layout in state.topics.items()}
+    subs = {s.subtopology_id: s for s in answer.topology.subtopologies}
+    members = {m.member_id: m for m in answer.members}
+    owners: dict[TopicPartition, Owner] = {}
+    for (sub_id, p), member_id in active_owners(answer).items():
+        m = members[member_id]
+        for tp in input_partitions(subs[sub_id], p, partitions_of) if sub_id in subs else []:
+            owners[tp] = Owner(member_id, m.client_id, m.client_host)
+    seen = set(committed) | {(t, p) for t, parts in state.offsets.items() for p, o in parts.items()
+                             if o.committed is not None}
+    inputs = {(t, p) for s in subs.values() for t in s.input_topics for p in range(partitions_of.get(t, 0))}
+    return GroupNow(owners, {tp: None for tp in sorted(inputs - seen)}, None, answer.state)
 
 
 def group_now_of(state: Any, topics: list[str] | None, committed: Iterable[TopicPartition]) -> GroupNow:

@@ -188,3 +188,25 @@ def test_errors_as_the_java_admin_meets_them(protodouble):
             answer = e.message
     assert not answer or "StreamsGroupDescribe" in str(answer)
     assert bare.asked(89) == []
+
+
+def test_lag_names_the_member_running_each_partitions_task(protodouble):
+    """lag --watch of a streams group: the lag of every committed input partition, and its owner the
+    member holding the partition's task as active (words-0 and -1: tasks 0_0 and 0_1 of m1; the
+    repartition topic's partitions: subtopology 1's tasks), not "nobody" as a group described Dead
+    would read."""
+    import signal
+
+    double = protodouble(scenario())
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-m", "kgroup", "lag", "wordcount", "--watch", "1", "-b", double.bootstrap],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        doc = json.loads(proc.stdout.readline())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert doc["owners_unknown"] is None and doc["never_committed"] == []
+    got = {(p["topic"], p["partition"]): (p["lag"], p["owner"]["member_id"]) for p in doc["partitions"]}
+    assert got == {**{("words", p): (100 - 10 * (p + 1), "m1" if p < 2 else "m2") for p in range(4)},
+                   **{("wc-repartition", p): (45, "m1" if p < 2 else "m2") for p in range(4)}}
