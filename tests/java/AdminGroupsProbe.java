@@ -243,6 +243,22 @@ public final class AdminGroupsProbe {
         return out;
     }
 
+    /** One row per partition of ``found`` (by topic, then partition) under g's "partitions", each
+     * filled by ``fill`` with the partition's value (null where Admin maps it to null). */
+    static <V> void partitionRows(ObjectNode g, Map<org.apache.kafka.common.TopicPartition, V> found,
+                                  java.util.function.BiConsumer<ObjectNode, V> fill) {
+        List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>(found.keySet());
+        tps.sort(Comparator.comparing(org.apache.kafka.common.TopicPartition::topic)
+            .thenComparingInt(org.apache.kafka.common.TopicPartition::partition));
+        ArrayNode rows = g.putArray("partitions");
+        for (var tp : tps) {
+            ObjectNode r = rows.addObject();
+            r.put("topic", tp.topic());
+            r.put("partition", tp.partition());
+            fill.accept(r, found.get(tp));
+        }
+    }
+
     static JsonNode listStreamsGroupOffsets(Admin admin, int timeoutMs, List<String> args) throws Exception {
         Map<String, org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec> specs = new LinkedHashMap<>();
         for (String g : args) specs.put(g, new org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec());
@@ -259,15 +275,7 @@ public final class AdminGroupsProbe {
                 g.set("error", error(cause(ex)));
                 continue;
             }
-            List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>(found.keySet());
-            tps.sort(Comparator.comparing(org.apache.kafka.common.TopicPartition::topic)
-                .thenComparingInt(org.apache.kafka.common.TopicPartition::partition));
-            ArrayNode rows = g.putArray("partitions");
-            for (var tp : tps) {
-                ObjectNode r = rows.addObject();
-                r.put("topic", tp.topic());
-                r.put("partition", tp.partition());
-                var o = found.get(tp);
+            partitionRows(g, found, (r, o) -> {
                 if (o == null) {
                     r.putNull("offset");
                     r.putNull("leaderEpoch");
@@ -275,7 +283,7 @@ public final class AdminGroupsProbe {
                     r.put("offset", o.offset());
                     r.put("leaderEpoch", o.leaderEpoch().orElse(null));
                 }
-            }
+            });
         }
         return out;
     }
@@ -296,15 +304,7 @@ public final class AdminGroupsProbe {
                 g.set("error", error(cause(ex)));
                 continue;
             }
-            List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>(found.keySet());
-            tps.sort(Comparator.comparing(org.apache.kafka.common.TopicPartition::topic)
-                .thenComparingInt(org.apache.kafka.common.TopicPartition::partition));
-            ArrayNode rows = g.putArray("partitions");
-            for (var tp : tps) {
-                ObjectNode r = rows.addObject();
-                r.put("topic", tp.topic());
-                r.put("partition", tp.partition());
-                var info = found.get(tp);
+            partitionRows(g, found, (r, info) -> {
                 if (info == null) {
                     r.putNull("startOffset");
                     r.putNull("leaderEpoch");
@@ -314,7 +314,7 @@ public final class AdminGroupsProbe {
                     r.put("leaderEpoch", info.leaderEpoch().orElse(null));
                     r.put("lag", info.lag().orElse(null));
                 }
-            }
+            });
         }
         return out;
     }

@@ -25,6 +25,33 @@ from kgroup.kmsg.messages import FIND_COORDINATOR, Api
 
 Request = tuple[Any, str, Any]  # (caller's key, group, what the exchange needs to ask about it)
 
+# group errors a describe answers with that ask for the question again (the Admin client retries
+# them): the coordinator loading, moved, or not known
+RETRIED = (errors.COORDINATOR_LOAD_IN_PROGRESS, errors.NOT_COORDINATOR, errors.COORDINATOR_NOT_AVAILABLE)
+
+
+def read_groups(answer: dict[str, Any], requests: list[Request], retry: dict[str, Any],
+                error: Callable[[int, str | None], Any], result: Callable[[dict[str, Any]], Any]
+                ) -> tuple[list[tuple[Request, Any]], list[Request], None]:
+    """An exchange's ``read`` of an answer holding one entry per group (``groups``, by ``groupId``):
+    a group the answer leaves out, or answers with an error in RETRIED, is handed back and
+    ``retry[group]`` holds ``error(code, message)`` saying why; every other is ``result(group)``,
+    which decides what the group's other errors mean."""
+    groups = {g["groupId"]: g for g in answer["groups"]}
+    done: list[tuple[Request, Any]] = []
+    failed: list[Request] = []
+    for request in requests:
+        group = groups.get(request[1])
+        if group is None:
+            retry[request[1]] = error(errors.UNKNOWN_SERVER_ERROR, "the answer left the group out")
+            failed.append(request)
+        elif group["errorCode"] in RETRIED:
+            retry[request[1]] = error(group["errorCode"], group["errorMessage"])
+            failed.append(request)
+        else:
+            done.append((request, result(group)))
+    return done, failed, None
+
 GROUPS_PER_REQUEST = 100
 REQUESTS_IN_FLIGHT = 4
 # a broker that does not accept a connection within this is passed over (the next bootstrap

@@ -23,11 +23,10 @@ from typing import Any, NamedTuple
 from kgroup.group.model import Broker, GroupDescription, Member
 from kgroup.group.share import SHARE, SharePartitionOffsets, ShareOffsets
 from kgroup.kafka.wire.connection import Connection
-from kgroup.kafka.wire.coordinators import Node, Request
+from kgroup.kafka.wire.coordinators import Node, Request, read_groups
 from kgroup.kmsg import errors, states
 from kgroup.kmsg.messages import DESCRIBE_SHARE_GROUP_OFFSETS, DESCRIBE_SHARE_GROUP_OFFSETS_V0, SHARE_GROUP_DESCRIBE, Api
 
-RETRIED = (errors.COORDINATOR_LOAD_IN_PROGRESS, errors.NOT_COORDINATOR, errors.COORDINATOR_NOT_AVAILABLE)
 # Kafka's GroupState names (GroupState.parse: case-insensitive, anything else is Unknown)
 _STATES = {s.upper(): s for s in (*states.ALL, "NotReady")}
 
@@ -91,22 +90,9 @@ class _ShareExchange:
 
     def _read_groups(self, answer: dict[str, Any], requests: list[Request], node: Node, version: int
                      ) -> tuple[list[tuple[Request, Any]], list[Request], None]:
-        groups = {g["groupId"]: g for g in answer["groups"]}
-        done: list[tuple[Request, Any]] = []
-        failed: list[Request] = []
-        for request in requests:
-            group = groups.get(request[1])
-            if group is None:
-                self.retry[request[1]] = GroupError(errors.UNKNOWN_SERVER_ERROR, "the answer left the group out")
-                failed.append(request)
-            elif group["errorCode"] in RETRIED:
-                self.retry[request[1]] = GroupError(group["errorCode"], group["errorMessage"])
-                failed.append(request)
-            elif group["errorCode"]:
-                done.append((request, GroupError(group["errorCode"], group["errorMessage"])))
-            else:
-                done.append((request, self.result(group, node, version)))
-        return done, failed, None
+        return read_groups(answer, requests, self.retry, GroupError,
+                           lambda g: GroupError(g["errorCode"], g["errorMessage"]) if g["errorCode"]
+                           else self.result(g, node, version))
 
     def result(self, group: dict[str, Any], node: Node, version: int) -> Any:
         raise NotImplementedError

@@ -22,11 +22,8 @@ from typing import Any, NamedTuple
 from kgroup.group.broker import Broker
 from kgroup.group.streams import StreamsGroup, StreamsMember, StreamsTopic, Subtopology, TaskOffset, Tasks, Topology
 from kgroup.kafka.wire.connection import Connection
-from kgroup.kafka.wire.coordinators import Node, Request
-from kgroup.kmsg import errors
+from kgroup.kafka.wire.coordinators import Node, Request, read_groups
 from kgroup.kmsg.messages import STREAMS_GROUP_DESCRIBE, Api
-
-RETRIED = (errors.COORDINATOR_LOAD_IN_PROGRESS, errors.NOT_COORDINATOR, errors.COORDINATOR_NOT_AVAILABLE)
 
 # Kafka's GroupState names (clients' org.apache.kafka.common.GroupState), by their upper case
 _STATES = {s.upper(): s for s in ("Unknown", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
@@ -104,17 +101,4 @@ class StreamsDescribe:
 
     def read(self, api: Api, answer: dict[str, Any], requests: list[Request], node: Node
              ) -> tuple[list[tuple[Request, Any]], list[Request], None]:
-        groups = {g["groupId"]: g for g in answer["groups"]}
-        done: list[tuple[Request, Any]] = []
-        failed: list[Request] = []
-        for request in requests:
-            group = groups.get(request[1])
-            if group is None:
-                self.retry[request[1]] = StreamsDescribeError(errors.UNKNOWN_SERVER_ERROR, "the answer left the group out")
-                failed.append(request)
-            elif group["errorCode"] in RETRIED:
-                self.retry[request[1]] = StreamsDescribeError(group["errorCode"], group["errorMessage"])
-                failed.append(request)
-            else:
-                done.append((request, streams_group(group, node)))
-        return done, failed, None
+        return read_groups(answer, requests, self.retry, StreamsDescribeError, lambda g: streams_group(g, node))
