@@ -69,6 +69,17 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
                      for m in r.moved[:20]]
             more = f" (+{len(r.moved) - 20} more)" if len(r.moved) > 20 else ""
             notes.append(f"moved:  {printable('; '.join(shown))}{more}")
+        if r.type == "streams":
+            if r.topology is not None:
+                notes.append(f"topology epoch {r.topology['epoch']}: subtopologies "
+                             f"{printable(', '.join(r.topology['subtopologies'])) or '(none)'}")
+            if not r.closed:
+                notes.append("tasks moved: not known (the epoch's target assignment is not in the records read)")
+            elif r.tasks_moved:
+                shown = [f"{m['task']} ({m['kind']}) {m['from'] or '(none)'} → {m['to'] or '(none)'}"
+                         for m in r.tasks_moved[:20]]
+                more = f" (+{len(r.tasks_moved) - 20} more)" if len(r.tasks_moved) > 20 else ""
+                notes.append(f"tasks moved: {printable('; '.join(shown))}{more}")
         notes.append(f"then {r.commits} offset commit{'s' * (r.commits != 1)}"
                      + (f", last on {printable(compact({t: list(ps) for t, ps in r.last_commits.items()}))}"
                             if r.last_commits else ""))

@@ -71,6 +71,10 @@ class Rebalance:
     reconciliation: list[Reconciliation] | None = None
     reconciliation_timestamp: int | None = None
     epoch_ended: bool = False
+    # streams groups (KIP-1071): the tasks whose holders changed in the epoch's target assignment
+    # ({"task", "kind", "from", "to"}), and the topology's epoch and subtopologies at the epoch
+    tasks_moved: list[dict[str, Any]] = field(default_factory=list)
+    topology: dict[str, Any] | None = None
 
     def to_json(self, causes: Mapping[tuple[int, int], Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """``causes``: why each offset was deleted, by the tombstone's log position
@@ -86,6 +90,9 @@ class Rebalance:
                 "offsets_deleted": [{"topic": t, "partition": p, "log_partition": at[0], "log_offset": at[1],
                                      **(causes or {}).get(at, UNKNOWN_CAUSE)}
                                     for t, p, at in self.offsets_deleted],
+                # a streams epoch whose target assignment is not in the records read: its moves unknown
+                **({"tasks_moved": self.tasks_moved if self.closed else None, "topology": self.topology}
+                   if self.type == "streams" else {}),
                 **({"reconciliation": {"timestamp": self.reconciliation_timestamp, "epoch_ended": self.epoch_ended,
                                        "members": [
                     {"member_id": r.member_id, **r.to_json()} for r in self.reconciliation]}}
@@ -157,6 +164,12 @@ class GroupReplay:
         # streams groups (what offset expiry needs of them): members, the topology's input topics
         self.streams_members: set[str] = set()
         self.streams_input_topics: set[str] | None = None  # None: no topology record read
+        self.streams_epoch: int | None = None
+        # member -> kind (active, standby, warmup) -> "subtopology_partition" tasks, as the target
+        # assignment records hold them now, and as they stood at the last closed epoch
+        self.streams_targets: dict[str, dict[str, set[str]]] = {}
+        self.streams_closed_targets: dict[str, dict[str, set[str]]] = {}
+        self.streams_topology: dict[str, Any] | None = None
         self.last_timestamp: int | None = None
         # what watches the offset deletions (kgroup.offsets_log.deletions), and the number of group
         # records (all but offset commits) applied so far: the group's state changes only with them
@@ -185,8 +198,8 @@ class GroupReplay:
                 self.regex_topics.pop(regex, None)
             else:
                 self.regex_topics[regex] = list(v["topics"])
-        elif t in (17, 19, 23):
-            self._streams(t, rec.key, v)
+        elif t in (17, 19, 20, 21, 23):
+            self._streams(t, rec.key, v, ts, pos)
         elif t == 11:
             self.type, self.deleted = ("share", False) if v is not None else (self.type, True)
 
@@ -211,19 +224,80 @@ class GroupReplay:
         else:
             self.commits_before += 1
 
-    def _streams(self, t: int, key: dict[str, Any], v: dict[str, Any] | None) -> None:
+    def _streams(self, t: int, key: dict[str, Any], v: dict[str, Any] | None, ts: int, pos: tuple[int, int]) -> None:
+        """Streams groups (KIP-1071): each new group epoch (StreamsGroupMetadata) is a history entry
+        with the members that joined and left since the last one (member records come before their
+        epoch record, as for consumer groups) and the topology then; its target assignment
+        (StreamsGroupTargetAssignmentMember records, then the metadata record closing it) gives the
+        tasks whose holders changed."""
         if t == 17:
             if v is None:  # the group is deleted
+                self._close_streams_epoch()
                 self.deleted, self.streams_members, self.streams_input_topics = True, set(), None
                 self.offsets = {}
+                self._open(Rebalance(ts, pos, "deleted", None))
+                self.streams_epoch, self.streams_targets, self.streams_closed_targets = None, {}, {}
             else:
                 self.type, self.deleted = "streams", False
+                if v["epoch"] != self.streams_epoch:
+                    self._close_streams_epoch()
+                    previous = next((r for r in reversed(self.rebalances) if r.type in ("streams", "deleted")), None)
+                    before = set(previous.members_ids) if previous is not None and previous.type == "streams" else set()
+                    now = set(self.streams_members)
+                    r = Rebalance(ts, pos, "streams", v["epoch"], "streams", None, None, [], sorted(now - before),
+                                  sorted(before - now))
+                    r.members_ids, r.topology = sorted(now), self.streams_topology
+                    self.streams_epoch = v["epoch"]
+                    self._open(r)
+        elif t == 20:
+            if v is not None:
+                self._close_streams_epoch()
+        elif t == 21:
+            if v is None:
+                self.streams_targets.pop(key["memberId"], None)
+            else:
+                self.streams_targets[key["memberId"]] = {
+                    kind: {f"{x['subtopologyId']}_{p}" for x in v[field] for p in x["partitions"]}
+                    for kind, field in (("active", "activeTasks"), ("standby", "standbyTasks"),
+                                        ("warmup", "warmupTasks"))}
         elif t == 19:
             (self.streams_members.discard if v is None else self.streams_members.add)(key["memberId"])
         elif t == 23:
+            self.streams_topology = None if v is None else {
+                "epoch": v["epoch"], "subtopologies": sorted(s["subtopologyId"] for s in v["subtopologies"])}
+            if self.rebalances and self.rebalances[-1].type == "streams" and not self.rebalances[-1].closed:
+                self.rebalances[-1].topology = self.streams_topology
             self.streams_input_topics = None if v is None else {
                 topic for sub in v["subtopologies"]
                 for topic in [*sub["sourceTopics"], *(r["name"] for r in sub["repartitionSourceTopics"])]}
+
+    def _close_streams_epoch(self) -> None:
+        """Fix the task moves of the open streams epoch: per kind, each task's holders at the last
+        closed epoch against now, the members losing it paired with those gaining it (in member-id
+        order; None: nobody)."""
+        if not (self.rebalances and self.rebalances[-1].type == "streams" and not self.rebalances[-1].closed):
+            return
+        r = self.rebalances[-1]
+        r.closed = True
+        moved = []
+        def holders(targets: dict[str, dict[str, set[str]]], kind: str) -> dict[str, list[str]]:
+            out: dict[str, list[str]] = {}
+            for member in sorted(targets):
+                for task in targets[member].get(kind, ()):
+                    out.setdefault(task, []).append(member)
+            return out
+
+        for kind in ("active", "standby", "warmup"):
+            was, will = holders(self.streams_closed_targets, kind), holders(self.streams_targets, kind)
+            for task in sorted(set(was) | set(will), key=lambda x: (x.rsplit("_", 1)[0], int(x.rsplit("_", 1)[1]))):
+                lost = [m for m in was.get(task, []) if m not in will.get(task, [])]
+                gained = [m for m in will.get(task, []) if m not in was.get(task, [])]
+                for i in range(max(len(lost), len(gained))):
+                    moved.append({"task": task, "kind": kind, "from": lost[i] if i < len(lost) else None,
+                                  "to": gained[i] if i < len(gained) else None})
+        r.tasks_moved = moved
+        self.streams_closed_targets = {m: {k: set(ts) for k, ts in kinds.items()}
+                                       for m, kinds in self.streams_targets.items()}
 
     def _open(self, r: Rebalance) -> None:
         if self.rebalances:
