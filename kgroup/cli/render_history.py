@@ -19,10 +19,13 @@ def _title(r: Rebalance) -> str:
     if r.type == "deleted":
         return f"{when}  group deleted (tombstone at {r.position[0]}/{r.position[1]})"
     what = "generation" if r.type == "classic" else "group epoch"
-    parts = [f"{when}  {what} {r.generation}", f"protocol {r.protocol or '-'}"]
+    parts = [f"{when}  {what} {r.generation}"]
+    if r.type != "streams":  # a streams group has no assignor protocol: its coordinator assigns tasks
+        parts.append(f"protocol {r.protocol or '-'}")
     if r.type == "classic":
         parts.append(f"leader {r.leader or '-'}")
-    parts.append(f"{len(r.members)} member{'s' * (len(r.members) != 1)}")
+    n = len(r.members_ids if r.type == "streams" else r.members)
+    parts.append(f"{n} member{'s' * (n != 1)}")
     if r.since_previous_ms is not None:
         parts.append(f"{duration(r.since_previous_ms)} after the previous")
     return printable(", ".join(parts))
@@ -34,6 +37,7 @@ def _cause(c: Cause | None) -> str:
 
 # how the tables fit a terminal: the columns left out first come first (docs/commands/history.md)
 HISTORY_FIT = Fit(ids=("MEMBER", "INSTANCE-ID"), drop=("RACK", "INSTANCE-ID", "HOST", "CLIENT-ID"))
+STREAMS_FIT = Fit(ids=("MEMBER", "PROCESS"), drop=("CLIENT-ID", "HOST"))
 
 
 def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Rebalance],
@@ -104,6 +108,15 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
                 for m in r.members]
         if r.type == "deleted":
             tables.append(Table([], [], title=_title(r), notes=notes[after_commits:] or notes[-1:]))
+            continue
+        if r.type == "streams":
+            def tasks(ids: list[str] | None) -> str:
+                return "(not known)" if ids is None else " ".join(ids)
+            tables.append(Table(["MEMBER", "PROCESS", "CLIENT-ID", "HOST", "ACTIVE", "STANDBY", "WARMUP"],
+                                [[printable(str(v)) if v is not None else None for v in
+                                  [m["member_id"], m["process_id"], m["client_id"], m["host"]]]
+                                 + [printable(tasks(m[k])) for k in ("active", "standby", "warmup")]
+                                 for m in r.member_tasks], title=_title(r), notes=notes, fit=STREAMS_FIT))
             continue
         tables.append(Table(["MEMBER", "CLIENT-ID", "HOST", "INSTANCE-ID", "RACK",
                              "ASSIGNMENT" if r.type != "consumer" else "TARGET-ASSIGNMENT"],

@@ -75,6 +75,9 @@ class Rebalance:
     # ({"task", "kind", "from", "to"}), and the topology's epoch and subtopologies at the epoch
     tasks_moved: list[dict[str, Any]] = field(default_factory=list)
     topology: dict[str, Any] | None = None
+    # streams groups: each member's process, client and tasks per kind in the epoch's target
+    # assignment (each kind None until the target assignment is read)
+    member_tasks: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self, causes: Mapping[tuple[int, int], Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """``causes``: why each offset was deleted, by the tombstone's log position
@@ -91,12 +94,19 @@ class Rebalance:
                                      **(causes or {}).get(at, UNKNOWN_CAUSE)}
                                     for t, p, at in self.offsets_deleted],
                 # a streams epoch whose target assignment is not in the records read: its moves unknown
-                **({"tasks_moved": self.tasks_moved if self.closed else None, "topology": self.topology}
+                **({"tasks_moved": self.tasks_moved if self.closed else None, "topology": self.topology,
+                    "member_tasks": self.member_tasks}
                    if self.type == "streams" else {}),
                 **({"reconciliation": {"timestamp": self.reconciliation_timestamp, "epoch_ended": self.epoch_ended,
                                        "members": [
                     {"member_id": r.member_id, **r.to_json()} for r in self.reconciliation]}}
                    if self.reconciliation is not None else {})}
+
+
+def _task_order(task: str) -> tuple[str, int]:
+    """A streams task id SUBTOPOLOGY_PARTITION in (subtopology id, partition number) order."""
+    subtopology, partition = task.rsplit("_", 1)
+    return subtopology, int(partition)
 
 
 # an offset deletion whose cause was not told (kgroup.offsets_log.deletions tells it where it can)
@@ -163,6 +173,7 @@ class GroupReplay:
         self.regex_topics: dict[str, list[str]] = {}  # KIP-848: a subscribed regular expression -> its topics
         # streams groups (what offset expiry needs of them): members, the topology's input topics
         self.streams_members: set[str] = set()
+        self.streams_member_info: dict[str, dict[str, Any]] = {}  # member -> its metadata record's value
         self.streams_input_topics: set[str] | None = None  # None: no topology record read
         self.streams_epoch: int | None = None
         # member -> kind (active, standby, warmup) -> "subtopology_partition" tasks, as the target
@@ -234,6 +245,7 @@ class GroupReplay:
             if v is None:  # the group is deleted
                 self._close_streams_epoch()
                 self.deleted, self.streams_members, self.streams_input_topics = True, set(), None
+                self.streams_member_info = {}
                 self.offsets = {}
                 self._open(Rebalance(ts, pos, "deleted", None))
                 self.streams_epoch, self.streams_targets, self.streams_closed_targets = None, {}, {}
@@ -247,6 +259,7 @@ class GroupReplay:
                     r = Rebalance(ts, pos, "streams", v["epoch"], "streams", None, None, [], sorted(now - before),
                                   sorted(before - now))
                     r.members_ids, r.topology = sorted(now), self.streams_topology
+                    r.member_tasks = self._streams_member_tasks(r.members_ids, None)
                     self.streams_epoch = v["epoch"]
                     self._open(r)
         elif t == 20:
@@ -261,7 +274,12 @@ class GroupReplay:
                     for kind, field in (("active", "activeTasks"), ("standby", "standbyTasks"),
                                         ("warmup", "warmupTasks"))}
         elif t == 19:
-            (self.streams_members.discard if v is None else self.streams_members.add)(key["memberId"])
+            if v is None:
+                self.streams_members.discard(key["memberId"])
+                self.streams_member_info.pop(key["memberId"], None)
+            else:
+                self.streams_members.add(key["memberId"])
+                self.streams_member_info[key["memberId"]] = v
         elif t == 23:
             self.streams_topology = None if v is None else {
                 "epoch": v["epoch"], "subtopologies": sorted(s["subtopologyId"] for s in v["subtopologies"])}
@@ -270,6 +288,20 @@ class GroupReplay:
             self.streams_input_topics = None if v is None else {
                 topic for sub in v["subtopologies"]
                 for topic in [*sub["sourceTopics"], *(r["name"] for r in sub["repartitionSourceTopics"])]}
+
+    def _streams_member_tasks(self, members: list[str], targets: dict[str, dict[str, set[str]]] | None
+                              ) -> list[dict[str, Any]]:
+        """Each member's process, client and tasks per kind in ``targets`` (None: not known yet)."""
+        out = []
+        for member in members:
+            info = self.streams_member_info.get(member, {})
+            out.append({"member_id": member, "process_id": info.get("processId"), "client_id": info.get("clientId"),
+                        "host": info.get("clientHost"), "instance_id": info.get("instanceId"),
+                        "rack": info.get("rackId"),
+                        **{kind: None if targets is None else sorted(targets.get(member, {}).get(kind, ()),
+                                                                     key=_task_order)
+                           for kind in ("active", "standby", "warmup")}})
+        return out
 
     def _close_streams_epoch(self) -> None:
         """Fix the task moves of the open streams epoch: per kind, each task's holders at the last
@@ -289,13 +321,15 @@ class GroupReplay:
 
         for kind in ("active", "standby", "warmup"):
             was, will = holders(self.streams_closed_targets, kind), holders(self.streams_targets, kind)
-            for task in sorted(set(was) | set(will), key=lambda x: (x.rsplit("_", 1)[0], int(x.rsplit("_", 1)[1]))):
+            for task in sorted(set(was) | set(will), key=_task_order):
                 lost = [m for m in was.get(task, []) if m not in will.get(task, [])]
                 gained = [m for m in will.get(task, []) if m not in was.get(task, [])]
                 for i in range(max(len(lost), len(gained))):
                     moved.append({"task": task, "kind": kind, "from": lost[i] if i < len(lost) else None,
                                   "to": gained[i] if i < len(gained) else None})
         r.tasks_moved = moved
+        r.member_tasks = self._streams_member_tasks(sorted(set(r.members_ids) | set(self.streams_targets)),
+                                                    self.streams_targets)
         self.streams_closed_targets = {m: {k: set(ts) for k, ts in kinds.items()}
                                        for m, kinds in self.streams_targets.items()}
 
