@@ -200,16 +200,19 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
     from kgroup.text import printable
 
     owned = now is not None and bool(now.owners)  # some partition's owner now is known: CLIENT-ID, HOST
+    tasks = owned and any(o.task is not None for o in now.owners.values())  # a streams group's: TASK too
     headers = (HEADERS + (["TIME-LAG"] if time_lag else []) + (["EXPIRES"] if expiries is not None else [])
-               + (["CLIENT-ID", "HOST"] if owned else []) + (["LAG OVER WINDOW"] if table else []))
+               + (["TASK"] if tasks else []) + (["CLIENT-ID", "HOST"] if owned else [])
+               + (["LAG OVER WINDOW"] if table else []))
 
     def owner_cells(tp) -> list:
         if not owned:
             return []
         o = now.owners.get(tp)
         if o is None:
-            return ["(none)" if table else None, None]
-        return [printable(o.client_id), printable(o.host)] if table else [o.client_id, o.host]
+            return [None] * tasks + ["(none)" if table else None, None]
+        cells = [o.task] * tasks + [o.client_id, o.host]
+        return [printable(c) if c is not None else None for c in cells] if table else cells
     rows = []
     series = {}
     start = report.drawn_from_ms if report.drawn_from_ms is not None else report.since_ms
@@ -247,7 +250,7 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
         rows.append(["TOTAL", None, report.status, f"{report.complete:.1f}",
                      total if total is not None else None, None, None, None, None, None]
                     + ([None] if time_lag else []) + ([None] if expiries is not None else [])
-                    + ([None, None] if owned else [])
+                    + [None] * (tasks + 2 * owned)
                     + [sparkline.draw(sparkline.total(series.values(), start, report.until_ms), blocks, blank)])
         named = "; ".join(f"{status}: {', '.join(names)}" for status, names in sorted(report.by_status().items())
                           if status != "OK")
@@ -270,7 +273,10 @@ def _tables(report, output: OutputFormat, time_lag: bool, expiries=None, retenti
             notes.append(f"{NEVER_COMMITTED}: {len(never)} partition{'s' * (len(never) != 1)} of the subscribed topics "
                          "with no commit: where a consumer starts there depends on its auto.offset.reset, so "
                          "their lag is not known (not in TOTAL, not INCOMPLETE)")
-        if owned:
+        if tasks:
+            notes.append("TASK, CLIENT-ID, HOST: the streams task reading the partition and the member running it "
+                         "as active now (the group's description)")
+        elif owned:
             notes.append("CLIENT-ID, HOST: the member that owns the partition now (the group's description)")
         elif now is not None and now.unknown is not None:
             notes.append(f"the owners now and the partitions never committed are unknown: {printable(now.unknown)}")

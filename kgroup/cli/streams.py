@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 
 from kgroup.cli.common import ConnectionOptions, broker_label
-from kgroup.errors import ClusterError, ExitCode, NotAuthorized, UsageError
+from kgroup.errors import ExitCode, UsageError
 from kgroup.output.render import Fit, OutputFormat, Table, warn
 from kgroup.text import printable
 
@@ -35,12 +35,6 @@ def load_snapshot(path: Path) -> Any:
     return streams_state.parse(doc, source)
 
 
-def _error_name(code: int) -> str:
-    from kgroup.kmsg import errors
-
-    return next((k for k, v in vars(errors).items() if k.isupper() and v == code), f"error {code}")
-
-
 def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[Path], capture: bool = True
                    ) -> tuple[dict[str, Any], list[str], list[str]]:
     """({group: StreamsState} of the streams groups among ``ids`` (or the streams snapshot), the
@@ -48,8 +42,6 @@ def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[P
     the cluster answers it): callers ask only where the other groups' path failed
     (:func:`after_unknown`); ``capture``: with their offsets and changelog bounds."""
     from kgroup.group import streams_state
-    from kgroup.kafka.wire.streams_describe import StreamsDescribeError
-    from kgroup.kmsg.errors import GROUP_AUTHORIZATION_FAILED, GROUP_ID_NOT_FOUND, TOPIC_AUTHORIZATION_FAILED
 
     if snapshot is not None:
         state = load_snapshot(snapshot)
@@ -62,31 +54,7 @@ def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[P
         return {state.group.group_id: state}, [], []
     if not ids:
         return {}, ids, []
-    cluster = conn.cluster()
-    metadata = cluster.metadata()
-    answers = cluster.describe_streams_groups(ids)
-    if not answers:
-        return {}, ids, []
-    out: dict[str, Any] = {}
-    problems: list[str] = []
-    for g in ids:
-        a = answers.get(g)
-        if a is None:
-            continue
-        if isinstance(a, StreamsDescribeError):
-            if a.code == GROUP_ID_NOT_FOUND:
-                continue  # not a streams group (or no group): the other groups' way
-            detail = f"{_error_name(a.code)}" + (f": {printable(a.message)}" if a.message else "")
-            if a.code in (GROUP_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED):
-                raise NotAuthorized(f"describe streams group {g}: {detail}")
-            raise ClusterError(f"describe streams group {g}: {detail}")
-        if capture:
-            state, more = streams_state.capture(cluster, a, metadata)
-            problems += more
-        else:
-            state = streams_state.StreamsState(a)
-        out[g] = state
-    return out, [g for g in ids if g not in out], problems
+    return streams_state.described(conn.cluster(), ids, capture)
 
 
 def after_unknown(conn: ConnectionOptions, ids: list[str], error: Exception, capture: bool = True

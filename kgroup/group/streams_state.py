@@ -99,6 +99,45 @@ def capture(cluster: StreamsSource, group: StreamsGroup, metadata: ClusterMetada
     return state, problems
 
 
+def described(cluster: Any, ids: list[str], capture_offsets: bool = True
+              ) -> tuple[dict[str, StreamsState], list[str], list[str]]:
+    """({group: StreamsState} of the streams groups among ``ids``, the other groups in order,
+    problems), asked with StreamsGroupDescribe (``cluster.describe_streams_groups``; a cluster
+    without it: none is a streams group). A group the coordinator does not know as a streams group
+    is one of the others; an error answer raises (NotAuthorized where it is about rights, else
+    ClusterError). ``capture_offsets``: with their offsets and changelog bounds."""
+    from kgroup.errors import ClusterError, NotAuthorized
+    from kgroup.kafka.wire.streams_describe import StreamsDescribeError
+    from kgroup.kmsg import errors
+    from kgroup.text import printable
+
+    describe = getattr(cluster, "describe_streams_groups", None)
+    answers = describe(ids) if ids and describe is not None else None
+    if not answers:
+        return {}, list(ids), []
+    metadata = cluster.metadata() if capture_offsets else None
+    out: dict[str, StreamsState] = {}
+    problems: list[str] = []
+    for g in ids:
+        a = answers.get(g)
+        if a is None:
+            continue
+        if isinstance(a, StreamsDescribeError):
+            if a.code == errors.GROUP_ID_NOT_FOUND:
+                continue  # not a streams group (or no group): the other groups' way
+            name = next((k for k, v in vars(errors).items() if k.isupper() and v == a.code), f"error {a.code}")
+            detail = name + (f": {printable(a.message)}" if a.message else "")
+            if a.code in (errors.GROUP_AUTHORIZATION_FAILED, errors.TOPIC_AUTHORIZATION_FAILED):
+                raise NotAuthorized(f"describe streams group {g}: {detail}")
+            raise ClusterError(f"describe streams group {g}: {detail}")
+        if capture_offsets:
+            out[g], more = capture(cluster, a, metadata)
+            problems += more
+        else:
+            out[g] = StreamsState(a)
+    return out, [g for g in ids if g not in out], problems
+
+
 # -- rows -------------------------------------------------------------------------------------
 
 def offsets_rows(state: StreamsState) -> list[dict[str, Any]]:

@@ -140,7 +140,7 @@ def sample(settings: ConnectionSettings, group: str, topics: list[str] | None, l
     state = found.states[group]
     pairs = [((t, p), o) for t, parts in state.offsets.items() for p, o in parts.items()]
     return ({tp: o.committed for tp, o in pairs}, {tp: o.log_end for tp, o in pairs},
-            streams_now(cluster, state, logged) or group_now_of(state, topics, logged))
+            streams_now(cluster, state, topics, logged) or group_now_of(state, topics, logged))
 
 
 def watch_report(settings: ConnectionSettings, watch: Watch, since_ms: int, allowed_lag: int) -> LagReport:
@@ -208,14 +208,19 @@ def groups_expiries(states: Mapping[str, Any], wanted: Iterable[str], offsets_to
 
 
 class Owner(NamedTuple):
-    """The member that owns a partition now, as kafka-consumer-groups.sh --describe shows it."""
+    """The member that owns a partition now, as kafka-consumer-groups.sh --describe shows it; of a
+    streams group, also the task (SUBTOPOLOGY_PARTITION) the member runs as active for it."""
 
     member_id: str
     client_id: str
     host: str
+    task: str | None = None
 
     def to_json(self) -> dict[str, str]:
-        return self._asdict()
+        out = self._asdict()
+        if self.task is None:
+            out.pop("task")
+        return out
 
 
 class GroupNow(NamedTuple):
@@ -248,14 +253,16 @@ def group_now(cluster: Any, group: str, topics: list[str] | None, committed: Ite
     if state is None:
         why = "; ".join(found.problems) or "the cluster does not know the group now"
         return GroupNow({}, {}, why)
-    return streams_now(cluster, state, committed) or group_now_of(state, topics, committed)
+    return streams_now(cluster, state, topics, committed) or group_now_of(state, topics, committed)
 
 
-def streams_now(cluster: Any, state: Any, committed: Iterable[TopicPartition]) -> GroupNow | None:
+def streams_now(cluster: Any, state: Any, topics: list[str] | None,
+                committed: Iterable[TopicPartition]) -> GroupNow | None:
     """The group now of a streams group (KIP-1071), which Kafka describes as Dead to DescribeGroups
     although it commits: each input partition's owner is the member holding its task as active
-    (StreamsGroupDescribe through kgroup's own client), and the input partitions of its topology
-    never committed (their end now not read: None). None where the group is not such a group."""
+    (StreamsGroupDescribe through kgroup's own client), with the task, and the input partitions of
+    its topology (of ``topics`` only, when given) never committed, with their log end now (None:
+    not read). None where the group is not such a group."""
     from kgroup.errors import KgroupError
     from kgroup.group.streams import StreamsGroup, active_owners, input_partitions
     from kgroup.kmsg.states import DEAD
@@ -276,11 +283,19 @@ def streams_now(cluster: Any, state: Any, committed: Iterable[TopicPartition]) -
     for (sub_id, p), member_id in active_owners(answer).items():
         m = members[member_id]
         for tp in input_partitions(subs[sub_id], p, partitions_of) if sub_id in subs else []:
-            owners[tp] = Owner(member_id, m.client_id, m.client_host)
+            owners[tp] = Owner(member_id, m.client_id, m.client_host, f"{sub_id}_{p}")
     seen = set(committed) | {(t, p) for t, parts in state.offsets.items() for p, o in parts.items()
                              if o.committed is not None}
-    inputs = {(t, p) for s in subs.values() for t in s.input_topics for p in range(partitions_of.get(t, 0))}
-    return GroupNow(owners, {tp: None for tp in sorted(inputs - seen)}, None, answer.state)
+    inputs = {(t, p) for s in subs.values() for t in s.input_topics for p in range(partitions_of.get(t, 0))
+              if topics is None or t in topics}
+    never = sorted(inputs - seen)
+    ends: dict[TopicPartition, tuple[int | None, int | None]] = {}
+    if never:
+        try:  # a partition whose end could not be read keeps None: shown unknown, never guessed
+            ends = cluster.log_offsets(never)[0]
+        except KgroupError:
+            pass
+    return GroupNow(owners, {tp: ends.get(tp, (None, None))[1] for tp in never}, None, answer.state)
 
 
 def group_now_of(state: Any, topics: list[str] | None, committed: Iterable[TopicPartition]) -> GroupNow:

@@ -103,6 +103,21 @@ class Rebalance:
                    if self.reconciliation is not None else {})}
 
 
+def streams_owners(member_tasks: list[dict[str, Any]] | None, topology: dict[str, Any] | None
+                   ) -> dict[tuple[str, int], str]:
+    """Who read each input partition after a streams epoch: the member holding the partition's task
+    as active in the epoch's target assignment (``member_tasks``), its task's partition of each
+    input topic of its subtopology (``topology["input_topics"]``); empty where either is not known."""
+    inputs = (topology or {}).get("input_topics") or {}
+    out: dict[tuple[str, int], str] = {}
+    for m in member_tasks or []:
+        for task in m["active"] or ():
+            subtopology, partition = _task_order(task)
+            for topic in inputs.get(subtopology, ()):
+                out[(topic, partition)] = m["member_id"]
+    return out
+
+
 def _task_order(task: str) -> tuple[str, int]:
     """A streams task id SUBTOPOLOGY_PARTITION in (subtopology id, partition number) order."""
     subtopology, partition = task.rsplit("_", 1)
@@ -282,7 +297,10 @@ class GroupReplay:
                 self.streams_member_info[key["memberId"]] = v
         elif t == 23:
             self.streams_topology = None if v is None else {
-                "epoch": v["epoch"], "subtopologies": sorted(s["subtopologyId"] for s in v["subtopologies"])}
+                "epoch": v["epoch"], "subtopologies": sorted(s["subtopologyId"] for s in v["subtopologies"]),
+                "input_topics": {s["subtopologyId"]: list(dict.fromkeys(
+                    [*s["sourceTopics"], *(r["name"] for r in s["repartitionSourceTopics"])]))
+                    for s in sorted(v["subtopologies"], key=lambda s: s["subtopologyId"])}}
             if self.rebalances and self.rebalances[-1].type == "streams" and not self.rebalances[-1].closed:
                 self.rebalances[-1].topology = self.streams_topology
             self.streams_input_topics = None if v is None else {

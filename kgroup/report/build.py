@@ -150,6 +150,9 @@ def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progr
     try:
         loaded = group_states(r.snapshot, [r.group], cluster or no_cluster, progress=progress)
     except UsageError as e:
+        streams = streams_now(r, cluster, warn)
+        if streams is not None:
+            return streams
         if r.snapshot is not None:
             raise
         assert cluster is not None
@@ -181,3 +184,44 @@ def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progr
     offsets.pop("topic_lag")  # as offsets -o json
     return {"source": "snapshot" if r.snapshot is not None else "cluster", "describe": describe_group(state),
             "offsets": offsets}
+
+
+def streams_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, warn: Warn) -> dict[str, Any] | None:
+    """The group now of a streams group (KIP-1071), as ``kgroup describe`` and ``kgroup offsets`` show
+    it (their streams documents: topology, members and tasks; every input partition's offsets with
+    its task and member, and the state behind each task), from a streams snapshot or asked with
+    StreamsGroupDescribe; None where the group is not a streams group."""
+    from kgroup.group import streams_state
+
+    if r.snapshot is not None:
+        from kgroup.group import snapshot as snapshot_format
+        from kgroup.text import printable
+
+        source = printable(str(r.snapshot))
+        try:
+            with open(r.snapshot, "rb") as f:
+                doc = snapshot_format.decode(f.read(snapshot_format.MAX_FILE_BYTES + 1), source)
+        except OSError:
+            return None  # group_states said why it cannot be read
+        if not streams_state.is_streams_snapshot(doc):
+            return None
+        state = streams_state.parse(doc, source)
+        if state.group.group_id != r.group:
+            raise UsageError(f"snapshot {source} holds group {state.group.group_id}, not {r.group}")
+        states: dict[str, Any] = {r.group: state}
+        problems: list[str] = []
+    elif cluster is not None:
+        states, _, problems = streams_state.described(cluster(), [r.group])
+    else:
+        return None
+    if r.group not in states:
+        return None
+    state = states[r.group]
+    offsets = streams_state.offsets_document(state)
+    problems = [*problems, *streams_state.offsets_problems(offsets)]
+    for line in problems:
+        warn(line)
+    offsets["incomplete"] = bool(problems)
+    describe = streams_state.describe_document(state)
+    describe["member_count"] = len(describe["members"])  # as describe -o json of other groups says it
+    return {"source": "snapshot" if r.snapshot is not None else "cluster", "describe": describe, "offsets": offsets}

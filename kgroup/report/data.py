@@ -25,7 +25,7 @@ from typing import Any
 from kgroup.group.assignment import owners_of
 from kgroup.lag.history import Commit
 from kgroup.offsets_log.expiry import Retention, document, group_expiries
-from kgroup.offsets_log.replay import GroupReplay, Rebalance
+from kgroup.offsets_log.replay import GroupReplay, Rebalance, streams_owners
 
 TopicPartition = tuple[str, int]
 
@@ -91,6 +91,9 @@ def _owner_timeline(rebalances: Sequence[Rebalance]) -> tuple[list[int], list[di
             (m.member_id, m.assignment if r.type == "classic" or m.assignment else m.target_assignment)
             for m in r.members)
         times.append(r.timestamp)
+        if r.type == "streams":  # the members' active tasks and their subtopologies' input topics
+            owners.append(streams_owners(r.member_tasks, r.topology))
+            continue
         owners.append({} if r.type == "deleted" else owners_of(pairs))
     return times, owners
 

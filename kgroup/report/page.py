@@ -19,6 +19,7 @@ from kgroup.group.assignment import compact
 from kgroup.group.broker import Broker
 from kgroup.lag.now import markers_notes
 from kgroup.offsets_log.expiry import NOT_WHILE_CONSUMED
+from kgroup.offsets_log.replay import streams_owners
 from kgroup.output.render import duration
 from kgroup.report.html import Charts, chart_text, chart_time, embed_json, esc, facts, frame, table
 from kgroup.timeutil import moment
@@ -92,6 +93,9 @@ def rebalance_label(r: dict[str, Any], names: dict[str, str]) -> str:
     moves = [f"\u2212{names.get(m, _cut(m))}" for m in r["left"]] + [f"+{names.get(m, _cut(m))}" for m in r["joined"]]
     if len(moves) > MAX_LABEL_NAMES:
         moves = moves[:MAX_LABEL_NAMES] + [f"(+{len(moves) - MAX_LABEL_NAMES} more)"]
+    active = [m for m in r.get("tasks_moved") or [] if m["kind"] == "active" and m["from"] and m["to"]]
+    if active:  # a streams epoch: the active tasks that changed hands (their state moves with them)
+        moves.append(f"({len(active)} active task{'s' * (len(active) != 1)} moved)")
     return what + (": " + " ".join(moves) if moves else "")
 
 
@@ -108,7 +112,21 @@ def owner_at(rebalances: list[dict[str, Any]], topic: str, partition: int, time_
     if not before or before[-1]["type"] == "deleted":
         return None
     r = before[-1]
+    if r["type"] == "streams":
+        return streams_owners(r.get("member_tasks"), r.get("topology")).get((topic, partition))
     return next((m["member_id"] for m in r["members"] if partition in _assignment(r, m).get(topic, [])), None)
+
+
+def member_count(r: dict[str, Any]) -> int:
+    """The members after a rebalance (a streams epoch lists them with their tasks)."""
+    return len(r.get("member_tasks") or []) if r["type"] == "streams" else len(r["members"])
+
+
+def moved_count(r: dict[str, Any]) -> int | None:
+    """The partitions that changed owner (of a streams epoch: the tasks whose holders changed; None: not known)."""
+    if r["type"] == "streams":
+        return None if r.get("tasks_moved") is None else len(r["tasks_moved"])
+    return len(r["moved"])
 
 
 def activity_range(doc: dict[str, Any]) -> tuple[int, int]:
@@ -212,7 +230,7 @@ def figure(doc: dict[str, Any]) -> Any:
             if r["left"]:
                 lines.append("left: " + _names(r["left"]))
             texts.append("<br>".join(chart_text(line) for line in lines))
-        fig.add_trace(go.Scatter(x=[chart_time(r["timestamp"]) for r in rebalances], y=[len(r["members"]) for r in rebalances],
+        fig.add_trace(go.Scatter(x=[chart_time(r["timestamp"]) for r in rebalances], y=[member_count(r) for r in rebalances],
                                  mode="markers", name="rebalance", hovertext=texts,
                                  hovertemplate="%{x|" + HOVER_TIME + "}<br>%{hovertext}<extra></extra>",
                                  marker={"symbol": "diamond", "size": 10, "color": REBALANCE_COLOUR}, meta="rebalance"),
@@ -249,7 +267,7 @@ def figure(doc: dict[str, Any]) -> Any:
                            xanchor="left", yanchor="bottom", font={"color": "#8a4b00"},
                            hovertext=chart_text(f"committed offsets expire at {moment(first)}"))
     if rebalances:
-        fig.update_yaxes(range=[0, max(len(r["members"]) for r in rebalances) * 1.25 + 1], row=2, col=1)
+        fig.update_yaxes(range=[0, max(member_count(r) for r in rebalances) * 1.25 + 1], row=2, col=1)
     fig.update_layout(barmode="overlay", height=900, margin={"l": 50, "r": 10, "t": 30, "b": 10},
                       legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0, "yanchor": "bottom",
                               "groupclick": "toggleitem", "font": {"size": 11}},
@@ -360,6 +378,9 @@ def never_committed(doc: dict[str, Any]) -> list[tuple[str, int, str | None]] | 
     offsets = now.get("offsets")
     if offsets is not None:
         committed |= {(p["topic"], p["partition"]) for p in offsets["partitions"] if p["committed"] is not None}
+    if now["describe"].get("type") == "streams":  # every input partition of the topology, owned or not
+        return sorted((p["topic"], p["partition"], p["member_id"]) for p in offsets["partitions"]
+                      if (p["topic"], p["partition"]) not in committed)
     owned = {(t, int(p)): m["member_id"] for m in now["describe"]["members"]
              for t, ps in (m.get("assignment") or {}).items() for p in ps}
     return sorted((t, p, m) for (t, p), m in owned.items() if (t, p) not in committed)
@@ -419,6 +440,13 @@ def _never_committed(doc: dict[str, Any]) -> str:
     if not missing:
         return ('<p class="note" id="kgroup-never-committed">Every partition the group owns now has a committed '
                 "offset.</p>")
+    if (doc["now"]["describe"].get("type")) == "streams":
+        return table(["TOPIC", "PARTITION", "MEMBER-ID"], [list(m) for m in missing[:MAX_ROWS]],
+                     title=f"Never committed: {len(missing)} input partitions of the topology",
+                     notes=["Input partitions (source and repartition topics) with no committed offset, in the log "
+                            "up to --until or the group now, and the member running their task as active (none: "
+                            "no member): where the application starts there depends on its auto.offset.reset."],
+                     element_id="kgroup-never-committed")
     return table(["TOPIC", "PARTITION", "CONSUMER-ID"], [list(m) for m in missing[:MAX_ROWS]],
                  title=f"Never committed: {len(missing)} partitions the group owns now",
                  notes=["Owned by a member now (the group now's assignment) with no committed offset, in the log "
@@ -429,10 +457,12 @@ def _never_committed(doc: dict[str, Any]) -> str:
 
 def _rebalance_table(doc: dict[str, Any]) -> str:
     h = doc["history"]
-    rows = [[moment(r["timestamp"]), r["type"], r["generation"], r["protocol"], r["leader"], len(r["members"]),
-             _names(r["joined"]), _names(r["left"]), len(r["moved"]),
+    rows = [[moment(r["timestamp"]), r["type"], r["generation"], r["protocol"], r["leader"], member_count(r),
+             _names(r["joined"]), _names(r["left"]), moved_count(r),
              duration(r["since_previous_ms"]), r["commits"]] for r in h["rebalances"]]
     notes = [f"{len(rows)} rebalances in the window"] + (
+        ["MOVED of a streams epoch: the tasks whose holders changed in its target assignment (- where the "
+         "records read do not hold it)"] if any(r["type"] == "streams" for r in h["rebalances"]) else []) + (
         [f"the first {MAX_ROWS} shown; all in the data (-o json)"] if len(rows) > MAX_ROWS else [])
     return ("<h2>Rebalances</h2>"
             + table(["TIME", "TYPE", "GENERATION", "PROTOCOL", "LEADER", "MEMBERS", "JOINED", "LEFT", "MOVED",
@@ -458,6 +488,8 @@ def _now(doc: dict[str, Any]) -> str:
     now = doc["now"]
     if now is None:
         return f'<h2>The group now</h2><p class="note">Not shown: {esc(now_missing(doc))}.</p>'
+    if now["describe"].get("type") == "streams":
+        return _streams_now(doc)
     out = ["<h2>The group now</h2>"]
     d = now["describe"]
     c = d["coordinator"]
@@ -484,6 +516,56 @@ def _now(doc: dict[str, Any]) -> str:
         out.append(table(["TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID", "CLIENT-ID",
                           "HOST", "METADATA"], rows[:MAX_ROWS], title="Offsets",
                          notes=[f"total lag {total}"], element_id="kgroup-offsets"))
+    return "\n".join(out)
+
+
+def _streams_now(doc: dict[str, Any]) -> str:
+    """The group now of a streams group: as ``kgroup describe`` and ``kgroup offsets`` show it."""
+    from kgroup.group.streams import compact_tasks
+
+    now = doc["now"]
+    d, o = now["describe"], now["offsets"]
+    c = d["coordinator"]
+    topology = d["topology"]
+    out = ["<h2>The group now</h2>",
+           facts([("state", d["state"]), ("type", "streams"), ("group epoch", d["group_epoch"]),
+                  ("assignment epoch", d["assignment_epoch"]),
+                  ("topology epoch", topology["epoch"] if topology else None),
+                  ("coordinator", Broker.from_json(c).label if c else None),
+                  ("offsets-log partition", doc["offsets_partition"]), ("members", len(d["members"])),
+                  ("from", now["source"])])]
+    if topology is None:
+        out.append('<p class="note">No topology: the group has not been given one yet (its tasks and input '
+                   "partitions are not known).</p>")
+    else:
+        out.append(table(["SUBTOPOLOGY", "SOURCE-TOPICS", "REPARTITION-SOURCE", "REPARTITION-SINK", "CHANGELOGS"],
+                         [[s["subtopology_id"], ", ".join(s["source_topics"]),
+                           ", ".join(t["name"] for t in s["repartition_source_topics"]),
+                           ", ".join(s["repartition_sink_topics"]),
+                           ", ".join(t["name"] for t in s["state_changelog_topics"])]
+                          for s in topology["subtopologies"]], title="Topology", element_id="kgroup-streams-topology"))
+    rows = [[m["member_id"], m["process_id"], m["client_id"], m["host"], m["member_epoch"],
+             compact_tasks(m["assignment"]["active"]) or None, compact_tasks(m["assignment"]["standby"]) or None,
+             compact_tasks(m["assignment"]["warmup"]) or None,
+             "yes" if m["reconciling"] else "no"] for m in d["members"]]
+    out.append(table(["MEMBER-ID", "PROCESS-ID", "CLIENT-ID", "HOST", "EPOCH", "ACTIVE", "STANDBY", "WARMUP",
+                      "RECONCILING"], rows[:MAX_ROWS], title="Members and their tasks (SUBTOPOLOGY:PARTITIONS)",
+                     element_id="kgroup-streams-members"))
+    total = "unknown (INCOMPLETE)" if o["total_lag"] is None else o["total_lag"]
+    out.append(table(["TASK", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
+                      "PROCESS-ID", "HOST"],
+                     [[p["task"], p["topic"], p["partition"], p["committed"], p["log_start"], p["log_end"], p["lag"],
+                       p["member_id"], p["process_id"], p["host"]] for p in o["partitions"]][:MAX_ROWS],
+                     title="Offsets of the input partitions", notes=[f"total lag {total}"], element_id="kgroup-offsets"))
+    state_rows = [[t["task"], c["topic"], c["partition"], c["log_start"], c["log_end"], c["to_restore"],
+                   ", ".join(t["active"]) or None, ", ".join(t["standby"] + t["warmup"]) or None]
+                  for t in o["tasks_state"] for c in t["changelogs"]]
+    if state_rows:
+        out.append(table(["TASK", "CHANGELOG", "PARTITION", "LOG-START", "LOG-END", "TO-RESTORE", "ACTIVE",
+                          "STANDBY/WARMUP"], state_rows[:MAX_ROWS], title="State behind each task",
+                         notes=["TO-RESTORE: offsets a new owner restores from scratch (log end - log start; on a "
+                                "compacted changelog the records are at most that)"],
+                         element_id="kgroup-streams-state"))
     return "\n".join(out)
 
 

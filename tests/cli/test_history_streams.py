@@ -64,7 +64,8 @@ def test_each_epoch_its_members_topology_and_task_moves(tmp_path):
     e1, e2, e3 = doc["rebalances"]
     assert [(e["type"], e["generation"], e["joined"], e["left"]) for e in (e1, e2, e3)] == [
         ("streams", 1, ["m1", "m2"], []), ("streams", 2, [], ["m2"]), ("streams", 3, ["m3"], [])]
-    assert all(e["topology"] == {"epoch": 1, "subtopologies": ["0"]} for e in (e1, e2, e3))
+    assert all(e["topology"] == {"epoch": 1, "subtopologies": ["0"], "input_topics": {"0": ["words"]}}
+               for e in (e1, e2, e3))
     # epoch 1: every task handed out from nobody (active first, then standby)
     assert e1["tasks_moved"] == [
         {"task": "0_0", "kind": "active", "from": None, "to": "m1"},

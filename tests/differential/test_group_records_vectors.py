@@ -153,9 +153,10 @@ def test_history_of_a_streams_group_from_records_kafka_wrote(vectors, tmp_path):
         (4, t0 + 180_000, ["m-d"], [], 60_000, 0)]
     assert e1["last_commits"] == {"orders": {"0": 150, "1": 200}}  # billing's commit is not the group's
     assert e3["last_commits"] == {"refunds": {"0": 7}}
-    assert [e["topology"] for e in doc["rebalances"]] == [
-        {"epoch": 0, "subtopologies": ["0", "1"]}, {"epoch": 0, "subtopologies": ["0", "1"]},
-        {"epoch": 1, "subtopologies": ["0", "1", "2"]}, {"epoch": 1, "subtopologies": ["0", "1", "2"]}]
+    inputs = {"0": ["orders"], "1": [f"{G}-by-customer-repartition"]}
+    topology_0 = {"epoch": 0, "subtopologies": ["0", "1"], "input_topics": inputs}
+    topology_1 = {"epoch": 1, "subtopologies": ["0", "1", "2"], "input_topics": {**inputs, "2": ["refunds"]}}
+    assert [e["topology"] for e in doc["rebalances"]] == [topology_0, topology_0, topology_1, topology_1]
     # epoch 1: every task handed out by nobody, active then standby, in (subtopology, partition) order
     assert e1["tasks_moved"] == _moves(
         "0_0 active - -> m-a", "0_1 active - -> m-a", "0_2 active - -> m-b", "0_3 active - -> m-b",
