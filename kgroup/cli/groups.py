@@ -287,9 +287,9 @@ def offsets(
         from kgroup.cli import streams as streams_cli
 
         streams_cli.mixed(streams, rest, output, "offsets")
-        if time_lag or expiry or fail_on is not None or topic:
-            raise UsageError("--time-lag, --expiry, --fail-on and --topic are not available for streams groups yet")
-        streams_cli.offsets(streams, output, None if rest else lag_above, streams_problems)
+        streams_cli.offsets(streams, output, None if rest else lag_above, streams_problems,
+                            streams_cli.OffsetsAsked(conn if snapshot is None else None, topic, time_lag, expiry,
+                                                     fail_on is not None, offsets_topic, expiry_warn, warn_ms))
         return not rest
 
     if snapshot is not None:  # a streams snapshot: its own tables

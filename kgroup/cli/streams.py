@@ -3,6 +3,7 @@ groups are streams groups, and their tables. The computations are kgroup.group.s
 kgroup.group.streams_state and kgroup.whatif.streams."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -169,17 +170,46 @@ def describe(states: dict[str, Any], output: OutputFormat) -> None:
 
 # -- offsets / lag ------------------------------------------------------------------------------
 
-def offsets_tables(doc: dict[str, Any]) -> list[Table]:
+@dataclass(frozen=True)
+class OffsetsAsked:
+    """What ``kgroup offsets`` of streams groups was asked beyond the offsets: ``conn`` None where
+    they come from a snapshot."""
+
+    conn: Optional[ConnectionOptions] = None
+    topics: Optional[list[str]] = None
+    time_lag: bool = False
+    expiry: bool = False
+    fail_on_expiry: bool = False
+    offsets_topic: str = "__consumer_offsets"
+    expiry_warn: str = "24h"
+    warn_ms: int = 0
+
+
+def offsets_tables(doc: dict[str, Any], expiries: Optional[dict] = None) -> list[Table]:
+    from kgroup.cli.common import expires_cell
+    from kgroup.output.render import duration
+
+    timed = any("time_lag_ms" in r for r in doc["partitions"])
     rows = [[doc["group"], r["task"], r["topic"], r["partition"], r["committed"], r["log_start"], r["log_end"],
-             r["lag"], r["member_id"], r["process_id"], r["client_id"], r["host"]] for r in doc["partitions"]]
+             r["lag"], r["member_id"], r["process_id"], r["client_id"], r["host"]]
+            + ([duration(r["time_lag_ms"]) if r["time_lag_ms"] is not None else None] if timed else [])
+            + ([expires_cell(expiries.get((r["topic"], r["partition"])))] if expiries is not None else [])
+            for r in doc["partitions"]]
     notes = [f"group {doc['group']} ({doc['state']}, streams): total lag "
              f"{'unknown (INCOMPLETE)' if doc['total_lag'] is None else doc['total_lag']}"]
     if doc["never_committed"]:
         notes.append(f"never committed (no lag until the group commits; where it starts depends on the "
                      f"application's auto.offset.reset): {', '.join(doc['never_committed'][:10])}"
                      + (" ..." if len(doc["never_committed"]) > 10 else ""))
-    tables = [Table(["GROUP", "TASK", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER-ID",
-                     "PROCESS-ID", "CLIENT-ID", "HOST"], rows, notes=notes, fit=STREAMS_OFFSETS_FIT)]
+    if timed:
+        notes.append("TIME-LAG: how old the first record not consumed is (now - the timestamp of the record at the "
+                     "committed offset)")
+    if expiries is not None and "expiry" in doc:
+        e = doc["expiry"]
+        notes.append(f"EXPIRES: when Kafka deletes the committed offset under the group's state now "
+                     f"(offsets.retention.minutes {e['retention_ms'] // 60_000}: {e['retention_source']})")
+    tables = [Table(OFFSETS_CSV + (["TIME-LAG"] if timed else []) + (["EXPIRES"] if expiries is not None else []),
+                    rows, notes=notes, fit=STREAMS_OFFSETS_FIT)]
     state_rows = []
     for t in doc["tasks_state"]:
         reported = "; ".join(f"{m}: {v['offset'] if v['offset'] is not None else '-'}/"
@@ -202,22 +232,52 @@ OFFSETS_CSV = ["GROUP", "TASK", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", 
                "PROCESS-ID", "CLIENT-ID", "HOST"]
 
 
-def offsets(states: dict[str, Any], output: OutputFormat, lag_above: Optional[int], problems: list[str]) -> None:
+def offsets(states: dict[str, Any], output: OutputFormat, lag_above: Optional[int], problems: list[str],
+            asked: OffsetsAsked = OffsetsAsked()) -> None:
+    import time
+
     from kgroup.output.render import emit
 
-    from kgroup.group.streams_state import offsets_document, offsets_problems
+    from kgroup.group.streams_state import offsets_document, offsets_problems, time_lag_positions
 
-    docs = [offsets_document(s) for s in states.values()]
+    now_ms = int(time.time() * 1000)
+    timestamps = None
+    if asked.time_lag:
+        if asked.conn is None:
+            raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
+        positions = {tp: o for s in states.values() for tp, o in time_lag_positions(s).items()}
+        timestamps = asked.conn.cluster().first_record_timestamps(positions) if positions else {}
+    docs = [offsets_document(s, asked.topics, timestamps, now_ms) for s in states.values()]
+    expiries, retentions = _expiries(states, asked, problems)
+    for d in docs:
+        if d["group"] in expiries:
+            from kgroup.offsets_log.expiry import document as expiry_document
+
+            shown = {(r["topic"], r["partition"]) for r in d["partitions"]}
+            expiries[d["group"]] = {tp: e for tp, e in expiries[d["group"]].items() if tp in shown}
+            d["expiry"] = expiry_document(expiries[d["group"]], retentions[d["group"]])
     problems = [*problems, *(p for d in docs for p in offsets_problems(d))]
-    tables = [t for d in docs for t in offsets_tables(d)]
+    tables = [t for d in docs for t in offsets_tables(d, expiries.get(d["group"]) if expiries else None)]
     if output == OutputFormat.csv:
-        tables = [Table(OFFSETS_CSV, [row for t in tables[::1] if t.headers == OFFSETS_CSV for row in t.rows])]
+        head = tables[0].headers if tables else OFFSETS_CSV
+        tables = [Table(head, [row for t in tables if t.headers == head for row in t.rows])]
     emit(output, {"groups": docs}, tables)
+    flagged = False
+    if expiries:
+        from kgroup.cli.common import expiry_warning
+
+        for g, found in expiries.items():
+            line = expiry_warning(g, found, retentions[g], now_ms + asked.warn_ms, asked.expiry_warn, now_ms)
+            if line:
+                warn(line)
+                flagged = True
     if problems:
         for p in problems[:10]:
             warn(p)
         warn("INCOMPLETE: some values are unknown (shown as -); no threshold can pass on this answer")
         raise typer.Exit(ExitCode.CLUSTER)
+    if asked.fail_on_expiry and flagged:
+        raise typer.Exit(ExitCode.FLAGGED)
     if lag_above is not None:
         over = [(d["group"], r["topic"], r["partition"], r["lag"]) for d in docs for r in d["partitions"]
                 if r["lag"] is not None and r["lag"] > lag_above]
@@ -225,6 +285,30 @@ def offsets(states: dict[str, Any], output: OutputFormat, lag_above: Optional[in
             warn(f"lag above {lag_above} on {len(over)} partition(s): "
                  + ", ".join(f"{g} {t}-{p} ({n})" for g, t, p, n in over[:10]))
             raise typer.Exit(ExitCode.FLAGGED)
+
+
+def _expiries(states: dict[str, Any], asked: OffsetsAsked, problems: list[str]) -> tuple[dict, dict]:
+    """When each committed offset expires, for the groups that are Empty or with --expiry/--fail-on
+    (their records in the offsets log, their coordinator's retention); ``problems`` gains why it is
+    unknown where --fail-on needs it."""
+    from kgroup.kmsg.states import EMPTY
+
+    if asked.conn is None:
+        return {}, {}
+    wanted = [g for g, s in states.items() if asked.expiry or asked.fail_on_expiry or s.group.state == EMPTY]
+    if not wanted:
+        return {}, {}
+    from kgroup.lag.collect import groups_expiries
+    from kgroup.output.progress import progress_bar
+
+    with progress_bar() as progress:
+        expiries, retentions, unknown = groups_expiries(states, wanted, asked.offsets_topic, asked.conn.settings(),
+                                                        asked.conn.cluster(), progress, warn)
+    if unknown:
+        warn(f"when the committed offsets expire is unknown: {unknown}")
+        if asked.fail_on_expiry:
+            problems.append(f"offset expiry: {unknown}")
+    return expiries, retentions
 
 
 # -- whatif -------------------------------------------------------------------------------------

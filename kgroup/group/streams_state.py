@@ -140,14 +140,27 @@ def described(cluster: Any, ids: list[str], capture_offsets: bool = True
 
 # -- rows -------------------------------------------------------------------------------------
 
-def offsets_rows(state: StreamsState) -> list[dict[str, Any]]:
-    """One row per input partition of every subtopology, by subtopology, topic and partition."""
+def time_lag_positions(state: StreamsState) -> dict[TP, int]:
+    """Where the first unconsumed record of each input partition lies (its committed offset, where
+    a record is there: 0 <= committed < log end), for the time lag."""
+    return {tp: o.committed for tp, o in state.offsets.items()
+            if o.committed is not None and o.log_end is not None and 0 <= o.committed < o.log_end}
+
+
+def offsets_rows(state: StreamsState, topics: list[str] | None = None,
+                 record_timestamps: Mapping[TP, int] | None = None, now_ms: int | None = None) -> list[dict[str, Any]]:
+    """One row per input partition of every subtopology (of ``topics`` only, when given), by
+    subtopology, topic and partition. With ``record_timestamps`` (the timestamp of the record at
+    each committed offset) and ``now_ms``, each row's ``time_lag_ms``: how old the first record not
+    consumed is (0 at lag 0; None where the lag or the record's timestamp is not known)."""
     g = state.group
     owners = active_owners(g)
     by_id = {m.member_id: m for m in g.members}
     rows = []
     for sub in g.topology.subtopologies if g.topology else ():
         for t in sub.input_topics:
+            if topics is not None and t not in topics:
+                continue
             for p in range(state.partitions.get(t, 0)):
                 o = state.offsets.get((t, p), PartitionOffsets())
                 owner = owners.get((sub.subtopology_id, p))
@@ -160,6 +173,10 @@ def offsets_rows(state: StreamsState) -> list[dict[str, Any]]:
                              "log_end": o.log_end, "lag": lag, "member_id": owner,
                              "process_id": m.process_id if m else None, "client_id": m.client_id if m else None,
                              "host": m.client_host if m else None})
+                if record_timestamps is not None and now_ms is not None:
+                    ts = record_timestamps.get((t, p))
+                    rows[-1]["time_lag_ms"] = (0 if lag == 0 else None if lag is None or ts is None or ts < 0
+                                               else max(0, now_ms - ts))
     return rows
 
 
@@ -232,15 +249,20 @@ def describe_document(state: StreamsState) -> dict[str, Any]:
     return doc
 
 
-def offsets_document(state: StreamsState) -> dict[str, Any]:
-    """offsets' document of a streams group (docs/schemas/offsets-streams.schema.json)."""
-    rows = offsets_rows(state)
+def offsets_document(state: StreamsState, topics: list[str] | None = None,
+                     record_timestamps: Mapping[TP, int] | None = None, now_ms: int | None = None) -> dict[str, Any]:
+    """offsets' document of a streams group (docs/schemas/offsets-streams.schema.json): of ``topics``
+    only when given (the tasks' state of the tasks reading them), with the time lag when
+    ``record_timestamps`` are given (:func:`offsets_rows`)."""
+    rows = offsets_rows(state, topics, record_timestamps, now_ms)
     known = [r["lag"] for r in rows]
     never = [f"{r['topic']}:{r['partition']}" for r in rows if r["committed"] is None]
     total = None if any(r["lag"] is None and r["committed"] is not None for r in rows) else sum(
         x for x in known if x is not None)
+    tasks = {r["task"] for r in rows}
     return {"group": state.group.group_id, "type": "streams", "state": state.group.state, "partitions": rows,
-            "never_committed": never, "total_lag": total, "tasks_state": state_rows(state)}
+            "never_committed": never, "total_lag": total,
+            "tasks_state": [t for t in state_rows(state) if topics is None or t["task"] in tasks]}
 
 
 def offsets_problems(doc: dict[str, Any]) -> list[str]:
@@ -249,6 +271,9 @@ def offsets_problems(doc: dict[str, Any]) -> list[str]:
     for r in doc["partitions"]:
         if r["log_end"] is None:
             out.append(f"group {doc['group']}: the log end of {r['topic']}:{r['partition']} was not read")
+        elif "time_lag_ms" in r and r["time_lag_ms"] is None and r["lag"] is not None:
+            out.append(f"group {doc['group']}: time lag of {r['topic']}:{r['partition']} unknown: the record at "
+                       f"offset {r['committed']} was not read")
     for t in doc["tasks_state"]:
         for c in t["changelogs"]:
             if c["log_end"] is None or c["log_start"] is None:

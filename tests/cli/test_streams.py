@@ -85,12 +85,25 @@ def test_whatif_add_member_to_a_process():
     assert all(not m["after"]["standby"] for m in doc["members"])
 
 
+def test_offsets_of_one_topic():
+    """--topic keeps that topic's input partitions (the example's words-0..3; its repartition topic's
+    are left out) and the state of the tasks reading them."""
+    doc = _json("offsets", "--snapshot", EXAMPLE, "--topic", "words")
+    validate("offsets-streams", doc)
+    (g,) = doc["groups"]
+    assert [(p["topic"], p["partition"], p["lag"]) for p in g["partitions"]] == [
+        ("words", 0, 0), ("words", 1, 7), ("words", 2, 14), ("words", 3, None)]
+    assert g["total_lag"] == 21 and g["never_committed"] == ["words:3"]
+    assert {t["task"] for t in g["tasks_state"]} <= {"0_0", "0_1", "0_2", "0_3"}
+
+
 @pytest.mark.parametrize("args,words", [
     (["whatif", "--snapshot", EXAMPLE, "--partitions", "words=8"], "--partitions"),
     (["whatif", "--snapshot", EXAMPLE, "--remove", "nobody"], "--remove nobody"),
     (["whatif", "--snapshot", EXAMPLE, "--add", "m-a1"], "already exists"),
     (["whatif", "--snapshot", SEED, "--remove-process", "p"], "for streams groups"),
-    (["offsets", "--snapshot", EXAMPLE, "--topic", "words"], "not available for streams groups"),
+    (["offsets", "--snapshot", EXAMPLE, "--time-lag"], "cannot work from --snapshot"),
+    (["offsets", "--snapshot", EXAMPLE, "--expiry"], "a snapshot does not hold it"),
     (["describe", "--snapshot", EXAMPLE, "other"], "holds group wordcount, not other"),
 ])
 def test_what_a_streams_group_cannot_take_is_a_usage_error(args, words):

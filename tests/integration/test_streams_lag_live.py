@@ -1,4 +1,4 @@
-"""kgroup lag and kgroup report of a streams group (KIP-1071) from its offsets log, with real log ends.
+"""kgroup lag, offsets and report of a streams group (KIP-1071) from its offsets log, with real log ends.
 
 No broker here implements streams groups, so the protocol double (tests/protodouble.py, answers
 written by Kafka 4.3's message classes) answers for the group (StreamsGroupDescribe, OffsetFetch,
@@ -34,6 +34,9 @@ BASE = (int(time.time()) - 3600) * 1000  # an hour ago
 UNTIL = BASE + 130_000
 SUFFIX = uuid.uuid4().hex[:8]
 G, W, R = f"wc-{SUFFIX}", f"words-{SUFFIX}", f"wc-{SUFFIX}-repartition"
+IDLE = f"wc-idle-{SUFFIX}"  # an Empty streams group on the same topics: its one commit expires
+IDLE_COMMIT_MS = BASE + 10_000
+RETENTION_MS = 7 * 24 * 3600 * 1000  # offsets.retention.minutes' default: the double answers no DescribeConfigs
 COMMITS = {(W, 0): [(10 * k, 10 * k) for k in range(1, 14)],
            (W, 1): [(10 * k, 20) for k in range(3, 14)],
            (R, 0): [(10 * k, 10 * k) for k in range(1, 6)]}
@@ -81,6 +84,11 @@ def double(tansu):
         log.add(G, BASE, 21, {"groupId": G, "memberId": member}, 0, {
             "activeTasks": [{"subtopologyId": "0", "partitions": [partition]}], "standbyTasks": [], "warmupTasks": []})
     log.add(G, BASE, 20, {"groupId": G}, 0, {"assignmentEpoch": 1})
+    streams_member(log, IDLE, BASE, "i1")
+    streams_group(log, IDLE, BASE, [W], [R])
+    log.commit(IDLE, W, 0, 10, IDLE_COMMIT_MS)
+    streams_member(log, IDLE, BASE + 20_000, "i1", joined=False)  # its last member left: Empty
+    log.add(IDLE, BASE + 20_000, 17, {"groupId": IDLE}, 0, {"epoch": 2, "metadataHash": 0})
     for (topic, p), commits in COMMITS.items():
         for seconds, offset in commits:
             log.commit(G, topic, p, offset, BASE + seconds * 1000)
@@ -95,7 +103,10 @@ def double(tansu):
         groups=[Group(G, "streams", "Stable", description={
             "groupState": "stable", "groupEpoch": 3, "assignmentEpoch": 3, "topology": topology,
             "members": [_member("m1", "p1", {"0": [0]}), _member("m2", "p2", {"0": [1]})]},
-            offsets={(t, p): c[-1][1] for (t, p), c in COMMITS.items()})],
+            offsets={(t, p): c[-1][1] for (t, p), c in COMMITS.items()}),
+                Group(IDLE, "streams", "Empty", description={
+                    "groupState": "empty", "groupEpoch": 2, "assignmentEpoch": 1, "topology": topology, "members": []},
+                    offsets={(W, 0): 10})],
         topics={W: 2, R: 2, offsets_topic: 1},
         relay=(host, int(port)), relay_keys={0: (3, 9), 1: (4, 12), 2: (1, 7)}))
     try:
@@ -185,3 +196,49 @@ def test_report_of_a_streams_group(double, tmp_path):
         assert [r[:7] for r in state] == [["0_0", W, "0", "130", "0", "130", "0"], ["0_1", W, "1", "20", "0", "130", "110"],
                                           ["0_0", R, "0", "50", "0", "130", "80"], ["0_1", R, "1", "-", "0", "130", "-"]]
         assert_reads_at(shown, 390)
+
+
+def _offsets(double, *args):
+    d, offsets_topic = double
+    return run_kgroup("offsets", *args, "-b", d.bootstrap, "--offsets-topic", offsets_topic, timeout=120)
+
+
+def test_offsets_of_one_topic_with_the_time_lag(double):
+    """--topic keeps W's partitions; --time-lag: W-1's first record not consumed is offset 20, stamped
+    BASE + 20 s, so its time lag is now - (BASE + 20 s); W-0 is caught up (0)."""
+    before = int(time.time() * 1000)
+    r = _offsets(double, G, "--topic", W, "--time-lag", "-o", "json")
+    after = int(time.time() * 1000)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    validate("offsets-streams", doc)
+    (g,) = doc["groups"]
+    assert [(p["topic"], p["partition"], p["lag"]) for p in g["partitions"]] == [(W, 0, 0), (W, 1, 110)]
+    w0, w1 = g["partitions"]
+    assert w0["time_lag_ms"] == 0
+    assert before - (BASE + 20_000) <= w1["time_lag_ms"] <= after - (BASE + 20_000)
+    table = _offsets(double, G, "--topic", W, "--time-lag")
+    assert table.returncode == 0, table.stderr
+    assert "TIME-LAG" in table.stdout.splitlines()[0] and R not in table.stdout
+
+
+def test_offsets_expiry_of_an_empty_streams_group(double):
+    """An Empty streams group's committed offsets expire at their commit + offsets.retention.minutes
+    (Kafka's default 7 days here); a Stable one's, of topics it reads, do not while it consumes them."""
+    r = _offsets(double, IDLE, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    (g,) = json.loads(r.stdout)["groups"]
+    assert g["expiry"]["retention_ms"] == RETENTION_MS
+    assert [(p["topic"], p["partition"], p["expires_ms"]) for p in g["expiry"]["partitions"]] == [
+        (W, 0, IDLE_COMMIT_MS + RETENTION_MS)]
+    flagged = _offsets(double, IDLE, "--fail-on", "expiry", "--expiry-warn", "8d")
+    assert flagged.returncode == 1, flagged.stderr
+    assert f"{IDLE}" in flagged.stderr and "expire" in flagged.stderr
+    assert "EXPIRES" in flagged.stdout.splitlines()[0]
+    calm = _offsets(double, IDLE, "--fail-on", "expiry", "--expiry-warn", "1d")
+    assert calm.returncode == 0, calm.stderr
+    busy = _offsets(double, G, "--expiry", "-o", "json")
+    assert busy.returncode == 0, busy.stderr
+    (g,) = json.loads(busy.stdout)["groups"]
+    assert {(p["topic"], p["partition"]): p["expires_ms"] for p in g["expiry"]["partitions"]} == {
+        (W, 0): None, (W, 1): None, (R, 0): None}
