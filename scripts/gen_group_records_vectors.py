@@ -39,8 +39,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from gen_share_state_vectors import _MSG, strip_main
-from kafka_sources import DATA, ROOT, Jdk, KafkaSources, client_classpath, write_gz
+from kafka_sources import DATA, ROOT, Jdk, KafkaSources, client_classpath, generate_messages, write_gz
 
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
@@ -57,16 +56,6 @@ KAFKA_FILES = [
       for name in ("CoordinatorRecord", "CoordinatorRecordSerde", "Serializer", "Deserializer")),
     "tools/src/main/java/org/apache/kafka/tools/consumer/CoordinatorRecordMessageFormatter.java",
 ]
-RUNNER = """import java.util.List;
-
-public final class RunMessageGenerator {
-    public static void main(String[] args) throws Exception {
-        org.apache.kafka.message.MessageGenerator.processDirectories(args[0], args[1], args[2],
-            List.of("CoordinatorRecordTypeGenerator", "CoordinatorRecordJsonConvertersGenerator"),
-            List.of("MessageDataGenerator", "JsonConverterGenerator"));
-    }
-}
-"""
 
 # -- one streams group's life (the expected history is worked out by hand in the test) ---------------
 G, OTHER = "orders-app", "billing"
@@ -223,15 +212,11 @@ def main() -> int:
     meta = {"kafka_revision": kafka.commit, "seed": args.seed, "per_version": args.per_version}
     with tempfile.TemporaryDirectory(prefix="group-records-vectors-") as tmp:
         work = Path(tmp)
-        specs, generated, classes = work / "specs", work / "generated", work / "classes"
-        gen_files = kafka.write((_MSG + n for n in kafka.names(_MSG) if n.endswith(".java")), work / "gen",
-                                edit={"MessageGenerator.java": strip_main})
-        (work / "gen" / "RunMessageGenerator.java").write_text(RUNNER)
-        kafka.write((_SPECS + n for n in kafka.names(_SPECS) if n.endswith(".json")), specs)
-        jdk.compile([*gen_files, str(work / "gen" / "RunMessageGenerator.java")], work / "genclasses", classpath)
-        jdk.run(work / "genclasses", classpath, "RunMessageGenerator",
-                "org.apache.kafka.coordinator.group.generated", str(generated), str(specs))
-        files = [str(p) for p in sorted(generated.glob("*.java"))] + kafka.write(KAFKA_FILES, work / "kafka")
+        classes = work / "classes"
+        generated = generate_messages(kafka, jdk, classpath, work,
+                                      (_SPECS + n for n in kafka.names(_SPECS) if n.endswith(".json")),
+                                      "org.apache.kafka.coordinator.group.generated")
+        files = generated + kafka.write(KAFKA_FILES, work / "kafka")
         jdk.compile([*files, str(GENERATOR)], classes, classpath)
         given = work / "records.json"
         given.write_text(json.dumps({"meta": meta, "records": records}, ensure_ascii=False), encoding="utf-8")

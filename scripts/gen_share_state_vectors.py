@@ -26,12 +26,11 @@ is the head of confluentinc/kafka's ``4.3`` branch on 2026-08-21 (a mirror of Ap
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 from pathlib import Path
 
-from kafka_sources import Jdk, KafkaSources, client_classpath, write_gz
+from kafka_sources import Jdk, KafkaSources, client_classpath, generate_messages, write_gz
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = ROOT / "tests" / "java" / "ShareStateVectors.java"
@@ -40,7 +39,6 @@ DATA = ROOT / "tests" / "differential" / "data"
 _SPECS = "share-coordinator/src/main/resources/common/message/"
 SPECS = [_SPECS + f"{name}.json" for name in ("ShareSnapshotKey", "ShareSnapshotValue", "ShareUpdateKey",
                                                "ShareUpdateValue")]
-_MSG = "generator/src/main/java/org/apache/kafka/message/"
 KAFKA_FILES = [
     "share-coordinator/src/main/java/org/apache/kafka/coordinator/share/ShareCoordinatorRecordSerde.java",
     "share-coordinator/src/main/java/org/apache/kafka/coordinator/share/PersisterStateBatchCombiner.java",
@@ -51,28 +49,6 @@ KAFKA_FILES = [
     "tools/src/main/java/org/apache/kafka/tools/consumer/CoordinatorRecordMessageFormatter.java",
     "tools/src/main/java/org/apache/kafka/tools/consumer/group/share/ShareGroupStateMessageFormatter.java",
 ]
-RUNNER = """import java.util.List;
-
-public final class RunMessageGenerator {
-    public static void main(String[] args) throws Exception {
-        org.apache.kafka.message.MessageGenerator.processDirectories(args[0], args[1], args[2],
-            List.of("CoordinatorRecordTypeGenerator", "CoordinatorRecordJsonConvertersGenerator"),
-            List.of("MessageDataGenerator", "JsonConverterGenerator"));
-    }
-}
-"""
-
-
-def strip_main(source: str) -> str:
-    """MessageGenerator.java without its argparse4j ``main`` and its Jdk8Module registration."""
-    source = re.sub(r"^import (static )?net\.sourceforge\.argparse4j\.[\w.]+;\n", "", source, flags=re.M)
-    source = re.sub(r"^import com\.fasterxml\.jackson\.datatype\.jdk8\.Jdk8Module;\n", "", source, flags=re.M)
-    source = source.replace("JSON_SERDE.registerModule(new Jdk8Module());\n", "")
-    source = re.sub(r"\n    public static void main\(String\[\] args\) throws Exception \{\n.*?\n    \}\n", "\n",
-                    source, flags=re.S)
-    if "argparse4j" in source or "Jdk8Module" in source or "void main(" in source:
-        raise SystemExit("could not strip MessageGenerator.main: the file's layout changed")
-    return source
 
 
 def main() -> int:
@@ -91,15 +67,9 @@ def main() -> int:
     classpath = client_classpath(jackson=True)
     with tempfile.TemporaryDirectory(prefix="share-state-vectors-") as tmp:
         work = Path(tmp)
-        specs, generated, classes = work / "specs", work / "generated", work / "classes"
-        gen_files = kafka.write((_MSG + n for n in kafka.names(_MSG) if n.endswith(".java")), work / "gen",
-                                edit={"MessageGenerator.java": strip_main})
-        (work / "gen" / "RunMessageGenerator.java").write_text(RUNNER)
-        kafka.write(SPECS, specs)
-        jdk.compile([*gen_files, str(work / "gen" / "RunMessageGenerator.java")], work / "genclasses", classpath)
-        jdk.run(work / "genclasses", classpath, "RunMessageGenerator",
-                "org.apache.kafka.coordinator.share.generated", str(generated), str(specs))
-        files = [str(p) for p in sorted(generated.glob("*.java"))] + kafka.write(KAFKA_FILES, work / "kafka")
+        classes = work / "classes"
+        generated = generate_messages(kafka, jdk, classpath, work, SPECS, "org.apache.kafka.coordinator.share.generated")
+        files = generated + kafka.write(KAFKA_FILES, work / "kafka")
         jdk.compile([*files, str(GENERATOR)], classes, classpath)
         vectors = jdk.run(classes, classpath, "ShareStateVectors", str(args.seed), str(args.records),
                           str(args.combines), kafka.commit)

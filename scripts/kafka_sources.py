@@ -19,6 +19,45 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "differential" / "data"
 
 
+MESSAGE_GENERATOR = "generator/src/main/java/org/apache/kafka/message/"
+RUNNER = """import java.util.List;
+
+public final class RunMessageGenerator {
+    public static void main(String[] args) throws Exception {
+        org.apache.kafka.message.MessageGenerator.processDirectories(args[0], args[1], args[2],
+            List.of("CoordinatorRecordTypeGenerator", "CoordinatorRecordJsonConvertersGenerator"),
+            List.of("MessageDataGenerator", "JsonConverterGenerator"));
+    }
+}
+"""
+
+
+def strip_main(source: str) -> str:
+    """MessageGenerator.java without its argparse4j ``main`` and its Jdk8Module registration."""
+    source = re.sub(r"^import (static )?net\.sourceforge\.argparse4j\.[\w.]+;\n", "", source, flags=re.M)
+    source = re.sub(r"^import com\.fasterxml\.jackson\.datatype\.jdk8\.Jdk8Module;\n", "", source, flags=re.M)
+    source = source.replace("JSON_SERDE.registerModule(new Jdk8Module());\n", "")
+    source = re.sub(r"\n    public static void main\(String\[\] args\) throws Exception \{\n.*?\n    \}\n", "\n",
+                    source, flags=re.S)
+    if "argparse4j" in source or "Jdk8Module" in source or "void main(" in source:
+        raise SystemExit("could not strip MessageGenerator.main: the file's layout changed")
+    return source
+
+
+def generate_messages(kafka: "KafkaSources", jdk: "Jdk", classpath: str, work: Path, specs: Iterable[str],
+                      package: str) -> list[str]:
+    """The Java files Kafka's message generator makes of the coordinator record ``specs`` into ``package``,
+    run as Kafka's build runs it (its sources at the kafka revision, compiled and run in ``work``)."""
+    gen, spec_dir, generated = work / "gen", work / "specs", work / "generated"
+    gen_files = kafka.write((MESSAGE_GENERATOR + n for n in kafka.names(MESSAGE_GENERATOR) if n.endswith(".java")),
+                            gen, edit={"MessageGenerator.java": strip_main})
+    (gen / "RunMessageGenerator.java").write_text(RUNNER)
+    kafka.write(specs, spec_dir)
+    jdk.compile([*gen_files, str(gen / "RunMessageGenerator.java")], work / "genclasses", classpath)
+    jdk.run(work / "genclasses", classpath, "RunMessageGenerator", package, str(generated), str(spec_dir))
+    return [str(p) for p in sorted(generated.glob("*.java"))]
+
+
 def _git(git_dir: Path | str, *args: str) -> bytes:
     return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True).stdout
 

@@ -113,13 +113,9 @@ def whatif(
     for p in problems:
         warn(p)
     (state,) = states.values()
-    from kgroup.whatif.assignors.registry import for_group_type
+    from kgroup.whatif.compare import strategies_for
 
-    applicable = for_group_type(state.group.type)
-    if strategy != "all" and strategy not in applicable:
-        kind = "a share group" if state.group.type == "share" else "not a share group"
-        raise UsageError(f"--strategy {strategy} does not assign group {state.group.group_id} ({kind}): one of "
-                         f"{', '.join(applicable)} or all")
+    names = strategies_for(state, strategy)
     if proto_list and state.group.type == "share":
         raise UsageError("--protocols is for classic groups: a share group's members bring no protocols")
     added = []
@@ -144,7 +140,6 @@ def whatif(
         warn(f"{', '.join(refused)} would be refused at JoinGroup with INCONSISTENT_GROUP_PROTOCOL (none of "
              f"{','.join(proto_list or [])} is supported by every member) and stay out of the group: "
              "the tables leave them out")
-    names = applicable if strategy == "all" else [strategy]
     try:
         result = run(state, change, names, jdk=broker_jdk)
     except ChangeError as e:

@@ -440,19 +440,18 @@ def _never_committed(doc: dict[str, Any]) -> str:
     if not missing:
         return ('<p class="note" id="kgroup-never-committed">Every partition the group owns now has a committed '
                 "offset.</p>")
-    if (doc["now"]["describe"].get("type")) == "streams":
-        return table(["TOPIC", "PARTITION", "MEMBER-ID"], [list(m) for m in missing[:MAX_ROWS]],
-                     title=f"Never committed: {len(missing)} input partitions of the topology",
-                     notes=["Input partitions (source and repartition topics) with no committed offset, in the log "
-                            "up to --until or the group now, and the member running their task as active (none: "
-                            "no member): where the application starts there depends on its auto.offset.reset."],
-                     element_id="kgroup-never-committed")
-    return table(["TOPIC", "PARTITION", "CONSUMER-ID"], [list(m) for m in missing[:MAX_ROWS]],
-                 title=f"Never committed: {len(missing)} partitions the group owns now",
-                 notes=["Owned by a member now (the group now's assignment) with no committed offset, in the log "
-                        "up to --until or the group now: consumption starts at auto.offset.reset. Partitions of "
-                        "the subscribed topics owned by no member are not known here."],
-                 element_id="kgroup-never-committed")
+    if doc["now"]["describe"].get("type") == "streams":
+        member, what = "MEMBER-ID", "input partitions of the topology"
+        note = ("Input partitions (source and repartition topics) with no committed offset, in the log up to "
+                "--until or the group now, and the member running their task as active (none: no member): where "
+                "the application starts there depends on its auto.offset.reset.")
+    else:
+        member, what = "CONSUMER-ID", "partitions the group owns now"
+        note = ("Owned by a member now (the group now's assignment) with no committed offset, in the log up to "
+                "--until or the group now: consumption starts at auto.offset.reset. Partitions of the subscribed "
+                "topics owned by no member are not known here.")
+    return table(["TOPIC", "PARTITION", member], [list(m) for m in missing[:MAX_ROWS]],
+                 title=f"Never committed: {len(missing)} {what}", notes=[note], element_id="kgroup-never-committed")
 
 
 def _rebalance_table(doc: dict[str, Any]) -> str:

@@ -362,6 +362,22 @@ def never_completes(strategy: str, follow_up: bool = False, error: AssignorNever
             "while the leader's consumer stays stuck in the assignor.")
 
 
+def strategies_for(state: GroupState, strategy: str) -> list[str]:
+    """The strategies to run for ``--strategy`` (``all``: every one that assigns a group of its type);
+    UsageError where the named one does not assign such a group (a share group's is ``simple``)."""
+    from kgroup.errors import UsageError
+    from kgroup.whatif.assignors.registry import for_group_type
+
+    applicable = for_group_type(state.group.type)
+    if strategy == "all":
+        return applicable
+    if strategy not in applicable:
+        kind = "a share group" if state.group.type == "share" else "not a share group"
+        raise UsageError(f"--strategy {strategy} does not assign group {state.group.group_id} ({kind}): one of "
+                         f"{', '.join(applicable)} or all")
+    return [strategy]
+
+
 def run(state: GroupState, change: Change, strategies: list[str], jdk: int = DEFAULT_JDK) -> WhatIf:
     """``jdk``: the brokers' Java version, which ``uniform`` depends on (kgroup.java.hashmap)."""
     topics, members, removed, inferred, notes = apply_change(state, change)

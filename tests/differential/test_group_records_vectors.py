@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_kgroup
+from regenerate import regenerate
 from schemas import validate
 
 from kgroup.group.hashing import offsets_partition_for
@@ -208,19 +209,9 @@ def test_the_documented_example_is_these_records(vectors, tmp_path):
 
 
 def test_vectors_regenerate_byte_for_byte(tmp_path, vectors):
-    """With Kafka's git repository at hand (KGROUP_KAFKA_GIT), the generator run again at the vectors'
-    revision and seed on JDK 17 gives the committed file, byte for byte. Opt-in: a fresh clone has no
-    Kafka repository (the vectors are what it checks)."""
-    import os
-    import subprocess
-    import sys
-
-    kafka_git = os.environ.get("KGROUP_KAFKA_GIT")
-    if not kafka_git:
-        pytest.skip("KGROUP_KAFKA_GIT (a Kafka git directory holding the vectors' revision) is not set")
+    """The generator run again at the vectors' revision and seed on JDK 17 gives the committed file,
+    byte for byte (opt-in: tests/regenerate.py)."""
     meta = vectors["meta"]
-    out = tmp_path / "vectors.json.gz"
-    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "gen_group_records_vectors.py"),
-                    "--kafka-git", kafka_git, "--rev", meta["kafka_revision"], "--seed", str(meta["seed"]),
-                    "--per-version", str(meta["per_version"]), "--out", str(out)], check=True, capture_output=True)
+    out = regenerate("gen_group_records_vectors.py", tmp_path / "vectors.json.gz", "--rev", meta["kafka_revision"],
+                     "--seed", str(meta["seed"]), "--per-version", str(meta["per_version"]))
     assert out.read_bytes() == VECTORS.read_bytes()

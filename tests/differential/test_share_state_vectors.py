@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 
 import pytest
+from regenerate import regenerate
 
 from kgroup.java.jackson import dumps
 from kgroup.offsets_log.records import decode_share_state, encode_share_state, kafka_json
@@ -84,20 +85,10 @@ def test_batch_combining_matches_kafkas_combiner(vectors):
 
 
 def test_vectors_regenerate_byte_for_byte(tmp_path, vectors):
-    """With Kafka's git repository at hand (KGROUP_KAFKA_GIT), the generator run again at the vectors'
-    revision and seed on JDK 17 gives the committed file, byte for byte. Opt-in: a fresh clone has no
-    Kafka repository (the vectors are what it checks)."""
-    import os
-    import subprocess
-    import sys
-
-    kafka_git = os.environ.get("KGROUP_KAFKA_GIT")
-    if not kafka_git:
-        pytest.skip("KGROUP_KAFKA_GIT (a Kafka git directory holding the vectors' revision) is not set")
+    """The generator run again at the vectors' revision and seed on JDK 17 gives the committed file,
+    byte for byte (opt-in: tests/regenerate.py)."""
     meta = vectors["meta"]
-    out = tmp_path / "vectors.json.gz"
-    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "gen_share_state_vectors.py"),
-                    "--kafka-git", kafka_git, "--rev", meta["kafka_revision"], "--seed", str(meta["seed"]),
-                    "--records", str(len(vectors["records"])), "--combines", str(len(vectors["combines"])),
-                    "--out", str(out)], check=True, capture_output=True)
+    out = regenerate("gen_share_state_vectors.py", tmp_path / "vectors.json.gz", "--rev", meta["kafka_revision"],
+                     "--seed", str(meta["seed"]), "--records", str(len(vectors["records"])),
+                     "--combines", str(len(vectors["combines"])))
     assert out.read_bytes() == VECTORS.read_bytes()

@@ -127,22 +127,17 @@ def test_vectors_regenerate_byte_for_byte(tmp_path):
     """With Kafka's git repository at hand (KGROUP_KAFKA_GIT), the generator run again at the
     vectors' revision and seed on the JDK on PATH gives the committed file, byte for byte.
     Opt-in: a fresh clone has no Kafka repository (the vectors are what it checks)."""
-    import os
     import re
     import subprocess
-    import sys
 
-    kafka_git = os.environ.get("KGROUP_KAFKA_GIT")
-    if not kafka_git:
-        pytest.skip("KGROUP_KAFKA_GIT (a Kafka git directory holding the vectors' revision) is not set")
+    from regenerate import regenerate
+
     version = subprocess.run(["java", "-XshowSettings:properties", "-version"], capture_output=True, text=True)
     found = re.search(r"java\.specification\.version = (\d+)", version.stderr)
     jdk = int(found.group(1)) if found else 0
     if jdk not in VECTORS:
         pytest.skip(f"no vectors for the JDK on PATH ({jdk})")
     meta = _load(jdk)["meta"]
-    out = tmp_path / "vectors.json.gz"
-    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "gen_simple_vectors.py"),
-                    "--kafka-git", kafka_git, "--rev", meta["kafka_revision"], "--seed", str(meta["seed"]),
-                    "--count", str(meta["count"]), "--out", str(out)], check=True, capture_output=True)
+    out = regenerate("gen_simple_vectors.py", tmp_path / "vectors.json.gz", "--rev", meta["kafka_revision"],
+                     "--seed", str(meta["seed"]), "--count", str(meta["count"]))
     assert out.read_bytes() == VECTORS[jdk].read_bytes()
