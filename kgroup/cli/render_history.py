@@ -62,6 +62,7 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
              for r in events])])
         return
     tables = []
+    before: dict | None = None  # the topology of the previous streams epoch shown
     for r in events:
         notes = []
         if r.joined:
@@ -77,6 +78,14 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
             if r.topology is not None:
                 notes.append(f"topology epoch {r.topology['epoch']}: subtopologies "
                              f"{printable(', '.join(r.topology['subtopologies'])) or '(none)'}")
+                if before is not None and before["epoch"] != r.topology["epoch"]:
+                    added = [s for s in r.topology["subtopologies"] if s not in before["subtopologies"]]
+                    gone = [s for s in before["subtopologies"] if s not in r.topology["subtopologies"]]
+                    notes.append(f"topology changed since the previous epoch (topology epoch {before['epoch']} → "
+                                 f"{r.topology['epoch']})" + (f"; subtopologies added: {printable(', '.join(added))}"
+                                                              if added else "")
+                                 + (f"; removed: {printable(', '.join(gone))}" if gone else ""))
+            before = r.topology or before
             if not r.closed:
                 notes.append("tasks moved: not known (the epoch's target assignment is not in the records read)")
             elif r.tasks_moved:

@@ -196,6 +196,8 @@ def test_history_table_of_a_streams_group_shows_each_members_tasks(vectors, tmp_
     out = r.stdout
     assert "tasks moved: 1_1 (active) m-a → m-c; 1_3 (active) m-b → m-c;" in out
     assert "topology epoch 1: subtopologies 0, 1, 2" in out
+    assert out.count("topology changed") == 1  # at epoch 3 only
+    assert "topology changed since the previous epoch (topology epoch 0 → 1); subtopologies added: 2" in out
     row = next(line for line in out.splitlines() if line.startswith("m-c") and "0_1" in line and "warm" not in line
                and "1_0 1_2" in line)
     assert row.split() == ["m-c", "p-3", f"{G}-p-3-StreamThread-1", "/10.0.0.3", "1_1", "1_3", "1_0", "1_2", "0_1"]
