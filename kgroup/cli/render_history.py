@@ -24,7 +24,7 @@ def _title(r: Rebalance) -> str:
         parts.append(f"protocol {r.protocol or '-'}")
     if r.type == "classic":
         parts.append(f"leader {r.leader or '-'}")
-    n = len(r.members_ids if r.type == "streams" else r.members)
+    n = r.member_count()
     parts.append(f"{n} member{'s' * (n != 1)}")
     if r.since_previous_ms is not None:
         parts.append(f"{duration(r.since_previous_ms)} after the previous")
@@ -56,8 +56,8 @@ def render(fmt: OutputFormat, group: str, replay: GroupReplay, events: list[Reba
         emit(fmt, doc, [Table(
             ["TIME", "TYPE", "GENERATION", "PROTOCOL", "LEADER", "MEMBERS", "JOINED", "LEFT", "MOVED",
              "SINCE-PREVIOUS-MS", "COMMITS", "OFFSETS-DELETED"],
-            [[format_ms(r.timestamp), r.type, r.generation, r.protocol, r.leader, len(r.members),
-              " ".join(r.joined), " ".join(r.left), len(r.moved), r.since_previous_ms, r.commits,
+            [[format_ms(r.timestamp), r.type, r.generation, r.protocol, r.leader, r.member_count(),
+              " ".join(r.joined), " ".join(r.left), r.moved_count(), r.since_previous_ms, r.commits,
               " ".join(f"{t}-{p}" for t, p, _ in r.offsets_deleted)]
              for r in events])])
         return

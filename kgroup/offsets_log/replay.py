@@ -79,6 +79,17 @@ class Rebalance:
     # assignment (each kind None until the target assignment is read)
     member_tasks: list[dict[str, Any]] = field(default_factory=list)
 
+    def member_count(self) -> int:
+        """The members after it (a streams epoch lists them with their tasks)."""
+        return len(self.member_tasks) if self.type == "streams" else len(self.members)
+
+    def moved_count(self) -> int | None:
+        """The partitions that changed owner; of a streams epoch, the tasks whose holders changed
+        (None: its target assignment is not in the records read)."""
+        if self.type == "streams":
+            return len(self.tasks_moved) if self.closed else None
+        return len(self.moved)
+
     def to_json(self, causes: Mapping[tuple[int, int], Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """``causes``: why each offset was deleted, by the tombstone's log position
         (kgroup.offsets_log.deletions); any other is ``unknown``."""

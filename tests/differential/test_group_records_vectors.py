@@ -217,3 +217,12 @@ def test_vectors_regenerate_byte_for_byte(tmp_path, vectors):
     out = regenerate("gen_group_records_vectors.py", tmp_path / "vectors.json.gz", "--rev", meta["kafka_revision"],
                      "--seed", str(meta["seed"]), "--per-version", str(meta["per_version"]))
     assert out.read_bytes() == VECTORS.read_bytes()
+
+
+def test_history_csv_of_a_streams_group_counts_members_and_task_moves(vectors, tmp_path):
+    r = run_kgroup("history", G, "--input", str(_history_log(vectors, tmp_path)), "-o", "csv")
+    assert r.returncode == 0, r.stderr
+    rows = [line.split(",") for line in r.stdout.splitlines()[1:]]
+    # generation, members, joined, left, moved (tasks whose holders changed; empty: not known)
+    assert [(x[2], x[5], x[6], x[7], x[8]) for x in rows] == [
+        ("1", "2", "m-a m-b", "", "16"), ("2", "3", "m-c", "", "7"), ("3", "2", "", "m-b", "8"), ("4", "3", "m-d", "", "")]
