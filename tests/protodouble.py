@@ -122,6 +122,8 @@ class Group:
     share_offsets: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     # how many more times the group's ``errors`` are answered before it answers as it is (None: always)
     errors_times: int | None = None
+    # the group's own configs (KIP-848 group configs, DescribeConfigs of a GROUP resource): name -> value
+    configs: dict[str, str] = field(default_factory=dict)
 
     @property
     def listed_protocol_type(self) -> str:
@@ -143,6 +145,9 @@ class Scenario:
     # passed to, bytes as they are: records (Fetch, ListOffsets) come from it, the groups from the double
     relay: tuple[str, int] | None = None
     relay_keys: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # the brokers' defaults of the group configs (name -> value): DescribeConfigs (key 32) is
+    # advertised and answers GROUP resources only where this is set
+    group_config_defaults: dict[str, str] | None = None
 
 
 @dataclass
@@ -271,7 +276,7 @@ class ProtoDouble:
         out = {}
         for key, (low, high, _) in HANDLERS.items():
             kafka = self._kafka_versions.get(key)
-            if kafka is None:
+            if kafka is None or (key == DESCRIBE_CONFIGS_KEY and self.scenario.group_config_defaults is None):
                 continue
             out[key] = (max(low, kafka[0]), min(high, kafka[1]))
         out.update(self.scenario.relay_keys)
@@ -476,6 +481,38 @@ def list_offsets(double: ProtoDouble, broker: int, request: Request) -> dict[str
             answers.append({"partitionIndex": p, "timestamp": -1, "offset": offset, "leaderEpoch": 0})
         topics.append({"name": t["name"], "partitions": answers})
     return {"topics": topics}
+
+
+DESCRIBE_CONFIGS_KEY = 32
+GROUP_RESOURCE, GROUP_CONFIG_SOURCE, DEFAULT_CONFIG_SOURCE = 32, 8, 5
+INVALID_REQUEST = 42
+
+
+@handler(DESCRIBE_CONFIGS_KEY, 1, 4)
+def describe_configs(double: ProtoDouble, broker: int, request: Request) -> dict[str, Any]:
+    """GROUP resources (type 32) as Kafka's ConfigHelper answers them, for any group name: each
+    group config asked for (null: every one), the group's own value (source GROUP_CONFIG, 8) or the
+    brokers' default (``Scenario.group_config_defaults``; source DEFAULT_CONFIG, 5); an empty name:
+    INVALID_REQUEST "Group name must not be empty"; a group's ``errors["DescribeConfigs"]``: that
+    code. Any other resource: INVALID_REQUEST (not held by this double)."""
+    defaults = double.scenario.group_config_defaults or {}
+    results = []
+    for r in request.body["resources"]:
+        head = {"resourceType": r["resourceType"], "resourceName": r["resourceName"]}
+        g = double.group(r["resourceName"])
+        code = (g.errors.get("DescribeConfigs", NONE) if g is not None else NONE)
+        if r["resourceType"] != GROUP_RESOURCE or not r["resourceName"] or code:
+            message = ("Group name must not be empty" if r["resourceType"] == GROUP_RESOURCE and not r["resourceName"]
+                       else error_message(code) if code else "not held by the protocol double")
+            results.append({**head, "errorCode": code or INVALID_REQUEST, "errorMessage": message, "configs": []})
+            continue
+        own = g.configs if g is not None else {}
+        asked = r.get("configurationKeys")
+        configs = [{"name": n, "value": own.get(n, defaults.get(n)), "readOnly": False, "isSensitive": False,
+                    "configSource": GROUP_CONFIG_SOURCE if n in own else DEFAULT_CONFIG_SOURCE, "synonyms": []}
+                   for n in sorted({*defaults, *own}) if asked is None or n in asked]
+        results.append({**head, "errorCode": NONE, "errorMessage": None, "configs": configs})
+    return {"throttleTimeMs": 0, "results": results}
 
 
 def _share_key_ok(key: str) -> bool:

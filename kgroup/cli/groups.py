@@ -559,7 +559,7 @@ def snapshot(
             from kgroup.cli import streams as streams_cli
             from kgroup.group import streams_state
 
-            streams, _, problems = streams_cli.after_unknown(conn, [group], e)
+            streams, _, problems = streams_cli.after_unknown(conn, [group], e, configs=True)
             text = json.dumps(streams_state.dump(streams[group]), indent=2, ensure_ascii=False) + "\n"
             _write_snapshot(text, out)
             _report_problems(problems)

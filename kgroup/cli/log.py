@@ -142,17 +142,25 @@ def log(
     if replay:
         from kgroup.cli.render_share_state import render
 
+        limits: dict = {}
         if delivery_limit is None:
-            from kgroup.offsets_log.share_state import DEFAULT_DELIVERY_LIMIT
+            from kgroup.offsets_log.share_state import DEFAULT_DELIVERY_LIMIT, DELIVERY_LIMIT_CONFIG, delivery_limits
 
             limit, source = (DEFAULT_DELIVERY_LIMIT, "Kafka's default: a saved log does not say")
             if input_ is None:
                 asked = conn.cluster().share_delivery_limit()
                 limit, source = asked if asked[0] is not None else (DEFAULT_DELIVERY_LIMIT, asked[1])
-            info(f"delivery limit {limit} ({source}; a group's own share.delivery.count.limit is not read: "
-                 "give --delivery-limit N where one is set)")
+                shown = sorted({sp.key[0] for sp in state.live()})
+                if shown:  # each group's own share.delivery.count.limit (or the brokers' default for it)
+                    found, why = conn.cluster().group_configs(shown, [DELIVERY_LIMIT_CONFIG])
+                    limits = delivery_limits(found, shown, why)
+            for g, (n, where) in sorted(limits.items()):
+                info(f"group {g}: delivery limit {n} ({where})")
+            if not limits or len(limits) < len({sp.key[0] for sp in state.live()}):
+                info(f"delivery limit {limit} ({source})" + ("" if input_ is None else
+                     "; a group's own share.delivery.count.limit is not in the log: give --delivery-limit N"))
             delivery_limit = limit
-        render(output, state, delivery_limit)
+        render(output, state, delivery_limit, limits)
     sys.stdout.flush()
     missing = [g for g in dict.fromkeys(groups or []) if g not in seen]
     if missing:

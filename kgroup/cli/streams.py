@@ -11,7 +11,7 @@ import typer
 
 from kgroup.cli.common import ConnectionOptions, broker_label
 from kgroup.errors import ExitCode, UsageError
-from kgroup.output.render import Fit, OutputFormat, Table, warn
+from kgroup.output.render import Fit, OutputFormat, Table, info, warn
 from kgroup.text import printable
 
 STREAMS_DESCRIBE_FIT = Fit(ids=("MEMBER-ID", "PROCESS-ID"), drop=("ENDPOINT", "HOST", "CLIENT-ID", "RECONCILING"))
@@ -36,8 +36,8 @@ def load_snapshot(path: Path) -> Any:
     return streams_state.parse(doc, source)
 
 
-def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[Path], capture: bool = True
-                   ) -> tuple[dict[str, Any], list[str], list[str]]:
+def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[Path], capture: bool = True,
+                   configs: bool = False) -> tuple[dict[str, Any], list[str], list[str]]:
     """({group: StreamsState} of the streams groups among ``ids`` (or the streams snapshot), the
     other groups in order, problems). Live, the groups are asked with StreamsGroupDescribe (where
     the cluster answers it): callers ask only where the other groups' path failed
@@ -55,11 +55,11 @@ def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[P
         return {state.group.group_id: state}, [], []
     if not ids:
         return {}, ids, []
-    return streams_state.described(conn.cluster(), ids, capture)
+    return streams_state.described(conn.cluster(), ids, capture, configs)
 
 
-def after_unknown(conn: ConnectionOptions, ids: list[str], error: Exception, capture: bool = True
-                  ) -> tuple[dict[str, Any], list[str], list[str]]:
+def after_unknown(conn: ConnectionOptions, ids: list[str], error: Exception, capture: bool = True,
+                  configs: bool = False) -> tuple[dict[str, Any], list[str], list[str]]:
     """The streams groups among ``ids`` (as :func:`streams_groups`), asked only after the path of the
     other groups failed on them with ``error`` (UnknownGroup, or GroupOfOtherType of type streams),
     so that consumer, classic and share groups cost no StreamsGroupDescribe; ``error`` raised again
@@ -68,7 +68,7 @@ def after_unknown(conn: ConnectionOptions, ids: list[str], error: Exception, cap
 
     if isinstance(error, GroupOfOtherType) and error.type != "streams":
         raise error
-    streams, rest, problems = streams_groups(conn, ids, None, capture)
+    streams, rest, problems = streams_groups(conn, ids, None, capture, configs)
     if not streams:
         raise error
     return streams, rest, problems
@@ -325,8 +325,13 @@ def whatif(state: Any, remove: list[str], remove_process: list[str], add: list[s
         if not name or (sep and not process):
             raise UsageError("--add on a streams group expects NAME or NAME=PROCESS-ID")
         added.append((name, process or None))
-    if standby is None:
+    if standby is None and state.num_standby_replicas is not None:
+        standby = state.num_standby_replicas
+        info(f"num.standby.replicas {standby}: {state.standby_source}")
+    elif standby is None:
         standby = standby_replicas_seen(state)
+        if state.standby_source:
+            warn(state.standby_source)
         warn(f"num.standby.replicas taken as {standby}: the most standby copies a task has in the group's target "
              "assignment (the group's description does not carry it); give --standby-replicas N to set it")
     try:

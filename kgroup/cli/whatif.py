@@ -94,7 +94,7 @@ def whatif(
         except UnknownGroup as e:  # a streams group: asked only now (other groups cost nothing more)
             if snapshot is not None or not group:
                 raise
-            streams, _, problems = streams_cli.after_unknown(conn, [group], e)
+            streams, _, problems = streams_cli.after_unknown(conn, [group], e, configs=standby_replicas is None)
     if streams:  # a streams group (KIP-1071): its task assignor
         if partitions or subscription or protocols or strategy != "all":
             raise UsageError("a streams group takes --remove, --remove-process, --add and --standby-replicas; "

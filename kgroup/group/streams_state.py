@@ -41,6 +41,11 @@ class StreamsState:
     offsets: dict[TP, PartitionOffsets] = field(default_factory=dict)
     changelogs: dict[TP, tuple[int | None, int | None]] = field(default_factory=dict)
     captured_at: str | None = None
+    # the group's num.standby.replicas as its config says it (KIP-848 group config
+    # streams.num.standby.replicas: its own or the brokers' default), and where from; None: not
+    # read (``standby_source`` says why)
+    num_standby_replicas: int | None = None
+    standby_source: str | None = None
 
     def tasks(self) -> dict[str, int]:
         """subtopology id -> its number of tasks, where known."""
@@ -99,13 +104,17 @@ def capture(cluster: StreamsSource, group: StreamsGroup, metadata: ClusterMetada
     return state, problems
 
 
-def described(cluster: Any, ids: list[str], capture_offsets: bool = True
+STANDBY_CONFIG = "streams.num.standby.replicas"
+
+
+def described(cluster: Any, ids: list[str], capture_offsets: bool = True, configs: bool = False
               ) -> tuple[dict[str, StreamsState], list[str], list[str]]:
     """({group: StreamsState} of the streams groups among ``ids``, the other groups in order,
     problems), asked with StreamsGroupDescribe (``cluster.describe_streams_groups``; a cluster
     without it: none is a streams group). A group the coordinator does not know as a streams group
     is one of the others; an error answer raises (NotAuthorized where it is about rights, else
-    ClusterError). ``capture_offsets``: with their offsets and changelog bounds."""
+    ClusterError). ``capture_offsets``: with their offsets and changelog bounds; ``configs``: with
+    their num.standby.replicas from their group config (kgroup.group.configs)."""
     from kgroup.errors import ClusterError, NotAuthorized
     from kgroup.kafka.wire.streams_describe import StreamsDescribeError
     from kgroup.kmsg import errors
@@ -135,6 +144,13 @@ def described(cluster: Any, ids: list[str], capture_offsets: bool = True
             problems += more
         else:
             out[g] = StreamsState(a)
+    ask = getattr(cluster, "group_configs", None)
+    if configs and out and ask is not None:  # ``configs``: with the num.standby.replicas each is assigned with
+        from kgroup.group.configs import int_config
+
+        found, why = ask(list(out), [STANDBY_CONFIG])
+        for g, state in out.items():
+            state.num_standby_replicas, state.standby_source = int_config(found, g, STANDBY_CONFIG, why)
     return out, [g for g in ids if g not in out], problems
 
 
@@ -298,6 +314,8 @@ def dump(state: StreamsState) -> dict[str, Any]:
                                   "metadata": o.metadata}
                     for tp, o in sorted(state.offsets.items())},
         "changelogs": {_tp_key(tp): {"log_start": s, "log_end": e} for tp, (s, e) in sorted(state.changelogs.items())},
+        **({"num_standby_replicas": {"value": state.num_standby_replicas, "source": state.standby_source}}
+           if state.num_standby_replicas is not None else {}),
     }
 
 
@@ -331,7 +349,11 @@ def parse(doc: Mapping[str, Any], source: str) -> StreamsState:
                for k, v in doc.get("offsets", {}).items()}
     changelogs = {tp(k, "$.changelogs"): (v.get("log_start"), v.get("log_end"))
                   for k, v in doc.get("changelogs", {}).items()}
-    return StreamsState(group, dict(doc.get("partition_counts", {})), offsets, changelogs, doc.get("captured_at"))
+    standby = doc.get("num_standby_replicas")
+    return StreamsState(group, dict(doc.get("partition_counts", {})), offsets, changelogs, doc.get("captured_at"),
+                        standby["value"] if standby else None,
+                        f"{standby['source']}, when the snapshot was taken" if standby else
+                        "the snapshot holds no num.standby.replicas")
 
 
 # the snapshot's structure, checked before it is read: a dict of key -> (spec, required); a
@@ -361,7 +383,8 @@ _BOUNDS = {"committed": (_NINT, False), "log_start": (_NINT, False), "log_end": 
            "metadata": (_NSTR, False)}
 _SNAPSHOT = {SNAPSHOT_KEY: (_INT, True), "captured_at": (_NSTR, False), "group": (_GROUP, True),
              "partition_counts": (("map", _INT), False), "offsets": (("map", _BOUNDS), False),
-             "changelogs": (("map", _BOUNDS), False)}
+             "changelogs": (("map", _BOUNDS), False),
+             "num_standby_replicas": ({"value": (_INT, True), "source": (_STR, True)}, False)}
 
 
 def _check(value: Any, spec: Any, where: str) -> tuple[str, str] | None:

@@ -254,6 +254,13 @@ class Cluster(Session):
         return {name: entry.value for name, entry in entries.items()
                 if name in wanted and entry.value is not None and not entry.is_sensitive}
 
+    def group_configs(self, groups: list[str], names: list[str] | None = None) -> tuple[Any, str]:
+        """Each group's configs ``names`` (KIP-848 group configs: its own value or the brokers'
+        default, kgroup.kafka.wire.describe_configs), by group: {name: ConfigValue} or a
+        ConfigsError; (None, why) where they cannot be asked (librdkafka cannot name a group
+        resource: kgroup's own client asks)."""
+        return self._routing.group_configs(self, list(dict.fromkeys(groups)), names)
+
     def share_delivery_limit(self) -> tuple[int | None, str]:
         """The brokers' group.share.delivery.count.limit (DescribeConfigs of one broker) and where the
         value comes from; (None, why) where it cannot be read (Kafka's default then applies)."""

@@ -258,6 +258,36 @@ class Routing:
         self._say(f"list groups: librdkafka ({why})")
         return None, why
 
+    # -- group configs ---------------------------------------------------------------
+
+    def group_configs(self, cluster: OneByOne, groups: list[str], names: list[str] | None) -> tuple[Any, str]:
+        """Cluster.group_configs: DescribeConfigs of GROUP resources through kgroup's own client
+        (librdkafka cannot name one); (None, why not) where it cannot be asked."""
+        from kgroup.kafka.wire.connection import WireError
+        from kgroup.kafka.wire.coordinators import bootstrap_addresses
+        from kgroup.kafka.wire.describe_configs import describe_group_configs
+        from kgroup.kafka.wire.security import security_of, why_not
+
+        question = f"the configs of group {', '.join(groups)}"
+        unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
+        addresses = bootstrap_addresses(cluster.bootstrap)
+        if unspoken is not None:
+            why = f"the connection settings ask for what kgroup's own client does not speak: {unspoken}"
+        elif not addresses:
+            why = "no bootstrap server"
+        else:
+            security = security_of(self.settings.properties, self.settings.token_source())
+            try:
+                found = describe_group_configs(addresses, self.settings.properties.get("client.id", "rdkafka"),
+                                               cluster.deadline, security, groups, names)
+            except WireError as e:
+                why = f"kgroup's own client: {e}"
+            else:
+                self._say(f"{question}: kgroup's own client (DescribeConfigs{self._over()})")
+                return found, ""
+        self._say(f"{question}: not asked ({why})")
+        return None, why
+
     # -- committed offsets ---------------------------------------------------------
 
     def iter_committed_offsets(self, cluster: OneByOne,

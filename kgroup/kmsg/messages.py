@@ -372,3 +372,37 @@ STREAMS_GROUP_DESCRIBE = Api(89, 0, Layout('StreamsGroupDescribeRequest', versio
         F('authorizedOperations', 'int32', '0+', default=-2147483648),
     )),
 )))
+
+# DescribeConfigs v4 (Kafka 2.8+), asked of any broker for GROUP resources (type 32, KIP-848's
+# group configs), which librdkafka cannot name
+DESCRIBE_CONFIGS = Api(32, 4, Layout('DescribeConfigsRequest', versions='4', flexible='4+', fields=(
+    F('resources', '[]struct', '0+', fields=(
+        F('resourceType', 'int8', '0+'),
+        F('resourceName', 'string', '0+'),
+        F('configurationKeys', '[]string', '0+', nullable='0+'),
+    )),
+    F('includeSynonyms', 'bool', '1+'),
+    F('includeDocumentation', 'bool', '3+'),
+)), Layout('DescribeConfigsResponse', versions='4', flexible='4+', fields=(
+    F('throttleTimeMs', 'int32', '0+'),
+    F('results', '[]struct', '0+', fields=(
+        F('errorCode', 'int16', '0+'),
+        F('errorMessage', 'string', '0+', nullable='0+'),
+        F('resourceType', 'int8', '0+'),
+        F('resourceName', 'string', '0+'),
+        F('configs', '[]struct', '0+', fields=(
+            F('name', 'string', '0+'),
+            F('value', 'string', '0+', nullable='0+'),
+            F('readOnly', 'bool', '0+'),
+            F('configSource', 'int8', '1+', default=-1),
+            F('isSensitive', 'bool', '0+'),
+            F('synonyms', '[]struct', '1+', fields=(
+                F('name', 'string', '1+'),
+                F('value', 'string', '1+', nullable='0+'),
+                F('source', 'int8', '1+'),
+            )),
+            F('configType', 'int8', '3+', default=0),
+            F('documentation', 'string', '3+', nullable='0+'),
+        )),
+    )),
+)))

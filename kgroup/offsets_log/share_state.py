@@ -191,6 +191,23 @@ class AtRisk(NamedTuple):
                 "status": self.status}
 
 
+DELIVERY_LIMIT_CONFIG = "share.delivery.count.limit"  # a share group's own (KIP-932 group config)
+
+
+def delivery_limits(found: Any, groups: list[str], why_not: str) -> dict[str, tuple[int, str]]:
+    """Each group's delivery limit from a group configs answer (Cluster.group_configs: its own
+    share.delivery.count.limit, or the brokers' default it falls back on) with where it comes from;
+    a group whose value is not known (or not at least 1) is left out."""
+    from kgroup.group.configs import int_config
+
+    out = {}
+    for g in groups:
+        value, where = int_config(found, g, DELIVERY_LIMIT_CONFIG, why_not)
+        if value is not None and value >= 1:
+            out[g] = (value, where)
+    return out
+
+
 def at_risk(state: ShareState, limit: int) -> list[AtRisk]:
     """The ranges of ``state`` at or near the delivery ``limit``, in offset order."""
     out = []

@@ -51,7 +51,8 @@ def test_replay_shows_the_records_about_to_be_given_up_on():
     assert [(a["first_offset"], a["last_offset"], a["status"]) for a in p0["at_risk"]] == \
         [(105, 105, "archived"), (106, 109, "last-attempt")]
     # the limit used is said: a saved log does not hold the cluster's
-    assert "kgroup: delivery limit 5 (Kafka's default: a saved log does not say;" in r.stderr
+    assert ("kgroup: delivery limit 5 (Kafka's default: a saved log does not say); a group's own "
+            "share.delivery.count.limit is not in the log") in r.stderr
     # partition 1: the update moved the start offset to 10 and pruned the acknowledged 0-9
     assert (p1["start_offset"], p1["state_batches"], p1["at_risk"]) == (10, [], [])
     r = run_kgroup("log", "--input", STATE_LOG, "--type", "share-state", "--replay", "--delivery-limit", "4", "-o", "csv")

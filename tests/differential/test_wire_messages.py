@@ -65,16 +65,18 @@ def test_responses_are_read_as_kafka_wrote_them(java_results):
 def test_only_reads_and_logins_can_be_sent(java_results):
     # Kafka's names of the requests messages.py can send: ApiVersions, FindCoordinator,
     # OffsetFetch, ConsumerGroupDescribe, DescribeGroups, ListGroups v4 and v5, Metadata,
-    # ShareGroupDescribe and DescribeShareGroupOffsets v0 and v1, StreamsGroupDescribe, and the SASL login (SaslHandshake,
-    # SaslAuthenticate v1 and v2); nothing that joins, commits, creates or alters
+    # ShareGroupDescribe and DescribeShareGroupOffsets v0 and v1, StreamsGroupDescribe, DescribeConfigs (read only:
+    # AlterConfigs is another API), and the SASL login (SaslHandshake, SaslAuthenticate v1 and v2); nothing that
+    # joins, commits, creates or alters
     sent = ("ApiVersionsRequest", "FindCoordinatorRequest", "FindCoordinatorRequest", "OffsetFetchRequest",
             "ConsumerGroupDescribeRequest", "DescribeGroupsRequest", "ListGroupsRequest", "ListGroupsRequest",
             "MetadataRequest", "ShareGroupDescribeRequest", "DescribeShareGroupOffsetsRequest",
-            "DescribeShareGroupOffsetsRequest", "StreamsGroupDescribeRequest", "SaslHandshakeRequest",
+            "DescribeShareGroupOffsetsRequest", "StreamsGroupDescribeRequest", "DescribeConfigsRequest",
+            "SaslHandshakeRequest",
             "SaslAuthenticateRequest", "SaslAuthenticateRequest")
     assert sorted(layout.name for (api, layout, _), _line in java_results if layout is api.request
                   ) == sorted([n for n in sent for _ in range(PER_MESSAGE)])
-    assert {api.key for api in APIS} == {18, 10, 9, 69, 15, 16, 3, 77, 90, 89, 17, 36}  # their keys in Kafka's ApiKeys
+    assert {api.key for api in APIS} == {18, 10, 9, 69, 15, 16, 3, 77, 90, 89, 32, 17, 36}  # their keys in Kafka's ApiKeys
     assert sorted(api.version for api in APIS if api.key == 36) == [1, 2]
     assert sorted(api.version for api in APIS if api.key == 16) == [4, 5]
     assert sorted(api.version for api in APIS if api.key == 90) == [0, 1]

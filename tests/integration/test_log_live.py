@@ -227,5 +227,5 @@ def test_share_state_log_read_live_equals_the_saved_one(tansu, tmp_path):
                              "-o", "csv")
     assert live_replay.returncode == 0, live_replay.stderr
     assert live_replay.stdout == replayed.stdout
-    assert ("kgroup: delivery limit 5 (Kafka's default: the brokers report no group.share.delivery.count.limit;"
+    assert ("kgroup: delivery limit 5 (Kafka's default: the brokers report no group.share.delivery.count.limit)"
             in live_replay.stderr)

@@ -60,6 +60,10 @@ import org.apache.kafka.common.GroupType;
  *                          where Admin maps the partition to null), "leaderEpoch"}] (by topic,
  *                          partition)} or {"error": {...}}}}.
  *
+ *   describeGroupConfigs GROUP...  Admin.describeConfigs of ConfigResource(GROUP, GROUP): {"groups": {GROUP:
+ *                          {"configs": {NAME: {"value", "source" (ConfigEntry.ConfigSource's name)}}} or
+ *                          {"error": {...}}}}.
+ *
  * Add a command (describeShareGroups, listShareGroupOffsets, describeStreamsGroups,
  * listStreamsGroupOffsets, ...) as one more entry of COMMANDS: a method taking (Admin, timeout ms,
  * args) and returning the JSON to print. A failure of a whole call is printed as
@@ -80,6 +84,7 @@ public final class AdminGroupsProbe {
         COMMANDS.put("listShareGroupOffsets", AdminGroupsProbe::listShareGroupOffsets);
         COMMANDS.put("describeStreamsGroups", AdminGroupsProbe::describeStreamsGroups);
         COMMANDS.put("listStreamsGroupOffsets", AdminGroupsProbe::listStreamsGroupOffsets);
+        COMMANDS.put("describeGroupConfigs", AdminGroupsProbe::describeGroupConfigs);
     }
 
     static ObjectNode error(Throwable t) {
@@ -315,6 +320,35 @@ public final class AdminGroupsProbe {
                     r.put("lag", info.lag().orElse(null));
                 }
             });
+        }
+        return out;
+    }
+
+    static JsonNode describeGroupConfigs(Admin admin, int timeoutMs, List<String> args) throws Exception {
+        List<org.apache.kafka.common.config.ConfigResource> resources = new ArrayList<>();
+        for (String g : args) {
+            resources.add(new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.GROUP, g));
+        }
+        var result = admin.describeConfigs(resources,
+            new org.apache.kafka.clients.admin.DescribeConfigsOptions().timeoutMs(timeoutMs));
+        ObjectNode out = MAPPER.createObjectNode();
+        ObjectNode groups = out.putObject("groups");
+        for (var e : result.values().entrySet()) {
+            ObjectNode g = groups.putObject(e.getKey().name());
+            org.apache.kafka.clients.admin.Config config;
+            try {
+                config = e.getValue().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException ex) {
+                g.set("error", error(cause(ex)));
+                continue;
+            }
+            ObjectNode configs = g.putObject("configs");
+            for (var entry : config.entries()) {
+                ObjectNode c = configs.putObject(entry.name());
+                c.put("value", entry.value());
+                c.put("source", entry.source().name());
+            }
         }
         return out;
     }
