@@ -271,7 +271,9 @@ class Routing:
         question = f"the configs of group {', '.join(groups)}"
         unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
         addresses = bootstrap_addresses(cluster.bootstrap)
-        if unspoken is not None:
+        if not self.settings.batched:
+            why = "-X kgroup.batched=false"
+        elif unspoken is not None:
             why = f"the connection settings ask for what kgroup's own client does not speak: {unspoken}"
         elif not addresses:
             why = "no bootstrap server"

@@ -83,6 +83,9 @@ def test_configs_equal_the_java_admins(protodouble):
     assert found["plain-app"]["streams.num.standby.replicas"] == ("0", 5)
     assert found["sg"]["share.delivery.count.limit"] == ("3", 8)
     assert found["no-such-group"]["consumer.session.timeout.ms"] == ("45000", 5)
+    # the own client turned off: not asked, and why
+    with Cluster(ConnectionSettings({"bootstrap.servers": double.bootstrap}, timeout=20, batched=False)) as cluster:
+        assert cluster.group_configs(["app"]) == (None, "-X kgroup.batched=false")
 
 
 def test_whatif_takes_the_groups_num_standby_replicas(protodouble, tmp_path):
