@@ -350,6 +350,8 @@ def parse(doc: Mapping[str, Any], source: str) -> StreamsState:
     changelogs = {tp(k, "$.changelogs"): (v.get("log_start"), v.get("log_end"))
                   for k, v in doc.get("changelogs", {}).items()}
     standby = doc.get("num_standby_replicas")
+    if standby and standby["value"] < 0:
+        raise fail("$.num_standby_replicas.value", f"is {standby['value']}; it must be 0 or more")
     return StreamsState(group, dict(doc.get("partition_counts", {})), offsets, changelogs, doc.get("captured_at"),
                         standby["value"] if standby else None,
                         f"{standby['source']}, when the snapshot was taken" if standby else

@@ -85,6 +85,9 @@ def test_the_snapshot_reads_back_what_was_written():
     (("group", "members", 1, "assignment", "active"), [], "$.group.members[1].assignment.active must be an object"),
     (("kgroup_streams_snapshot",), 9, "this kgroup reads version 1"),
     (("offsets",), {"words": {"committed": 1}}, "is not TOPIC:PARTITION"),
+    (("num_standby_replicas",), {"value": -1, "source": "x"}, "$.num_standby_replicas.value is -1; it must be 0 or more"),
+    (("num_standby_replicas",), {"value": True, "source": "x"}, "must not be true or false"),
+    (("num_standby_replicas",), {"value": 1}, "$.num_standby_replicas"),
 ])
 def test_a_damaged_snapshot_is_refused_with_where(path, value, problem):
     doc = json.loads(EXAMPLE.read_text())
