@@ -175,7 +175,7 @@ def describe(
                 raise
             from kgroup.cli import streams as streams_cli
 
-            streams, ids, streams_problems = streams_cli.after_unknown(conn, ids, e, capture=False)
+            streams, ids, streams_problems = streams_cli.after_unknown(conn, ids, e, capture=False, configs=True)
             streams_cli.mixed(streams, ids, output, "describe")
             streams_cli.describe(streams, output)
             if not ids:

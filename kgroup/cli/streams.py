@@ -89,7 +89,9 @@ def describe_tables(doc: dict[str, Any]) -> list[Table]:
 
     head = (f"GROUP {doc['group']}  type=streams  state={doc['state']}  group-epoch={doc['group_epoch']}  "
             f"assignment-epoch={doc['assignment_epoch']}  coordinator={broker_label(doc['coordinator']) or '-'}  "
-            f"members={len(doc['members'])}")
+            f"members={len(doc['members'])}"
+            + (f"  num.standby.replicas={doc['num_standby_replicas']['value']}" if "num_standby_replicas" in doc
+               else ""))
     topology = doc["topology"]
     t_rows = []
     for s in topology["subtopologies"] if topology else []:

@@ -257,6 +257,8 @@ def describe_document(state: StreamsState) -> dict[str, Any]:
     g = state.group
     doc = {"group": g.group_id, "type": "streams", **group_json(g)}
     doc.pop("group_id")
+    if state.num_standby_replicas is not None:  # read from the group's config (described with configs)
+        doc["num_standby_replicas"] = {"value": state.num_standby_replicas, "source": state.standby_source}
     why = explain(g)
     for m in doc["members"]:
         m["reconciling"] = m["member_id"] in why

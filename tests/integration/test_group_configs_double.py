@@ -12,6 +12,7 @@ import sys
 
 import pytest
 from protodouble import Group, Scenario, admin_probe
+from schemas import validate
 
 from kgroup.kafka.cluster import Cluster
 from kgroup.kafka.settings import ConnectionSettings
@@ -111,6 +112,14 @@ def test_whatif_takes_the_groups_num_standby_replicas(protodouble, tmp_path):
     assert denied.returncode == 0, denied.stderr
     assert "the group's streams.num.standby.replicas was not answered: error 30" in denied.stderr
     assert "num.standby.replicas taken as 0" in denied.stderr
+    # describe shows it
+    described = _kgroup("describe", "app", "-b", double.bootstrap, "-o", "json")
+    assert described.returncode == 0, described.stderr
+    validate("describe-streams", json.loads(described.stdout))
+    (g,) = json.loads(described.stdout)["groups"]
+    assert g["num_standby_replicas"] == {"value": 1, "source": "the group's own streams.num.standby.replicas"}
+    table = _kgroup("describe", "app", "-b", double.bootstrap)
+    assert "num.standby.replicas=1" in table.stdout.splitlines()[0]
     # a snapshot keeps it: whatif offline says where it came from
     snap = tmp_path / "app.json"
     r = _kgroup("snapshot", "app", "-b", double.bootstrap, "--out", str(snap))
