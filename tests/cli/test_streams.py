@@ -6,6 +6,7 @@ has not taken its active task 1_2 yet). Expected values are worked out from the 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, run_kgroup
@@ -114,3 +115,27 @@ def test_what_a_streams_group_cannot_take_is_a_usage_error(args, words):
 
 def test_the_example_matches_the_streams_snapshot_schema():
     validate("streams-snapshot", json.loads((ROOT / "examples" / "streams-wordcount.json").read_text()))
+
+
+def test_task_offsets_are_shown_where_a_broker_reports_them(tmp_path):
+    """Kafka 4.3 reports no TaskOffsets (the example's 'not reported'); a broker that does has each
+    member's offset and end offset of a task shown beside its state: m-b1's standby of 1_0 reports
+    1500 of 1990 here, m-a1 (active) 1990/1990."""
+    doc = json.loads(Path(EXAMPLE).read_text())
+    members = {m["member_id"]: m for m in doc["group"]["members"]}
+    members["m-b1"]["task_offsets"] = [{"subtopology": "1", "partition": 0, "offset": 1500}]
+    members["m-b1"]["task_end_offsets"] = [{"subtopology": "1", "partition": 0, "offset": 1990}]
+    members["m-a1"]["task_offsets"] = [{"subtopology": "1", "partition": 0, "offset": 1990}]
+    members["m-a1"]["task_end_offsets"] = [{"subtopology": "1", "partition": 0, "offset": 1990}]
+    snap = tmp_path / "reported.json"
+    snap.write_text(json.dumps(doc))
+    out = _json("offsets", "--snapshot", str(snap))
+    validate("offsets-streams", out)
+    (g,) = out["groups"]
+    reported = {t["task"]: t["reported"] for t in g["tasks_state"]}
+    assert reported["1_0"] == {"m-a1": {"offset": 1990, "end_offset": 1990}, "m-b1": {"offset": 1500, "end_offset": 1990}}
+    assert reported["1_1"] == {}
+    table = run_kgroup("offsets", "--snapshot", str(snap))
+    assert table.returncode == 0, table.stderr
+    row = next(line for line in table.stdout.splitlines() if line.startswith("1_0 "))
+    assert row.endswith("m-a1: 1990/1990; m-b1: 1500/1990")
