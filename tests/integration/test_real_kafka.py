@@ -99,3 +99,27 @@ def test_many_groups_read_the_same_batched_or_one_by_one(live):
     finally:
         for f in admin.delete_consumer_groups(extra).values():
             f.result(timeout=30)
+
+
+STREAMS_GROUP = os.environ.get("KGROUP_TEST_STREAMS_GROUP")  # a running Kafka Streams app's group (4.2+)
+
+
+@pytest.mark.java
+@pytest.mark.skipif(not STREAMS_GROUP, reason="set KGROUP_TEST_STREAMS_GROUP to a streams group of that cluster")
+def test_a_streams_group_reads_as_kafkas_admin_reads_it():
+    """A streams group of a real Kafka 4.2+ cluster (KGROUP_TEST_STREAMS_GROUP, run by a Kafka Streams
+    application with group.protocol=streams): kgroup's describe names the same members, processes
+    and active tasks as Kafka's Java Admin (describeStreamsGroups), its config the same
+    num.standby.replicas as describeConfigs."""
+    from protodouble import admin_probe
+
+    java = admin_probe(BOOTSTRAP, "describeStreamsGroups", STREAMS_GROUP)["groups"][STREAMS_GROUP]
+    r = run_kgroup("describe", "-b", BOOTSTRAP, "-o", "json", STREAMS_GROUP)
+    assert r.returncode == 0, r.stderr
+    (g,) = json.loads(r.stdout)["groups"]
+    assert g["type"] == "streams" and g["state"] == java["state"]
+    assert [(m["member_id"], m["process_id"], {s: sorted(ps) for s, ps in m["assignment"]["active"].items() if ps})
+            for m in sorted(g["members"], key=lambda m: m["member_id"])] == [
+        (m["memberId"], m["processId"], m["assignment"]["active"]) for m in java["members"]]
+    configs = admin_probe(BOOTSTRAP, "describeGroupConfigs", STREAMS_GROUP)["groups"][STREAMS_GROUP]["configs"]
+    assert str(g["num_standby_replicas"]["value"]) == configs["streams.num.standby.replicas"]["value"]
