@@ -129,9 +129,7 @@ class Routing:
 
     def _over(self) -> str:
         """How the own client's connections are made, for -v: '' for plaintext."""
-        security = self._security
-        return "" if security is None or (security.tls is None and security.sasl is None) else \
-            f", {security.summary}"
+        return _over(self._security)
 
     def iter_describe_groups(self, cluster: OneByOne, groups: list[str], window: int, batch: int
                              ) -> Iterator[GroupDescription]:
@@ -225,31 +223,19 @@ class Routing:
         v4, of every broker: kgroup.kafka.wire.list_groups), or (None, why not) where it cannot
         be used: the caller lists through librdkafka, which lists consumer-protocol groups only."""
         from kgroup.kafka.wire.connection import WireError
-        from kgroup.kafka.wire.coordinators import bootstrap_addresses
         from kgroup.kafka.wire.list_groups import list_groups
-        from kgroup.kafka.wire.security import security_of, why_not
 
-        unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
-        addresses = bootstrap_addresses(cluster.bootstrap)
-        if not self.settings.batched:
-            why = "-X kgroup.batched=false"
-        elif unspoken is not None:
-            why = f"the connection settings ask for what kgroup's own client does not speak: {unspoken}"
-        elif not addresses:
-            why = "no bootstrap server"
-        else:
-            security = security_of(self.settings.properties, self.settings.token_source())
+        own, why = self._any_broker(cluster)
+        if own is not None:
+            addresses, security, client_id = own
             now = time.monotonic()
             try:
-                listing = list_groups(addresses, self.settings.properties.get("client.id", "rdkafka"),
-                                      now + (cluster.deadline - now) * 2 / 3, security, types)
+                listing = list_groups(addresses, client_id, now + (cluster.deadline - now) * 2 / 3, security, types)
             except WireError as e:
                 why = f"kgroup's own client: {e}"
             else:
-                over = "" if security is None or (security.tls is None and security.sasl is None) else \
-                    f", {security.summary}"
                 self._say(f"list groups: kgroup's own client, ListGroups of each of {len(listing.brokers)} "
-                          f"broker(s){over}")
+                          f"broker(s){_over(security)}")
                 for broker in listing.untyped:
                     self._say(f"list groups: {broker} answers ListGroups v4 only (before Kafka 3.8): it names no "
                               "group types; its classic and consumer groups are told apart by their "
@@ -258,34 +244,41 @@ class Routing:
         self._say(f"list groups: librdkafka ({why})")
         return None, why
 
+    def _any_broker(self, cluster: OneByOne) -> tuple[tuple[list[tuple[str, int]], Any, str] | None, str]:
+        """((bootstrap addresses, security, client id), "") for kgroup's own client to ask any broker
+        of the cluster, or (None, why it cannot be used)."""
+        from kgroup.kafka.wire.coordinators import bootstrap_addresses
+        from kgroup.kafka.wire.security import security_of, why_not
+
+        unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
+        addresses = bootstrap_addresses(cluster.bootstrap)
+        if not self.settings.batched:
+            return None, "-X kgroup.batched=false"
+        if unspoken is not None:
+            return None, f"the connection settings ask for what kgroup's own client does not speak: {unspoken}"
+        if not addresses:
+            return None, "no bootstrap server"
+        return (addresses, security_of(self.settings.properties, self.settings.token_source()),
+                self.settings.properties.get("client.id", "rdkafka")), ""
+
     # -- group configs ---------------------------------------------------------------
 
     def group_configs(self, cluster: OneByOne, groups: list[str], names: list[str] | None) -> tuple[Any, str]:
         """Cluster.group_configs: DescribeConfigs of GROUP resources through kgroup's own client
         (librdkafka cannot name one); (None, why not) where it cannot be asked."""
         from kgroup.kafka.wire.connection import WireError
-        from kgroup.kafka.wire.coordinators import bootstrap_addresses
         from kgroup.kafka.wire.describe_configs import describe_group_configs
-        from kgroup.kafka.wire.security import security_of, why_not
 
         question = f"the configs of group {', '.join(groups)}"
-        unspoken = why_not(self.settings.properties, self.settings.makes_tokens)
-        addresses = bootstrap_addresses(cluster.bootstrap)
-        if not self.settings.batched:
-            why = "-X kgroup.batched=false"
-        elif unspoken is not None:
-            why = f"the connection settings ask for what kgroup's own client does not speak: {unspoken}"
-        elif not addresses:
-            why = "no bootstrap server"
-        else:
-            security = security_of(self.settings.properties, self.settings.token_source())
+        own, why = self._any_broker(cluster)
+        if own is not None:
+            addresses, security, client_id = own
             try:
-                found = describe_group_configs(addresses, self.settings.properties.get("client.id", "rdkafka"),
-                                               cluster.deadline, security, groups, names)
+                found = describe_group_configs(addresses, client_id, cluster.deadline, security, groups, names)
             except WireError as e:
                 why = f"kgroup's own client: {e}"
             else:
-                self._say(f"{question}: kgroup's own client (DescribeConfigs{self._over()})")
+                self._say(f"{question}: kgroup's own client (DescribeConfigs{_over(security)})")
                 return found, ""
         self._say(f"{question}: not asked ({why})")
         return None, why
@@ -447,3 +440,8 @@ def _api_name(exchange: Exchange) -> str:
     from kgroup.kafka.wire.describe import Describe
 
     return "DescribeGroups v5" if isinstance(exchange, Describe) else "OffsetFetch v8"
+
+
+def _over(security: Any) -> str:
+    """How kgroup's own client connects, for -v: '' for plaintext, else ', ' and its summary."""
+    return "" if security is None or (security.tls is None and security.sasl is None) else f", {security.summary}"
