@@ -238,41 +238,35 @@ def offsets(states: dict[str, Any], output: OutputFormat, lag_above: Optional[in
             asked: OffsetsAsked = OffsetsAsked()) -> None:
     import time
 
+    from kgroup.cli.common import expiry_warning
+    from kgroup.lag.collect import streams_offsets
+    from kgroup.output.progress import progress_bar
     from kgroup.output.render import emit
 
-    from kgroup.group.streams_state import offsets_document, offsets_problems, time_lag_positions
-
+    if asked.time_lag and asked.conn is None:
+        raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
     now_ms = int(time.time() * 1000)
-    timestamps = None
-    if asked.time_lag:
-        if asked.conn is None:
-            raise UsageError("--time-lag reads records from the cluster; it cannot work from --snapshot")
-        positions = {tp: o for s in states.values() for tp, o in time_lag_positions(s).items()}
-        timestamps = asked.conn.cluster().first_record_timestamps(positions) if positions else {}
-    docs = [offsets_document(s, asked.topics, timestamps, now_ms) for s in states.values()]
-    expiries, retentions = _expiries(states, asked, problems)
-    for d in docs:
-        if d["group"] in expiries:
-            from kgroup.offsets_log.expiry import document as expiry_document
-
-            shown = {(r["topic"], r["partition"]) for r in d["partitions"]}
-            expiries[d["group"]] = {tp: e for tp, e in expiries[d["group"]].items() if tp in shown}
-            d["expiry"] = expiry_document(expiries[d["group"]], retentions[d["group"]])
-    problems = [*problems, *(p for d in docs for p in offsets_problems(d))]
+    with progress_bar() as progress:
+        answer = streams_offsets(states, asked.conn.cluster() if asked.conn is not None else None,
+                                 asked.conn.settings() if asked.conn is not None else None, asked.topics,
+                                 asked.time_lag, asked.expiry or asked.fail_on_expiry, asked.offsets_topic, now_ms,
+                                 progress, warn)
+    docs, expiries, retentions = answer.documents, answer.expiries, answer.retentions
+    if answer.expiry_unknown:
+        warn(f"when the committed offsets expire is unknown: {answer.expiry_unknown}")
+    problems = [*problems, *answer.problems,
+                *([f"offset expiry: {answer.expiry_unknown}"] if answer.expiry_unknown and asked.fail_on_expiry else [])]
     tables = [t for d in docs for t in offsets_tables(d, expiries.get(d["group"]) if expiries else None)]
     if output == OutputFormat.csv:
         head = tables[0].headers if tables else OFFSETS_CSV
         tables = [Table(head, [row for t in tables if t.headers == head for row in t.rows])]
     emit(output, {"groups": docs}, tables)
     flagged = False
-    if expiries:
-        from kgroup.cli.common import expiry_warning
-
-        for g, found in expiries.items():
-            line = expiry_warning(g, found, retentions[g], now_ms + asked.warn_ms, asked.expiry_warn, now_ms)
-            if line:
-                warn(line)
-                flagged = True
+    for g, found in expiries.items():
+        line = expiry_warning(g, found, retentions[g], now_ms + asked.warn_ms, asked.expiry_warn, now_ms)
+        if line:
+            warn(line)
+            flagged = True
     if problems:
         for p in problems[:10]:
             warn(p)
@@ -287,30 +281,6 @@ def offsets(states: dict[str, Any], output: OutputFormat, lag_above: Optional[in
             warn(f"lag above {lag_above} on {len(over)} partition(s): "
                  + ", ".join(f"{g} {t}-{p} ({n})" for g, t, p, n in over[:10]))
             raise typer.Exit(ExitCode.FLAGGED)
-
-
-def _expiries(states: dict[str, Any], asked: OffsetsAsked, problems: list[str]) -> tuple[dict, dict]:
-    """When each committed offset expires, for the groups that are Empty or with --expiry/--fail-on
-    (their records in the offsets log, their coordinator's retention); ``problems`` gains why it is
-    unknown where --fail-on needs it."""
-    from kgroup.kmsg.states import EMPTY
-
-    if asked.conn is None:
-        return {}, {}
-    wanted = [g for g, s in states.items() if asked.expiry or asked.fail_on_expiry or s.group.state == EMPTY]
-    if not wanted:
-        return {}, {}
-    from kgroup.lag.collect import groups_expiries
-    from kgroup.output.progress import progress_bar
-
-    with progress_bar() as progress:
-        expiries, retentions, unknown = groups_expiries(states, wanted, asked.offsets_topic, asked.conn.settings(),
-                                                        asked.conn.cluster(), progress, warn)
-    if unknown:
-        warn(f"when the committed offsets expire is unknown: {unknown}")
-        if asked.fail_on_expiry:
-            problems.append(f"offset expiry: {unknown}")
-    return expiries, retentions
 
 
 # -- whatif -------------------------------------------------------------------------------------

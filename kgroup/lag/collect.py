@@ -207,6 +207,49 @@ def groups_expiries(states: Mapping[str, Any], wanted: Iterable[str], offsets_to
     return expiries, retentions, None
 
 
+class StreamsOffsets(NamedTuple):
+    """``offsets`` of streams groups: their documents (kgroup.group.streams_state.offsets_document,
+    with ``expiry`` where asked), each group's expiries and retention, what could not be read, and
+    why the expiries are unknown (None: known or not asked)."""
+
+    documents: list[dict[str, Any]]
+    expiries: dict[str, dict[TopicPartition, Expiry]]
+    retentions: dict[str, Retention]
+    problems: list[str]
+    expiry_unknown: str | None
+
+
+def streams_offsets(states: Mapping[str, Any], cluster: Any | None, settings: ConnectionSettings | None,
+                    topics: list[str] | None, time_lag: bool, expiry: bool, offsets_topic: str, now_ms: int,
+                    progress: Progress, warn: Warn) -> StreamsOffsets:
+    """The offsets of streams groups (StreamsStates): of ``topics`` only when given; with the time
+    lag (the records at the committed offsets read from ``cluster``) when asked; with when each
+    committed offset expires for the Empty groups, or all with ``expiry`` (their records in the
+    offsets log, their coordinator's retention). ``cluster`` None (a snapshot): neither is read."""
+    from kgroup.group.streams_state import offsets_document, offsets_problems, time_lag_positions
+    from kgroup.kmsg.states import EMPTY
+    from kgroup.offsets_log.expiry import document as expiry_document
+
+    timestamps = None
+    if time_lag and cluster is not None:
+        positions = {tp: o for s in states.values() for tp, o in time_lag_positions(s).items()}
+        timestamps = cluster.first_record_timestamps(positions) if positions else {}
+    docs = [offsets_document(s, topics, timestamps, now_ms) for s in states.values()]
+    expiries: dict[str, dict[TopicPartition, Expiry]] = {}
+    retentions: dict[str, Retention] = {}
+    unknown = None
+    wanted = [g for g, s in states.items() if expiry or s.group.state == EMPTY]
+    if cluster is not None and settings is not None and wanted:
+        expiries, retentions, unknown = groups_expiries(states, wanted, offsets_topic, settings, cluster, progress,
+                                                        warn)
+    for d in docs:
+        if d["group"] in expiries:
+            shown = {(r["topic"], r["partition"]) for r in d["partitions"]}
+            expiries[d["group"]] = {tp: e for tp, e in expiries[d["group"]].items() if tp in shown}
+            d["expiry"] = expiry_document(expiries[d["group"]], retentions[d["group"]])
+    return StreamsOffsets(docs, expiries, retentions, [p for d in docs for p in offsets_problems(d)], unknown)
+
+
 class Owner(NamedTuple):
     """The member that owns a partition now, as kafka-consumer-groups.sh --describe shows it; of a
     streams group, also the task (SUBTOPOLOGY_PARTITION) the member runs as active for it."""
