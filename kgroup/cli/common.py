@@ -210,25 +210,27 @@ def unless_share_groups(conn: ConnectionOptions, groups: list[str], error: Excep
     return shares
 
 
-def listed_share_groups(conn: ConnectionOptions) -> tuple[dict, list[str]]:
-    """Every share group of the cluster (ListGroups v5 with the type filter through kgroup's own
-    client), described: what --all-groups adds to the groups librdkafka lists; and the share groups
+def listed_other_groups(conn: ConnectionOptions) -> tuple[dict, list[str], list[str]]:
+    """Every share and streams group of the cluster (ListGroups v5 with the type filter through
+    kgroup's own client): what --all-groups adds to the groups librdkafka lists. The share groups
+    described, the streams groups' ids (the caller answers them its own way), and the share groups
     listed but not described, as problems (the answer is INCOMPLETE). Where they cannot be listed
     at all (kgroup's own client not usable) a warning says so: never silently left out."""
     from kgroup.output.render import warn
 
-    listing, problems = conn.cluster().list_every_group(["share"])
+    listing, problems = conn.cluster().list_every_group(["share", "streams"])
     for p in problems:
         warn(p)
     ids = [g.group_id for g in listing if g.type == "share"]
+    streams = [g.group_id for g in listing if g.type == "streams"]
     if not ids:
-        return {}, []
+        return {}, streams, []
     shares, why = share_groups(conn, ids)
     missing = [g for g in ids if g not in shares]
     if not missing:
-        return shares, []
-    return shares, [f"share group(s) {', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} could not "
-                    f"be described{f': {why}' if why else ''}"]
+        return shares, streams, []
+    return shares, streams, [f"share group(s) {', '.join(missing[:5])}{' and more' if len(missing) > 5 else ''} "
+                             f"could not be described{f': {why}' if why else ''}"]
 
 
 def share_groups(conn: ConnectionOptions, groups: list[str]) -> tuple[dict, Optional[str]]:

@@ -150,12 +150,14 @@ def describe(
                 return
     ids, listed = _group_ids_listed(groups, all_groups, snapshot, conn)
     problems = []
+    all_streams: list[str] = []
     if snapshot is None and all_groups:
         # every group of the cluster: each written as its description arrives (sliding window)
-        from kgroup.cli.common import listed_share_groups
+        from kgroup.cli.common import listed_other_groups
         from kgroup.group.capture import describe_stream
 
-        shares, share_problems = listed_share_groups(conn)  # librdkafka's list names none; ListGroups v5 does
+        # librdkafka's list names no share or streams group; ListGroups v5 does
+        shares, all_streams, share_problems = listed_other_groups(conn)
         ids = [*ids, *(g for g in shares if g not in ids)]
         if shares:
             from kgroup.group.share import WithShareGroups
@@ -235,6 +237,12 @@ def describe(
                    table=Table(headers, rows, title=title, notes=notes, fit=DESCRIBE_FIT),
                    csv_headers=["GROUP", *headers])
     writer.close()
+    if all_streams:  # --all-groups: the streams groups, their own tables
+        from kgroup.cli import streams as streams_cli
+
+        code = streams_cli.all_groups_part(conn, all_streams, output, "describe")
+        if code and not problems:
+            raise typer.Exit(code)
     _report_problems(problems)
 
 
@@ -432,14 +440,25 @@ def offsets(
             raise typer.Exit(ExitCode.FLAGGED)
 
 
-    if all_groups and snapshot is None and output != OutputFormat.csv:
-        from kgroup.cli.common import listed_share_groups
+    if all_groups and snapshot is None:
+        from kgroup.cli import streams as streams_cli
+        from kgroup.cli.common import listed_other_groups
 
-        shares, share_problems = listed_share_groups(conn)  # librdkafka's list names no share group; v5 does
-        return run([*ids, *(g for g in shares if g not in ids)], shares, tuple(share_problems))
-    if all_groups and output == OutputFormat.csv:
-        info("-o csv with --all-groups: share groups are left out (their columns differ: name them, -o csv)")
-    if all_groups or snapshot is not None:
+        # librdkafka's list names no share or streams group; ListGroups v5 does
+        shares, all_streams, share_problems = listed_other_groups(conn)
+        if output == OutputFormat.csv:
+            info("-o csv with --all-groups: share groups are left out (their columns differ: name them, -o csv)")
+            shares, share_problems = {}, []
+        code = 0
+        try:
+            run([*ids, *(g for g in shares if g not in ids)], shares, tuple(share_problems))
+        except typer.Exit as e:
+            code = int(e.exit_code)
+        code = max(code, streams_cli.all_groups_part(conn, all_streams, output, "offsets", lag_above))
+        if code:
+            raise typer.Exit(code)
+        return
+    if snapshot is not None:
         return run(ids, {})
     from kgroup.errors import UnknownGroup
 

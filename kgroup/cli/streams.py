@@ -74,6 +74,37 @@ def after_unknown(conn: ConnectionOptions, ids: list[str], error: Exception, cap
     return streams, rest, problems
 
 
+def all_groups_part(conn: ConnectionOptions, ids: list[str], output: OutputFormat, command: str,
+                    lag_above: Optional[int] = None) -> int:
+    """--all-groups' streams groups (listed with ListGroups v5; librdkafka lists none): with -o table
+    their own tables, after the other groups'; with -o json or csv left out and said (their
+    documents differ from the other groups': name them). The exit code their part asks for (0:
+    none), for the caller to give once the other groups are written."""
+    if not ids:
+        return 0
+    names = ", ".join(ids[:5]) + (" and more" if len(ids) > 5 else "")
+    if output != OutputFormat.table:
+        info(f"-o {output.value} with --all-groups: streams group(s) {names} left out (their documents differ "
+             f"from the other groups'): name them, 'kgroup {command} APP -o {output.value}'")
+        return 0
+    describe_only = command == "describe"
+    states, rest, problems = streams_groups(conn, ids, None, capture=not describe_only, configs=describe_only)
+    if rest:
+        problems = [*problems, f"listed as streams group(s) but not described as such: {', '.join(rest[:5])}"]
+    try:
+        if describe_only:
+            describe(states, output)
+            if problems:
+                for p in problems[:10]:
+                    warn(p)
+                return int(ExitCode.CLUSTER)
+        else:
+            offsets(states, output, lag_above, problems)
+    except typer.Exit as e:
+        return int(e.exit_code)
+    return 0
+
+
 def mixed(streams: dict[str, Any], rest: list[str], output: OutputFormat, command: str) -> None:
     if streams and rest and output != OutputFormat.table:
         raise UsageError(f"{', '.join(streams)} {'is a streams group' if len(streams) == 1 else 'are streams groups'}: "

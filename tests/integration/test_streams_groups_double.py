@@ -210,3 +210,25 @@ def test_lag_names_the_member_running_each_partitions_task(protodouble):
     got = {(p["topic"], p["partition"]): (p["lag"], p["owner"]["member_id"]) for p in doc["partitions"]}
     assert got == {**{("words", p): (100 - 10 * (p + 1), "m1" if p < 2 else "m2") for p in range(4)},
                    **{("wc-repartition", p): (45, "m1" if p < 2 else "m2") for p in range(4)}}
+
+
+def test_all_groups_include_the_streams_groups(protodouble):
+    """--all-groups: librdkafka lists no streams group; kgroup lists them with ListGroups v5 (type
+    filter streams) and shows their own tables after the others' (offsets: every input partition,
+    lag 480 in all; describe: the topology and members); with -o json they are left out and said
+    (their documents differ), never silently."""
+    double = protodouble(scenario())
+    r = _kgroup("offsets", "--all-groups", "-b", double.bootstrap)
+    assert r.returncode == 0, r.stderr
+    assert "group wordcount (Stable, streams): total lag 480" in r.stdout
+    assert "group classic-app" in r.stdout  # the other groups are still there
+    over = _kgroup("offsets", "--all-groups", "-b", double.bootstrap, "--lag-above", "50")
+    assert over.returncode == 1, over.stderr
+    assert "lag above 50 on 4 partition(s): wordcount words-0 (90)" in over.stderr
+    described = _kgroup("describe", "--all-groups", "-b", double.bootstrap)
+    assert described.returncode == 0, described.stderr
+    assert "GROUP wordcount  type=streams  state=Stable" in described.stdout
+    as_json = _kgroup("offsets", "--all-groups", "-b", double.bootstrap, "-o", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert "wordcount" not in {g["group"] for g in json.loads(as_json.stdout)["groups"]}
+    assert "streams group(s) wordcount left out" in as_json.stderr
