@@ -86,6 +86,10 @@ def find_coordinator(
                             [[broker_label(b.broker), b.group_count, b.offsets_partitions_led, "HOT" if b.hot else ""]
                              for b in result.brokers], title="Groups coordinated per broker"))
     emit(output, result.to_json(), tables)
+    if result.problems:
+        from kgroup.cli.common import report_problems
+
+        report_problems(result.problems)
     if fail_on_mismatch and any(r.verdict == coordinator.MISMATCH for r in result.reports):
         raise typer.Exit(ExitCode.FLAGGED)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kgroup.group.hashing import (DEFAULT_OFFSETS_PARTITIONS, DEFAULT_SHARE_STATE_PARTITIONS, OFFSETS_TOPIC,
@@ -27,7 +27,7 @@ class CoordinatorSource(Protocol):
 
     def metadata(self) -> ClusterMetadata: ...
 
-    def list_groups(self) -> list[GroupListing]: ...
+    def list_every_group(self, types: list[str] | None = None) -> tuple[list[GroupListing], list[str]]: ...
 
     def find_coordinators(self, groups: Iterable[str], brokers: dict[int, Broker]) -> dict[str, CoordinatorLookup]: ...
 
@@ -184,6 +184,7 @@ class CoordinatorSurvey:
     reports: list[CoordinatorReport]
     brokers: list[BrokerLoad]
     count: PartitionCount
+    problems: list[str] = field(default_factory=list)  # what --all-groups could not list (INCOMPLETE)
 
     def to_json(self) -> dict[str, Any]:
         return {"groups": [r.to_json() for r in self.reports], "brokers": [b.to_json() for b in self.brokers]}
@@ -193,12 +194,23 @@ def survey(cluster: CoordinatorSource, groups: list[str], all_groups: bool, offs
     """Explain the coordinator of each group using ``cluster`` (the adapter's Cluster,
     or anything with the same ``metadata``/``list_groups``/``find_coordinators`` methods)."""
     metadata = cluster.metadata()
-    if all_groups:
-        groups = list(dict.fromkeys([*groups, *(g.group_id for g in cluster.list_groups())]))
+    problems: list[str] = []
+    listed_by: dict[str, Broker] = {}
+    if all_groups:  # every group of every type (share and streams groups too: librdkafka lists neither)
+        listed, problems = cluster.list_every_group()
+        groups = list(dict.fromkeys([*groups, *(g.group_id for g in listed)]))
+        # a broker's ListGroups lists the groups its coordinator holds: the coordinator when listed
+        listed_by = {g.group_id: g.coordinator for g in listed if g.coordinator is not None}
     count = offsets_partition_count(metadata, offsets_partitions)
     lookups = cluster.find_coordinators(groups, metadata.brokers)
+    if listed_by:
+        from kgroup.group.metadata import CoordinatorLookup
+
+        for g, lookup in list(lookups.items()):
+            if lookup.coordinator is None and g in listed_by:  # librdkafka's lookup refuses a Connect group
+                lookups[g] = CoordinatorLookup(g, listed_by[g])
     reports = [explain(g, count, metadata, lookups[g]) for g in groups]
-    return CoordinatorSurvey(reports, broker_loads(reports, metadata), count)
+    return CoordinatorSurvey(reports, broker_loads(reports, metadata), count, problems)
 
 
 def offline_survey(groups: list[str], offsets_partitions: int | None) -> CoordinatorSurvey:

@@ -232,3 +232,17 @@ def test_all_groups_include_the_streams_groups(protodouble):
     assert as_json.returncode == 0, as_json.stderr
     assert "wordcount" not in {g["group"] for g in json.loads(as_json.stdout)["groups"]}
     assert "streams group(s) wordcount left out" in as_json.stderr
+
+
+def test_find_coordinator_all_groups_covers_every_type(protodouble):
+    """find-coordinator --all-groups lists every group of every type (ListGroups v5): the streams,
+    share and Kafka Connect groups librdkafka does not list too, each with the coordinator the
+    scenario gives it (FindCoordinator; for the Connect group, which librdkafka's lookup refuses,
+    the broker whose ListGroups listed it: the one coordinating it)."""
+    s = scenario()
+    double = protodouble(s)
+    r = _kgroup("find-coordinator", "--all-groups", "-b", double.bootstrap, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    got = {g["group"]: g["coordinator"]["id"] for g in json.loads(r.stdout)["groups"]}
+    assert got == {g.group_id: g.coordinator for g in s.groups}
+    assert {"wordcount", "orders-share", "connect-cluster"} <= set(got)
