@@ -85,11 +85,9 @@ def find_coordinator(
         tables.append(Table(["BROKER", "GROUPS", "OFFSETS-PARTITIONS-LED", "HOT"],
                             [[broker_label(b.broker), b.group_count, b.offsets_partitions_led, "HOT" if b.hot else ""]
                              for b in result.brokers], title="Groups coordinated per broker"))
+    for p in result.problems:  # what --all-groups could not list, said as offsets and describe say it
+        warn(p)
     emit(output, result.to_json(), tables)
-    if result.problems:
-        from kgroup.cli.common import report_problems
-
-        report_problems(result.problems)
     if fail_on_mismatch and any(r.verdict == coordinator.MISMATCH for r in result.reports):
         raise typer.Exit(ExitCode.FLAGGED)
 

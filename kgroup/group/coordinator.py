@@ -184,7 +184,7 @@ class CoordinatorSurvey:
     reports: list[CoordinatorReport]
     brokers: list[BrokerLoad]
     count: PartitionCount
-    problems: list[str] = field(default_factory=list)  # what --all-groups could not list (INCOMPLETE)
+    problems: list[str] = field(default_factory=list)  # what --all-groups could not list
 
     def to_json(self) -> dict[str, Any]:
         return {"groups": [r.to_json() for r in self.reports], "brokers": [b.to_json() for b in self.brokers]}
