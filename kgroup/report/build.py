@@ -217,7 +217,7 @@ def streams_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, war
     if r.group not in states:
         return None
     state = states[r.group]
-    offsets = streams_state.offsets_document(state)
+    offsets = streams_state.offsets_document(state, r.topics)  # -t: those input topics only
     problems = [*problems, *streams_state.offsets_problems(offsets)]
     for line in problems:
         warn(line)

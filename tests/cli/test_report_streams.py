@@ -61,3 +61,12 @@ def test_a_snapshot_of_another_streams_group_is_refused(tmp_path):
     assert r.returncode == 2, r.stderr
     assert "snapshot examples/streams-wordcount.json holds group wordcount, not orders-app" in r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "x.html").exists()
+
+
+def test_report_of_one_topic_keeps_the_group_nows_rows_to_it(tmp_path):
+    r = run_kgroup("report", G, "--input", str(_log(tmp_path)), "--snapshot", "examples/streams-wordcount.json",
+                   "--since", str(T0 - 60_000), "--until", str(T0 + 60_000), "-t", "words", "--out",
+                   str(tmp_path / "wc.html"), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)["now"]["offsets"]["partitions"]
+    assert [(p["topic"], p["partition"]) for p in rows] == [("words", p) for p in range(4)]
