@@ -328,19 +328,23 @@ def whatif(state: Any, remove: list[str], remove_process: list[str], add: list[s
         if not name or (sep and not process):
             raise UsageError("--add on a streams group expects NAME or NAME=PROCESS-ID")
         added.append((name, process or None))
+    said: list = []  # where num.standby.replicas comes from: said once the change is known to apply
     if standby is None and state.num_standby_replicas is not None:
         standby = state.num_standby_replicas
-        info(f"num.standby.replicas {standby}: {state.standby_source}")
+        said.append((info, f"num.standby.replicas {standby}: {state.standby_source}"))
     elif standby is None:
         standby = standby_replicas_seen(state)
         if state.standby_source:
-            warn(state.standby_source)
-        warn(f"num.standby.replicas taken as {standby}: the most standby copies a task has in the group's target "
-             "assignment (the group's description does not carry it); give --standby-replicas N to set it")
+            said.append((warn, state.standby_source))
+        said.append((warn, f"num.standby.replicas taken as {standby}: the most standby copies a task has in the "
+                           "group's target assignment (the group's description does not carry it); give "
+                           "--standby-replicas N to set it"))
     try:
         doc = run(state, StreamsChange(list(remove), list(remove_process), added), standby)
     except StreamsChangeError as e:
         raise UsageError(str(e)) from None
+    for say, line in said:
+        say(line)
     if doc["error"]:
         warn(f"Kafka's StickyTaskAssignor throws: {doc['error']} (the coordinator keeps the previous target)")
     rows = []
