@@ -37,8 +37,8 @@ def describe_group_configs(bootstrap: list[tuple[str, int]], client_id: str, dea
                            security: Security | None, groups: list[str], names: list[str] | None
                            ) -> dict[str, dict[str, ConfigValue] | ConfigsError]:
     """Each group's configs ``names`` (None: all), by group. Raises WireError where no bootstrap
-    server answers or none speaks DescribeConfigs v4, the typed error of a refused login or TLS
-    failure (Refused's)."""
+    server answers or the first that does speaks no DescribeConfigs v4, the typed error of a
+    refused login or TLS failure (Refused's)."""
     tried = []
     for host, port in bootstrap:
         try:
@@ -48,10 +48,10 @@ def describe_group_configs(bootstrap: list[tuple[str, int]], client_id: str, dea
         except WireError as e:
             tried.append(str(e))
             continue
+        if not conn.supports(DESCRIBE_CONFIGS):  # a cluster's brokers share a version: no other is asked
+            conn.close()
+            raise WireError(f"the broker at {host}:{port} does not answer DescribeConfigs v4 (Kafka 2.8+)")
         try:
-            if not conn.supports(DESCRIBE_CONFIGS):
-                tried.append(f"{host}:{port} does not answer DescribeConfigs v4")
-                continue
             conn.send(DESCRIBE_CONFIGS, {"resources": [
                 {"resourceType": GROUP_RESOURCE, "resourceName": g, "configurationKeys": names} for g in groups],
                 "includeSynonyms": False, "includeDocumentation": False})
