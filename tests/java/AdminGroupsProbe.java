@@ -19,6 +19,7 @@ import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListGroupsResult;
 import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.KafkaFuture;
 
 /**
  * Kafka's own Java Admin client (kafka-clients) asked about groups, for the tests that hold kgroup's
@@ -118,6 +119,30 @@ public final class AdminGroupsProbe {
         return out;
     }
 
+    interface GroupWriter<T> {
+        void write(ObjectNode group, T value) throws Exception;
+    }
+
+    /** {"groups": {GROUP: what ``write`` puts for the group's answer, or {"error": {"class",
+     * "message"}} where its future failed}}, the groups in ``futures``' order. */
+    static <T> JsonNode perGroup(Map<String, KafkaFuture<T>> futures, int timeoutMs, GroupWriter<T> write)
+            throws Exception {
+        ObjectNode out = MAPPER.createObjectNode();
+        ObjectNode groups = out.putObject("groups");
+        for (var e : futures.entrySet()) {
+            ObjectNode g = groups.putObject(e.getKey());
+            T value;
+            try {
+                value = e.getValue().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException ex) {
+                g.set("error", error(cause(ex)));
+                continue;
+            }
+            write.write(g, value);
+        }
+        return out;
+    }
+
     static Throwable cause(Throwable t) {
         return t instanceof ExecutionException && t.getCause() != null ? t.getCause() : t;
     }
@@ -125,46 +150,35 @@ public final class AdminGroupsProbe {
     static JsonNode describeShareGroups(Admin admin, int timeoutMs, List<String> args) throws Exception {
         var result = admin.describeShareGroups(args,
             new org.apache.kafka.clients.admin.DescribeShareGroupsOptions().timeoutMs(timeoutMs));
-        ObjectNode out = MAPPER.createObjectNode();
-        ObjectNode groups = out.putObject("groups");
-        for (var e : result.describedGroups().entrySet()) {
-            ObjectNode g = groups.putObject(e.getKey());
-            org.apache.kafka.clients.admin.ShareGroupDescription d;
-            try {
-                d = e.getValue().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException ex) {
-                g.set("error", error(cause(ex)));
-                continue;
-            }
-            g.put("groupId", d.groupId());
-            g.put("state", d.groupState().toString());
-            g.put("groupEpoch", d.groupEpoch());
-            g.put("assignmentEpoch", d.targetAssignmentEpoch());
-            ObjectNode c = g.putObject("coordinator");
-            c.put("id", d.coordinator().id());
-            c.put("host", d.coordinator().host());
-            c.put("port", d.coordinator().port());
-            ArrayNode members = g.putArray("members");
-            List<org.apache.kafka.clients.admin.ShareMemberDescription> sorted = new ArrayList<>(d.members());
-            sorted.sort(Comparator.comparing(org.apache.kafka.clients.admin.ShareMemberDescription::consumerId));
-            for (var m : sorted) {
-                ObjectNode mo = members.addObject();
-                mo.put("memberId", m.consumerId());
-                mo.put("rack", m.rackId().orElse(null));
-                mo.put("clientId", m.clientId());
-                mo.put("host", m.host());
-                mo.put("memberEpoch", m.memberEpoch());
-                java.util.TreeMap<String, java.util.TreeSet<Integer>> byTopic = new java.util.TreeMap<>();
-                for (var tp : m.assignment().topicPartitions())
-                    byTopic.computeIfAbsent(tp.topic(), t -> new java.util.TreeSet<>()).add(tp.partition());
-                ObjectNode a = mo.putObject("assignment");
-                for (var t : byTopic.entrySet()) {
-                    ArrayNode ps = a.putArray(t.getKey());
-                    for (int p : t.getValue()) ps.add(p);
-                }
+        return perGroup(result.describedGroups(), timeoutMs, (g, d) -> {
+        g.put("groupId", d.groupId());
+        g.put("state", d.groupState().toString());
+        g.put("groupEpoch", d.groupEpoch());
+        g.put("assignmentEpoch", d.targetAssignmentEpoch());
+        ObjectNode c = g.putObject("coordinator");
+        c.put("id", d.coordinator().id());
+        c.put("host", d.coordinator().host());
+        c.put("port", d.coordinator().port());
+        ArrayNode members = g.putArray("members");
+        List<org.apache.kafka.clients.admin.ShareMemberDescription> sorted = new ArrayList<>(d.members());
+        sorted.sort(Comparator.comparing(org.apache.kafka.clients.admin.ShareMemberDescription::consumerId));
+        for (var m : sorted) {
+            ObjectNode mo = members.addObject();
+            mo.put("memberId", m.consumerId());
+            mo.put("rack", m.rackId().orElse(null));
+            mo.put("clientId", m.clientId());
+            mo.put("host", m.host());
+            mo.put("memberEpoch", m.memberEpoch());
+            java.util.TreeMap<String, java.util.TreeSet<Integer>> byTopic = new java.util.TreeMap<>();
+            for (var tp : m.assignment().topicPartitions())
+                byTopic.computeIfAbsent(tp.topic(), t -> new java.util.TreeSet<>()).add(tp.partition());
+            ObjectNode a = mo.putObject("assignment");
+            for (var t : byTopic.entrySet()) {
+                ArrayNode ps = a.putArray(t.getKey());
+                for (int p : t.getValue()) ps.add(p);
             }
         }
-        return out;
+        });
     }
 
     static ObjectNode tasks(org.apache.kafka.clients.admin.StreamsGroupMemberAssignment a) {
@@ -193,59 +207,48 @@ public final class AdminGroupsProbe {
     static JsonNode describeStreamsGroups(Admin admin, int timeoutMs, List<String> args) throws Exception {
         var result = admin.describeStreamsGroups(args,
             new org.apache.kafka.clients.admin.DescribeStreamsGroupsOptions().timeoutMs(timeoutMs));
-        ObjectNode out = MAPPER.createObjectNode();
-        ObjectNode groups = out.putObject("groups");
-        for (var e : result.describedGroups().entrySet()) {
-            ObjectNode g = groups.putObject(e.getKey());
-            org.apache.kafka.clients.admin.StreamsGroupDescription d;
-            try {
-                d = e.getValue().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException ex) {
-                g.set("error", error(cause(ex)));
-                continue;
-            }
-            g.put("groupId", d.groupId());
-            g.put("state", d.groupState().toString());
-            g.put("groupEpoch", d.groupEpoch());
-            g.put("assignmentEpoch", d.targetAssignmentEpoch());
-            g.put("topologyEpoch", d.topologyEpoch());
-            ObjectNode c = g.putObject("coordinator");
-            c.put("id", d.coordinator().id());
-            c.put("host", d.coordinator().host());
-            c.put("port", d.coordinator().port());
-            ArrayNode subs = g.putArray("subtopologies");
-            List<org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription> sortedSubs = new ArrayList<>(d.subtopologies());
-            sortedSubs.sort(Comparator.comparing(org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription::subtopologyId));
-            for (var s : sortedSubs) {
-                ObjectNode so = subs.addObject();
-                so.put("subtopologyId", s.subtopologyId());
-                ArrayNode src = so.putArray("sourceTopics");
-                new java.util.TreeSet<>(s.sourceTopics()).forEach(src::add);
-                ArrayNode sink = so.putArray("repartitionSinkTopics");
-                new java.util.TreeSet<>(s.repartitionSinkTopics()).forEach(sink::add);
-                so.set("repartitionSourceTopics", topicPartitions(s.repartitionSourceTopics()));
-                so.set("stateChangelogTopics", topicPartitions(s.stateChangelogTopics()));
-            }
-            ArrayNode members = g.putArray("members");
-            List<org.apache.kafka.clients.admin.StreamsGroupMemberDescription> sorted = new ArrayList<>(d.members());
-            sorted.sort(Comparator.comparing(org.apache.kafka.clients.admin.StreamsGroupMemberDescription::memberId));
-            for (var m : sorted) {
-                ObjectNode mo = members.addObject();
-                mo.put("memberId", m.memberId());
-                mo.put("memberEpoch", m.memberEpoch());
-                mo.put("instanceId", m.instanceId().orElse(null));
-                mo.put("rackId", m.rackId().orElse(null));
-                mo.put("clientId", m.clientId());
-                mo.put("clientHost", m.clientHost());
-                mo.put("processId", m.processId());
-                mo.put("userEndpoint", m.userEndpoint().map(ep -> ep.host() + ":" + ep.port()).orElse(null));
-                ObjectNode tags = mo.putObject("clientTags");
-                new java.util.TreeMap<>(m.clientTags()).forEach(tags::put);
-                mo.set("assignment", tasks(m.assignment()));
-                mo.set("targetAssignment", tasks(m.targetAssignment()));
-            }
+        return perGroup(result.describedGroups(), timeoutMs, (g, d) -> {
+        g.put("groupId", d.groupId());
+        g.put("state", d.groupState().toString());
+        g.put("groupEpoch", d.groupEpoch());
+        g.put("assignmentEpoch", d.targetAssignmentEpoch());
+        g.put("topologyEpoch", d.topologyEpoch());
+        ObjectNode c = g.putObject("coordinator");
+        c.put("id", d.coordinator().id());
+        c.put("host", d.coordinator().host());
+        c.put("port", d.coordinator().port());
+        ArrayNode subs = g.putArray("subtopologies");
+        List<org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription> sortedSubs = new ArrayList<>(d.subtopologies());
+        sortedSubs.sort(Comparator.comparing(org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription::subtopologyId));
+        for (var s : sortedSubs) {
+            ObjectNode so = subs.addObject();
+            so.put("subtopologyId", s.subtopologyId());
+            ArrayNode src = so.putArray("sourceTopics");
+            new java.util.TreeSet<>(s.sourceTopics()).forEach(src::add);
+            ArrayNode sink = so.putArray("repartitionSinkTopics");
+            new java.util.TreeSet<>(s.repartitionSinkTopics()).forEach(sink::add);
+            so.set("repartitionSourceTopics", topicPartitions(s.repartitionSourceTopics()));
+            so.set("stateChangelogTopics", topicPartitions(s.stateChangelogTopics()));
         }
-        return out;
+        ArrayNode members = g.putArray("members");
+        List<org.apache.kafka.clients.admin.StreamsGroupMemberDescription> sorted = new ArrayList<>(d.members());
+        sorted.sort(Comparator.comparing(org.apache.kafka.clients.admin.StreamsGroupMemberDescription::memberId));
+        for (var m : sorted) {
+            ObjectNode mo = members.addObject();
+            mo.put("memberId", m.memberId());
+            mo.put("memberEpoch", m.memberEpoch());
+            mo.put("instanceId", m.instanceId().orElse(null));
+            mo.put("rackId", m.rackId().orElse(null));
+            mo.put("clientId", m.clientId());
+            mo.put("clientHost", m.clientHost());
+            mo.put("processId", m.processId());
+            mo.put("userEndpoint", m.userEndpoint().map(ep -> ep.host() + ":" + ep.port()).orElse(null));
+            ObjectNode tags = mo.putObject("clientTags");
+            new java.util.TreeMap<>(m.clientTags()).forEach(tags::put);
+            mo.set("assignment", tasks(m.assignment()));
+            mo.set("targetAssignment", tasks(m.targetAssignment()));
+        }
+        });
     }
 
     /** One row per partition of ``found`` (by topic, then partition) under g's "partitions", each
@@ -269,28 +272,18 @@ public final class AdminGroupsProbe {
         for (String g : args) specs.put(g, new org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec());
         var result = admin.listStreamsGroupOffsets(specs,
             new org.apache.kafka.clients.admin.ListStreamsGroupOffsetsOptions().timeoutMs(timeoutMs));
-        ObjectNode out = MAPPER.createObjectNode();
-        ObjectNode groups = out.putObject("groups");
-        for (String gid : args) {
-            ObjectNode g = groups.putObject(gid);
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> found;
-            try {
-                found = result.partitionsToOffsetAndMetadata(gid).get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException ex) {
-                g.set("error", error(cause(ex)));
-                continue;
+        Map<String, KafkaFuture<Map<org.apache.kafka.common.TopicPartition,
+            org.apache.kafka.clients.consumer.OffsetAndMetadata>>> futures = new LinkedHashMap<>();
+        for (String gid : args) futures.put(gid, result.partitionsToOffsetAndMetadata(gid));
+        return perGroup(futures, timeoutMs, (g, found) -> partitionRows(g, found, (r, o) -> {
+            if (o == null) {
+                r.putNull("offset");
+                r.putNull("leaderEpoch");
+            } else {
+                r.put("offset", o.offset());
+                r.put("leaderEpoch", o.leaderEpoch().orElse(null));
             }
-            partitionRows(g, found, (r, o) -> {
-                if (o == null) {
-                    r.putNull("offset");
-                    r.putNull("leaderEpoch");
-                } else {
-                    r.put("offset", o.offset());
-                    r.put("leaderEpoch", o.leaderEpoch().orElse(null));
-                }
-            });
-        }
-        return out;
+        }));
     }
 
     static JsonNode listShareGroupOffsets(Admin admin, int timeoutMs, List<String> args) throws Exception {
@@ -298,30 +291,20 @@ public final class AdminGroupsProbe {
         for (String g : args) specs.put(g, new org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec());
         var result = admin.listShareGroupOffsets(specs,
             new org.apache.kafka.clients.admin.ListShareGroupOffsetsOptions().timeoutMs(timeoutMs));
-        ObjectNode out = MAPPER.createObjectNode();
-        ObjectNode groups = out.putObject("groups");
-        for (String gid : args) {
-            ObjectNode g = groups.putObject(gid);
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.SharePartitionOffsetInfo> found;
-            try {
-                found = result.partitionsToOffsetInfo(gid).get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException ex) {
-                g.set("error", error(cause(ex)));
-                continue;
+        Map<String, KafkaFuture<Map<org.apache.kafka.common.TopicPartition,
+            org.apache.kafka.clients.admin.SharePartitionOffsetInfo>>> futures = new LinkedHashMap<>();
+        for (String gid : args) futures.put(gid, result.partitionsToOffsetInfo(gid));
+        return perGroup(futures, timeoutMs, (g, found) -> partitionRows(g, found, (r, info) -> {
+            if (info == null) {
+                r.putNull("startOffset");
+                r.putNull("leaderEpoch");
+                r.putNull("lag");
+            } else {
+                r.put("startOffset", info.startOffset());
+                r.put("leaderEpoch", info.leaderEpoch().orElse(null));
+                r.put("lag", info.lag().orElse(null));
             }
-            partitionRows(g, found, (r, info) -> {
-                if (info == null) {
-                    r.putNull("startOffset");
-                    r.putNull("leaderEpoch");
-                    r.putNull("lag");
-                } else {
-                    r.put("startOffset", info.startOffset());
-                    r.put("leaderEpoch", info.leaderEpoch().orElse(null));
-                    r.put("lag", info.lag().orElse(null));
-                }
-            });
-        }
-        return out;
+        }));
     }
 
     static JsonNode describeGroupConfigs(Admin admin, int timeoutMs, List<String> args) throws Exception {
@@ -332,25 +315,16 @@ public final class AdminGroupsProbe {
         }
         var result = admin.describeConfigs(resources,
             new org.apache.kafka.clients.admin.DescribeConfigsOptions().timeoutMs(timeoutMs));
-        ObjectNode out = MAPPER.createObjectNode();
-        ObjectNode groups = out.putObject("groups");
-        for (var e : result.values().entrySet()) {
-            ObjectNode g = groups.putObject(e.getKey().name());
-            org.apache.kafka.clients.admin.Config config;
-            try {
-                config = e.getValue().get(timeoutMs + 5000L, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException ex) {
-                g.set("error", error(cause(ex)));
-                continue;
-            }
+        Map<String, KafkaFuture<org.apache.kafka.clients.admin.Config>> futures = new LinkedHashMap<>();
+        result.values().forEach((resource, future) -> futures.put(resource.name(), future));
+        return perGroup(futures, timeoutMs, (g, config) -> {
             ObjectNode configs = g.putObject("configs");
             for (var entry : config.entries()) {
                 ObjectNode c = configs.putObject(entry.name());
                 c.put("value", entry.value());
                 c.put("source", entry.source().name());
             }
-        }
-        return out;
+        });
     }
 
     public static void main(String[] args) throws Exception {
