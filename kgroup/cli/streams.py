@@ -12,28 +12,9 @@ import typer
 from kgroup.cli.common import ConnectionOptions, broker_label
 from kgroup.errors import ExitCode, UsageError
 from kgroup.output.render import Fit, OutputFormat, Table, info, warn
-from kgroup.text import printable
 
 STREAMS_DESCRIBE_FIT = Fit(ids=("MEMBER-ID", "PROCESS-ID"), drop=("ENDPOINT", "HOST", "CLIENT-ID", "RECONCILING"))
 STREAMS_OFFSETS_FIT = Fit(ids=("MEMBER-ID",), drop=("LOG-START", "HOST", "CLIENT-ID", "PROCESS-ID", "COMMITTED"))
-
-
-def load_snapshot(path: Path) -> Any:
-    """The streams snapshot in ``path`` (kgroup.group.streams_state.StreamsState), or None when the
-    file is a group snapshot of another kind."""
-    from kgroup.group import snapshot as snapshot_format
-    from kgroup.group import streams_state
-
-    source = printable(str(path))
-    try:
-        with open(path, "rb") as f:
-            data = f.read(snapshot_format.MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise UsageError(f"cannot read snapshot {source}: {e.strerror or e}") from None
-    doc = snapshot_format.decode(data, source)
-    if not streams_state.is_streams_snapshot(doc):
-        return None
-    return streams_state.parse(doc, source)
 
 
 def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[Path], capture: bool = True,
@@ -45,14 +26,8 @@ def streams_groups(conn: ConnectionOptions, ids: list[str], snapshot: Optional[P
     from kgroup.group import streams_state
 
     if snapshot is not None:
-        state = load_snapshot(snapshot)
-        if state is None:
-            return {}, ids, []
-        missing = [g for g in ids if g != state.group.group_id]
-        if missing:
-            raise UsageError(f"snapshot {printable(str(snapshot))} holds group {state.group.group_id}, "
-                             f"not {', '.join(missing)}")
-        return {state.group.group_id: state}, [], []
+        state = streams_state.load(snapshot, ids)
+        return ({}, ids, []) if state is None else ({state.group.group_id: state}, [], [])
     if not ids:
         return {}, ids, []
     return streams_state.described(conn.cluster(), ids, capture, configs)

@@ -321,6 +321,28 @@ def dump(state: StreamsState) -> dict[str, Any]:
     }
 
 
+def load(path: Any, groups: list[str]) -> StreamsState | None:
+    """The streams snapshot in file ``path``, or None when it is a group snapshot of another kind;
+    UsageError where it cannot be read, is damaged, or holds another group than ``groups`` name."""
+    from kgroup.group import snapshot as snapshot_format
+    from kgroup.text import printable
+
+    source = printable(str(path))
+    try:
+        with open(path, "rb") as f:
+            data = f.read(snapshot_format.MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise UsageError(f"cannot read snapshot {source}: {e.strerror or e}") from None
+    doc = snapshot_format.decode(data, source)
+    if not is_streams_snapshot(doc):
+        return None
+    state = parse(doc, source)
+    missing = [g for g in groups if g != state.group.group_id]
+    if missing:
+        raise UsageError(f"snapshot {source} holds group {state.group.group_id}, not {', '.join(missing)}")
+    return state
+
+
 def is_streams_snapshot(doc: Any) -> bool:
     return isinstance(doc, dict) and SNAPSHOT_KEY in doc
 

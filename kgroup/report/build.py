@@ -194,21 +194,10 @@ def streams_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, war
     from kgroup.group import streams_state
 
     if r.snapshot is not None:
-        from kgroup.group import snapshot as snapshot_format
-        from kgroup.text import printable
-
-        source = printable(str(r.snapshot))
-        try:
-            with open(r.snapshot, "rb") as f:
-                doc = snapshot_format.decode(f.read(snapshot_format.MAX_FILE_BYTES + 1), source)
-        except OSError:
-            return None  # group_states said why it cannot be read
-        if not streams_state.is_streams_snapshot(doc):
+        loaded = streams_state.load(r.snapshot, [r.group])
+        if loaded is None:
             return None
-        state = streams_state.parse(doc, source)
-        if state.group.group_id != r.group:
-            raise UsageError(f"snapshot {source} holds group {state.group.group_id}, not {r.group}")
-        states: dict[str, Any] = {r.group: state}
+        states: dict[str, Any] = {r.group: loaded}
         problems: list[str] = []
     elif cluster is not None:
         states, _, problems = streams_state.described(cluster(), [r.group])
