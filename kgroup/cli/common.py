@@ -210,18 +210,19 @@ def unless_share_groups(conn: ConnectionOptions, groups: list[str], error: Excep
     return shares
 
 
-def listed_other_groups(conn: ConnectionOptions) -> tuple[dict, list[str], list[str]]:
+def listed_other_groups(conn: ConnectionOptions, describe_shares: bool = True) -> tuple[dict, list[str], list[str]]:
     """Every share and streams group of the cluster (ListGroups v5 with the type filter through
     kgroup's own client): what --all-groups adds to the groups librdkafka lists. The share groups
     described, the streams groups' ids (the caller answers them its own way), and the share groups
     listed but not described, as problems (the answer is INCOMPLETE). Where they cannot be listed
-    at all (kgroup's own client not usable) a warning says so: never silently left out."""
+    at all (kgroup's own client not usable) a warning says so: never silently left out.
+    ``describe_shares`` False: no share group is described (the caller leaves them out)."""
     from kgroup.output.render import warn
 
     listing, problems = conn.cluster().list_every_group(["share", "streams"])
     for p in problems:
         warn(p)
-    ids = [g.group_id for g in listing if g.type == "share"]
+    ids = [g.group_id for g in listing if g.type == "share"] if describe_shares else []
     streams = [g.group_id for g in listing if g.type == "streams"]
     if not ids:
         return {}, streams, []

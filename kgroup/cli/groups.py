@@ -445,10 +445,9 @@ def offsets(
         from kgroup.cli.common import listed_other_groups
 
         # librdkafka's list names no share or streams group; ListGroups v5 does
-        shares, all_streams, share_problems = listed_other_groups(conn)
+        shares, all_streams, share_problems = listed_other_groups(conn, describe_shares=output != OutputFormat.csv)
         if output == OutputFormat.csv:
             info("-o csv with --all-groups: share groups are left out (their columns differ: name them, -o csv)")
-            shares, share_problems = {}, []
         code = 0
         try:
             run([*ids, *(g for g in shares if g not in ids)], shares, tuple(share_problems))
