@@ -22,6 +22,14 @@ if TYPE_CHECKING:
     from kgroup.offsets_log.read import Progress, Warn
 
 
+class NowUnavailable(Exception):
+    """The cluster could not answer for the group now (its answer in ``reason``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class ReportRequest:
     """What the report is of: the group, the window, where its records and its state come from."""
@@ -97,7 +105,11 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
         lag = document(answer.report, False, answer.expiries, answer.retention)  # as lag -o json
     if unavailable:
         warn(f"no lag: {unavailable}")
-    now = group_now(r, cluster if cluster_named else None, progress, warn)
+    try:
+        now, now_unavailable = group_now(r, cluster if cluster_named else None, progress, warn), None
+    except NowUnavailable as e:  # said, not fatal: a group gone since the incident is no reason to stop
+        now, now_unavailable = None, e.reason
+        warn(f"the group now is not shown: {e.reason}")
     source = {"cluster": r.settings.bootstrap if r.settings is not None and cluster_named else None,
               "input": str(r.input) if r.input is not None else None,
               "snapshot": str(r.snapshot) if r.snapshot is not None else None,
@@ -105,7 +117,8 @@ def report(request: ReportRequest, cluster: Callable[[], Cluster], version: str,
               "now": None if now is None else now["source"]}
     return report_document(group=r.group, since_ms=r.since_ms, until_ms=r.until_ms, generated_ms=r.now_ms,
                            version=version, source=source, lag=lag, lag_unavailable=unavailable, replay=replay,
-                           commits=commits, offsets_partition=found[0].raw.partition, now=now, warnings=warnings,
+                           commits=commits, offsets_partition=found[0].raw.partition, now=now,
+                           now_unavailable=now_unavailable, warnings=warnings,
                            expiry=expiry_document(replay, retention, live_state(r, now)),
                            causes=deletions.causes_json(retention))
 
@@ -160,8 +173,7 @@ def group_now(r: ReportRequest, cluster: Callable[[], GroupSource] | None, progr
         among = getattr(cluster(), "share_groups_among", None)
         shares = among([r.group])[0] if among is not None else {}
         if r.group not in shares:
-            warn(f"the group now is not shown: {e.message}")
-            return None
+            raise NowUnavailable(e.message) from None
         from kgroup.group.share import WithShareGroups, offsets_document
 
         loaded = group_states(None, [r.group], lambda: WithShareGroups(cluster(), shares), offsets=False,

@@ -130,12 +130,13 @@ def report_document(*, group: str, since_ms: int, until_ms: int, generated_ms: i
                     source: Mapping[str, Any], lag: dict[str, Any] | None, lag_unavailable: str | None,
                     replay: GroupReplay, commits: Mapping[TopicPartition, Sequence[Commit]],
                     offsets_partition: int | None, now: dict[str, Any] | None,
-                    warnings: Sequence[str], expiry: dict[str, Any],
+                    warnings: Sequence[str], expiry: dict[str, Any], now_unavailable: str | None = None,
                     causes: Mapping[tuple[int, int], Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The report's document. ``source``: what was asked of (``cluster``: the bootstrap servers,
     ``input``, ``snapshot``, ``offsets_topic``); ``offsets_partition``: the offsets-log partition
     the group's records were read from; ``warnings``: every warning the commands printed;
-    ``expiry``: :func:`expiry_document`;
+    ``expiry``: :func:`expiry_document`; ``now_unavailable``: the cluster's answer where it could
+    not tell the group now;
     ``causes``: why each offset was deleted (the history's)."""
     incomplete = bool(lag is not None and lag["incomplete"]) or bool(
         now is not None and now.get("offsets") is not None and now["offsets"]["incomplete"])
@@ -147,4 +148,4 @@ def report_document(*, group: str, since_ms: int, until_ms: int, generated_ms: i
             "history": history_document(group, replay, since_ms, until_ms, causes),
             "expiry": expiry,
             "commit_rate": commit_rate(commits, replay.rebalances, since_ms, until_ms),
-            "now": now, "warnings": list(warnings), "incomplete": incomplete}
+            "now": now, "now_unavailable": now_unavailable, "warnings": list(warnings), "incomplete": incomplete}

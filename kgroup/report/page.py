@@ -468,17 +468,13 @@ def _rebalance_table(doc: dict[str, Any]) -> str:
                      "SINCE PREVIOUS", "COMMITS"], rows[:MAX_ROWS], notes=notes, element_id="kgroup-rebalances"))
 
 
-NOW_NOT_SHOWN = "the group now is not shown: "  # how kgroup.report.build.group_now words its warning
-
-
 def now_missing(doc: dict[str, Any]) -> str:
     """Why the document has no group now: nothing to read it from, or what the cluster answered."""
     src = doc["source"]
     if src.get("cluster") is None and src.get("snapshot") is None:
         return "it is read from a cluster (-b) or a snapshot file (--snapshot), and neither was given"
-    said = [w[len(NOW_NOT_SHOWN):] for w in doc["warnings"] if w.startswith(NOW_NOT_SHOWN)]
-    if said:
-        return f"the cluster ({src.get('cluster')}) could not be asked: " + "; ".join(said)
+    if doc.get("now_unavailable"):
+        return f"the cluster ({src.get('cluster')}) could not be asked: {doc['now_unavailable']}"
     return (f"the cluster ({src.get('cluster')}) does not know group {doc['group']} now (no state returned: "
             "deleted, expired or never created there)")
 

@@ -82,6 +82,7 @@ def test_the_report_of_a_live_group_in_chromium(tansu, topics, tmp_path):
     doc = json.loads(r.stdout)
     # the broker runs no such group now (only its records were written): said, not fatal
     assert (doc["now"], doc["warnings"]) == (None, [f"the group now is not shown: unknown group {GROUP}"])
+    assert doc["now_unavailable"] == f"unknown group {GROUP}"
     lag = json.loads(run_kgroup("lag", GROUP, *where, *window, "-o", "json", timeout=120).stdout)
     history = json.loads(run_kgroup("history", GROUP, *where, "-o", "json", timeout=120).stdout)
     # the lag part is lag's but for its owners now (the report's are in its group now, here none)

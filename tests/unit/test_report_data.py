@@ -102,8 +102,11 @@ def test_the_page_says_why_the_group_now_is_missing():
     assert now_missing(_doc()) == ("it is read from a cluster (-b) or a snapshot file (--snapshot), and neither "
                                    "was given")
     asked = {"cluster": "b:9092", "snapshot": None}
-    assert now_missing(_doc(source=asked, warnings=["the group now is not shown: not authorized to describe G"])) \
+    assert now_missing(_doc(source=asked, now_unavailable="not authorized to describe G")) \
         == "the cluster (b:9092) could not be asked: not authorized to describe G"
+    # a warning's text is not read for it
+    assert now_missing(_doc(source=asked, warnings=["the group now is not shown: x"])).startswith(
+        "the cluster (b:9092) does not know group G now")
     assert now_missing(_doc(source=asked)).startswith("the cluster (b:9092) does not know group G now")
 
 
