@@ -104,6 +104,15 @@ def _epoch(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
+def waiting_text(waiting: list[tuple[str, str | None]], shown_at_most: int) -> str:
+    """``waiting for A (held by m2), B (held by no member) (+N more)``: what a member waits for
+    (a partition or task, its holder; None: nobody), at most ``shown_at_most`` named."""
+    shown = waiting[:shown_at_most]
+    return ("waiting for " + ", ".join(f"{what} (held by {holder if holder is not None else 'no member'})"
+                                       for what, holder in shown)
+            + (f" (+{len(waiting) - len(shown)} more)" if len(shown) < len(waiting) else ""))
+
+
 def describe_line(member_id: str, r: dict[str, Any], shown_at_most: int = 20) -> str:
     """One line for a table's notes from a member's ``reconciliation`` (:meth:`Reconciliation.to_json`):
     ``m1: epoch 4 (group epoch 5, assignment epoch 5); to revoke T:2; waiting for T:3 (held by
@@ -117,10 +126,7 @@ def describe_line(member_id: str, r: dict[str, Any], shown_at_most: int = 20) ->
         parts.append(f"to revoke {compact(r['to_revoke'])}")
     waiting = r["waiting_for"]
     if waiting:
-        shown = waiting[:shown_at_most]
-        parts.append("waiting for " + ", ".join(
-            f"{w['topic']}:{w['partition']} (held by {w['held_by'] if w['held_by'] is not None else 'no member'})"
-            for w in shown) + (f" (+{len(waiting) - len(shown)} more)" if len(shown) < len(waiting) else ""))
+        parts.append(waiting_text([(f"{w['topic']}:{w['partition']}", w["held_by"]) for w in waiting], shown_at_most))
     if not r["to_revoke"] and not waiting:
         behind = r["member_epoch"] is None or r["assignment_epoch"] is None or r["member_epoch"] < r["assignment_epoch"]
         parts.append("holds its target; its epoch has not reached the assignment epoch yet" if behind else

@@ -228,11 +228,10 @@ def describe_line(member_id: str, r: dict[str, Any], shown_at_most: int = 20) ->
         parts.append(f"to revoke {kind} {compact_tasks(tasks)}")
     waiting = r["waiting_for"]
     if waiting:
-        shown = waiting[:shown_at_most]
-        parts.append("waiting for " + ", ".join(
-            f"{w['kind']} {w['subtopology']}_{w['partition']} (held by "
-            f"{w['held_by'] if w['held_by'] is not None else 'no member'})" for w in shown)
-            + (f" (+{len(waiting) - len(shown)} more)" if len(shown) < len(waiting) else ""))
+        from kgroup.group.reconciliation import waiting_text
+
+        parts.append(waiting_text([(f"{w['kind']} {w['subtopology']}_{w['partition']}", w["held_by"])
+                                   for w in waiting], shown_at_most))
     if not r["to_revoke"] and not waiting:
         parts.append("holds its target tasks; its epoch has not reached the assignment epoch yet")
     return "; ".join(parts)
