@@ -178,7 +178,7 @@ def test_own_client_refuses_a_missing_ca_file_as_bad_configuration(front_sasl_ss
 
 # -- KIP-368 ---------------------------------------------------------------------------
 
-LIFETIME_MS = 1500
+LIFETIME_MS = 3000  # the front's session lifetime: a re-login comes due at 85-95% of it
 
 
 @pytest.fixture(scope="module")
@@ -197,23 +197,37 @@ def short_sessions(tmp_path_factory, front_certs):
 def test_own_client_logs_in_again_before_the_session_ends(short_sessions, mechanism, monkeypatch):
     from kgroup.kmsg.messages import API_VERSIONS, FIND_COORDINATOR
 
-    conn = _connect(short_sessions, short_sessions.client_config(mechanism), timeout=30)
+    from kgroup.kafka.wire.connection import WireError
+
+    lifetimes = 3
+
+    def busy() -> tuple[int, int]:
+        """Requests kept in flight across ``lifetimes`` sessions: (rounds answered, logins)."""
+        conn = _connect(short_sessions, short_sessions.client_config(mechanism), timeout=30)
+        try:
+            end = time.monotonic() + lifetimes * LIFETIME_MS / 1000
+            answered = 0
+            while time.monotonic() < end:
+                conn.send(FIND_COORDINATOR, {"keyType": 0, "coordinatorKeys": ["g"]})
+                conn.send(API_VERSIONS, {})  # two in flight when a re-login comes due
+                (c,) = conn.receive()["coordinators"]
+                assert (c["key"], c["errorCode"]) == ("g", 0)
+                assert conn.receive()["errorCode"] == 0
+                answered += 1
+                time.sleep(0.1)
+            return answered, conn.logins
+        finally:
+            conn.close()
+
+    # the margin before the session ends is a few hundred ms, which a loaded two-core machine can eat
+    # once: a second connection is watched before a late re-login counts (a client that never logs
+    # in again is cut off both times)
     try:
-        lifetimes = 4
-        end = time.monotonic() + lifetimes * LIFETIME_MS / 1000
-        answered = 0
-        while time.monotonic() < end:
-            conn.send(FIND_COORDINATOR, {"keyType": 0, "coordinatorKeys": ["g"]})
-            conn.send(API_VERSIONS, {})  # two in flight when a re-login comes due
-            (c,) = conn.receive()["coordinators"]
-            assert (c["key"], c["errorCode"]) == ("g", 0)
-            assert conn.receive()["errorCode"] == 0
-            answered += 1
-            time.sleep(0.1)
-        assert answered > 10
-        assert conn.logins >= lifetimes  # the first login and one per lifetime passed (at 85-95% of it)
-    finally:
-        conn.close()
+        answered, logins = busy()
+    except WireError:
+        answered, logins = busy()
+    assert answered > 10
+    assert logins >= lifetimes  # the first login and one per lifetime passed (at 85-95% of it)
 
 
 def test_without_a_new_login_the_front_ends_the_session(short_sessions, monkeypatch):
